@@ -1,0 +1,136 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Canteen",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "canteen", targets: ["canteen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        // MARK: - Libraries
+        .target(
+            name: "CanteenCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenFormat",
+            dependencies: ["CanteenCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Beacons",
+            dependencies: ["CanteenCore"],
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        .target(
+            name: "BlueZScanner",
+            dependencies: [
+                "Beacons",
+                "CBlueZ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenStore",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenAPI",
+            dependencies: [
+                "CanteenCore",
+                "CanteenFormat",
+                "Beacons",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenApp",
+            dependencies: [
+                "CanteenCore",
+                "CanteenStore",
+                "CanteenAPI",
+                "CanteenFormat",
+                "Beacons",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "canteen",
+            dependencies: [
+                "CanteenApp",
+                "BlueZScanner",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenTestSupport",
+            dependencies: [
+                "CanteenCore",
+                "CanteenStore",
+                "CanteenApp",
+                "Beacons",
+            ],
+            path: "Tests/CanteenTestSupport",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+        .testTarget(
+            name: "CanteenCoreTests",
+            dependencies: ["CanteenCore", "CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CanteenStoreTests",
+            dependencies: [
+                "CanteenCore", "CanteenStore", "CanteenTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CanteenAPITests",
+            dependencies: [
+                "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
