@@ -1,0 +1,177 @@
+/// One problem found while reading a JSON document: where (`items[3].price`) and what.
+public struct ValidationProblem: Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var code: String
+
+    public init(path: String, message: String, code: String = "invalid_field") {
+        self.path = path
+        self.message = message
+        self.code = code
+    }
+
+    public var description: String { "\(path.isEmpty ? "(document)" : path): \(message)" }
+}
+
+/// Collects every problem of a document instead of stopping at the first.
+public final class ValidationProblems {
+    public private(set) var all: [ValidationProblem] = []
+
+    public init() {}
+
+    public func add(_ path: String, _ message: String, code: String = "invalid_field") {
+        all.append(ValidationProblem(path: path, message: message, code: code))
+    }
+
+    public var isEmpty: Bool { all.isEmpty }
+
+    /// Throws the problems as one `validation_failed` error (the first one names the field).
+    public func throwIfAny() throws(ValidationError) {
+        if !all.isEmpty { throw ValidationError(problems: all) }
+    }
+}
+
+/// A document that failed validation, with every problem found.
+public struct ValidationError: Error, Sendable, CustomStringConvertible {
+    public var problems: [ValidationProblem]
+
+    public init(problems: [ValidationProblem]) { self.problems = problems }
+
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+
+    /// The first problem as a domain error (what an HTTP response reports).
+    public var firstError: CanteenError {
+        let first = problems.first ?? ValidationProblem(path: "", message: "invalid document")
+        return CanteenError(.invalid, code: first.code, message: first.message,
+                            field: first.path.isEmpty ? nil : first.path)
+    }
+}
+
+/// Reads one JSON object field by field, recording missing, mistyped and unknown fields.
+///
+/// Every accessor returns nil after recording a problem, so callers read every field and the
+/// document reports all of its problems at once. Call `finish()` to report unknown fields.
+public struct JSONObjectReader {
+    public let path: String
+    public let problems: ValidationProblems
+    private let object: [String: JSONValue]
+    private var known: Set<String> = []
+
+    /// Nil (with a problem recorded) when `value` is not an object.
+    public init?(_ value: JSONValue, path: String, problems: ValidationProblems) {
+        guard case .object(let object) = value else {
+            problems.add(path, "expected an object, found \(value.typeName)", code: "invalid_type")
+            return nil
+        }
+        self.object = object
+        self.path = path
+        self.problems = problems
+    }
+
+    public func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    public func has(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
+
+    /// The raw value, marking the key as known. Records `missing_field` when required and absent.
+    public mutating func value(_ key: String, required: Bool = true) -> JSONValue? {
+        known.insert(key)
+        guard let value = object[key], value != .null else {
+            if required { problems.add(childPath(key), "is required", code: "missing_field") }
+            return nil
+        }
+        return value
+    }
+
+    public mutating func string(_ key: String, required: Bool = true, nonEmpty: Bool = true) -> String? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case .string(let string) = value else {
+            problems.add(childPath(key), "expected a string, found \(value.typeName)", code: "invalid_type")
+            return nil
+        }
+        if nonEmpty && string.trimmingWhitespace().isEmpty {
+            problems.add(childPath(key), "must not be empty")
+            return nil
+        }
+        return string
+    }
+
+    public mutating func bool(_ key: String, required: Bool = true) -> Bool? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case .bool(let bool) = value else {
+            problems.add(childPath(key), "expected true or false, found \(value.typeName)", code: "invalid_type")
+            return nil
+        }
+        return bool
+    }
+
+    /// A whole number within `range`; fractional numbers get `fractionalMessage` when given.
+    public mutating func integer(_ key: String, required: Bool = true, in range: ClosedRange<Int64>,
+                                 fractionalMessage: String? = nil) -> Int64? {
+        guard let value = value(key, required: required) else { return nil }
+        return JSONObjectReader.integer(value, path: childPath(key), in: range,
+                                        fractionalMessage: fractionalMessage, problems: problems)
+    }
+
+    public static func integer(_ value: JSONValue, path: String, in range: ClosedRange<Int64>,
+                               fractionalMessage: String? = nil, problems: ValidationProblems) -> Int64? {
+        switch value {
+        case .int(let int):
+            guard range.contains(int) else {
+                problems.add(path, JSONObjectReader.rangeMessage(range, found: "\(int)"), code: "out_of_range")
+                return nil
+            }
+            return int
+        case .double(let double):
+            problems.add(path, fractionalMessage ?? "expected a whole number, found \(double)", code: "invalid_type")
+            return nil
+        default:
+            problems.add(path, "expected a whole number, found \(value.typeName)", code: "invalid_type")
+            return nil
+        }
+    }
+
+    private static func rangeMessage(_ range: ClosedRange<Int64>, found: String) -> String {
+        if range.upperBound == .max { return "must be at least \(range.lowerBound), found \(found)" }
+        return "must be between \(range.lowerBound) and \(range.upperBound), found \(found)"
+    }
+
+    public mutating func array(_ key: String, required: Bool = true) -> [JSONValue]? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case .array(let array) = value else {
+            problems.add(childPath(key), "expected an array, found \(value.typeName)", code: "invalid_type")
+            return nil
+        }
+        return array
+    }
+
+    public mutating func object(_ key: String, required: Bool = true) -> JSONObjectReader? {
+        guard let value = value(key, required: required) else { return nil }
+        return JSONObjectReader(value, path: childPath(key), problems: problems)
+    }
+
+    /// Each element of an array field with its path (`items[3]`).
+    public mutating func elements(_ key: String, required: Bool = true) -> [(path: String, value: JSONValue)] {
+        guard let array = array(key, required: required) else { return [] }
+        let base = childPath(key)
+        return array.enumerated().map { ("\(base)[\($0.offset)]", $0.element) }
+    }
+
+    /// The object's keys in sorted order (for map-shaped objects such as translations).
+    public var keys: [String] { object.keys.sorted() }
+
+    /// Records every key that no accessor asked for: typos such as `pirce`.
+    public func finish() {
+        for key in object.keys.sorted() where !known.contains(key) {
+            problems.add(childPath(key), "unknown field", code: "unknown_field")
+        }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> Substring {
+        var slice = self[...]
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return slice
+    }
+}

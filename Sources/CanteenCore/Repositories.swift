@@ -1,0 +1,66 @@
+import Foundation
+
+/// A café with the current version of its menu (the version moves on every change).
+public struct VersionedCafe: Hashable, Sendable {
+    public var cafe: Cafe
+    public var menuVersion: Int64
+
+    public init(cafe: Cafe, menuVersion: Int64) {
+        self.cafe = cafe
+        self.menuVersion = menuVersion
+    }
+}
+
+/// A café's menu as stored: definition, sold-out marks and version.
+public struct CafeMenu: Hashable, Sendable {
+    public var cafe: Cafe
+    public var menu: Menu
+    /// Sold-out marks by item id.
+    public var soldOut: [String: SoldOut]
+    public var version: Int64
+
+    public init(cafe: Cafe, menu: Menu, soldOut: [String: SoldOut], version: Int64) {
+        self.cafe = cafe
+        self.menu = menu
+        self.soldOut = soldOut
+        self.version = version
+    }
+}
+
+/// A change ops make to one menu item.
+public enum MenuItemChange: Hashable, Sendable {
+    /// Mark sold out (until an instant, or indefinitely) or back in stock.
+    case soldOut(Bool, until: Date?)
+    /// A new price in minor units.
+    case price(Int64)
+}
+
+/// Where cafés and menus are kept.
+public protocol CafeRepository: Sendable {
+    /// Every café, ordered by id.
+    func cafes() async throws -> [VersionedCafe]
+    /// One café, or nil.
+    func cafe(id: String) async throws -> VersionedCafe?
+    /// Creates or updates a café's configuration; bumps its menu version. Returns the new state.
+    func saveCafe(_ cafe: Cafe) async throws -> VersionedCafe
+    /// The café's menu with sold-out marks, or nil when the café does not exist.
+    func menu(cafeID: String) async throws -> CafeMenu?
+    /// Replaces the café's menu; sold-out marks of items that remain are kept. Returns the new version.
+    func replaceMenu(cafeID: String, with menu: Menu) async throws -> Int64
+    /// Applies `changes` to one item in one transaction. Returns the new version.
+    func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange]) async throws -> Int64
+    /// Validated café files replace the cafés they name, all in one transaction.
+    func importCafes(_ documents: [(cafe: Cafe, menu: Menu)]) async throws
+}
+
+/// Where access tokens are kept (hashed).
+public protocol TokenRepository: Sendable {
+    /// Creates a token; the returned secret is shown once and never stored.
+    func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String)
+    /// Every token, newest first, revoked ones included.
+    func tokens() async throws -> [AccessToken]
+    /// Revokes a token by its public id; throws `token_not_found`.
+    func revokeToken(id: String) async throws
+    /// The live token whose secret this is, or nil.
+    func authenticate(secret: String) async throws -> AccessToken?
+}
