@@ -1,0 +1,18 @@
+import CanteenCore
+import Foundation
+
+/// Everything the routes need, as protocols: the composition root supplies real stores,
+/// tests may supply others.
+public struct APIServices: Sendable {
+    public var cafes: any CafeRepository
+    public var tokens: any TokenRepository
+    /// The current instant (a fixed clock in tests).
+    public var clock: @Sendable () -> Date
+
+    public init(cafes: any CafeRepository, tokens: any TokenRepository,
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.cafes = cafes
+        self.tokens = tokens
+        self.clock = clock
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import CanteenCore
+import Hummingbird
+
+/// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
+/// Routes decide which roles they need (`context.require(.ops)`).
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = CanteenRequestContext
+
+    let tokens: any TokenRepository
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization] else {
+            return try await next(request, context)
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw CanteenError(.unauthenticated, code: "unauthenticated",
+                               message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
+        }
+        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        guard secret.utf8.count <= 256, let token = try await tokens.authenticate(secret: secret) else {
+            throw CanteenError.unauthenticated
+        }
+        var context = context
+        context.token = token
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,63 @@
+import CanteenCore
+import Hummingbird
+import Logging
+
+/// Per-request state: the authenticated token (if any) and the reader's negotiated language.
+public struct CanteenRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The bearer token presented, once verified; nil when the request carried none.
+    public var token: AccessToken?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// Request bodies are read up to 1 MiB; larger ones get 413.
+    public var maxUploadSize: Int { APILimits.maxBodyBytes }
+
+    /// The verified token, or 401 when the request had none.
+    public func requireToken() throws(CanteenError) -> AccessToken {
+        guard let token else { throw .unauthenticated }
+        return token
+    }
+
+    /// The verified token when its role is one of `roles`; 401 without a token, 403 otherwise.
+    @discardableResult
+    public func require(_ roles: Role..., cafe cafeID: String? = nil) throws(CanteenError) -> AccessToken {
+        let token = try requireToken()
+        guard roles.contains(token.role) else {
+            throw CanteenError(.forbidden, code: "forbidden",
+                               message: "a \(token.role.rawValue) token cannot do this; it needs \(roles.map(\.rawValue).joined(separator: " or "))",
+                               parameters: ["role": token.role.rawValue])
+        }
+        if let cafeID { try requireAccess(token, to: cafeID) }
+        return token
+    }
+
+    /// Any valid token that serves `cafeID`.
+    @discardableResult
+    public func requireAccess(to cafeID: String) throws(CanteenError) -> AccessToken {
+        let token = try requireToken()
+        try requireAccess(token, to: cafeID)
+        return token
+    }
+
+    private func requireAccess(_ token: AccessToken, to cafeID: String) throws(CanteenError) {
+        guard token.serves(cafeID: cafeID) else {
+            throw CanteenError(.forbidden, code: "forbidden",
+                               message: "this token is bound to café '\(token.cafeID ?? "")', not '\(cafeID)'",
+                               parameters: ["cafe": cafeID])
+        }
+    }
+}
+
+/// Fixed limits of the HTTP API.
+public enum APILimits {
+    public static let maxBodyBytes = 1 << 20
+}
+
+extension CanteenError {
+    static let unauthenticated = CanteenError(
+        .unauthenticated, code: "unauthenticated",
+        message: "missing or unknown bearer token; send Authorization: Bearer TOKEN")
+}

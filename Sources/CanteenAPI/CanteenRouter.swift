@@ -1,0 +1,17 @@
+import CanteenCore
+import Hummingbird
+
+/// Builds the HTTP router: error mapping and authentication around every route of the API.
+public enum CanteenRouter {
+    /// The router and the table of what it serves.
+    public static func build(_ services: APIServices) -> RouteTable {
+        let router = Router(context: CanteenRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: AuthenticationMiddleware(tokens: services.tokens))
+        let routes = RouteTable(router: router)
+        HealthRoutes().register(on: routes)
+        CafeRoutes(services: services).register(on: routes)
+        MenuRoutes(services: services).register(on: routes)
+        return routes
+    }
+}

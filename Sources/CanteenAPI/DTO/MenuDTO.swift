@@ -1,0 +1,113 @@
+import CanteenCore
+import Foundation
+
+/// A café's menu for one reader at one instant: texts resolved, availability decided.
+struct MenuDTO: Encodable {
+    struct Category: Encodable {
+        let id: String
+        let name: String
+        let items: [Item]
+    }
+
+    struct Item: Encodable {
+        let id: String
+        let name: String
+        let description: String
+        let price: MoneyDTO
+        let station: String
+        let allergens: [String]
+        let dayParts: [String]
+        let available: Bool
+        let unavailableReason: String?
+        let soldOutUntil: Date?
+        let modifierGroups: [Group]
+    }
+
+    struct Group: Encodable {
+        let id: String
+        let name: String
+        let min: Int
+        let max: Int
+        let options: [Option]
+    }
+
+    struct Option: Encodable {
+        let id: String
+        let name: String
+        let priceDelta: MoneyDTO
+    }
+
+    struct DayPartDTO: Encodable {
+        let id: String
+        let name: String
+        let start: String
+        let end: String
+    }
+
+    let cafeId: String
+    let version: Int64
+    let currency: String
+    let dayParts: [DayPartDTO]
+    let categories: [Category]
+
+    /// Item ids not orderable at the instant the menu was rendered (part of the ETag).
+    let unavailableItemIDs: [String]
+
+    init(_ stored: CafeMenu, presentation: Presentation, now: Date) {
+        let presentation = presentation.forCafe(stored.cafe)
+        let cafe = stored.cafe
+        cafeId = cafe.id
+        version = stored.version
+        currency = cafe.currency
+        dayParts = stored.menu.dayParts.map {
+            DayPartDTO(id: $0.id, name: presentation.text($0.names), start: $0.start.description, end: $0.end.description)
+        }
+        var unavailable: [String] = []
+        let itemsByCategory = Dictionary(grouping: stored.menu.items, by: \.category)
+        categories = stored.menu.categories.map { category in
+            Category(id: category.id, name: presentation.text(category.names),
+                     items: (itemsByCategory[category.id] ?? []).map { item in
+                let soldOut = stored.soldOut[item.id]
+                let reason = stored.menu.unavailability(of: item, soldOut: soldOut, cafe: cafe, at: now)
+                if reason != nil { unavailable.append(item.id) }
+                return Item(
+                    id: item.id, name: presentation.text(item.names),
+                    description: presentation.text(item.descriptions),
+                    price: presentation.money(item.price, cafe.currency),
+                    station: item.station, allergens: item.allergens, dayParts: item.dayParts,
+                    available: reason == nil, unavailableReason: reason?.rawValue,
+                    soldOutUntil: reason == .soldOut ? soldOut?.until : nil,
+                    modifierGroups: item.modifierGroups.map { group in
+                        Group(id: group.id, name: presentation.text(group.names), min: group.min, max: group.max,
+                              options: group.options.map {
+                                  Option(id: $0.id, name: presentation.text($0.names),
+                                         priceDelta: presentation.money($0.priceDelta, cafe.currency))
+                              })
+                    })
+            })
+        }
+        unavailableItemIDs = unavailable
+    }
+
+    private enum CodingKeys: String, CodingKey { case cafeId, version, currency, dayParts, categories }
+
+    /// A strong validator: the version, the text language and what is unavailable right now
+    /// (a day part starting or a sold-out mark expiring changes the body without a new version).
+    func etag(language: String) -> String {
+        var hasher = FNV1a()
+        for id in unavailableItemIDs { hasher.add(id); hasher.add("\u{0}") }
+        return "\"\(cafeId)-v\(version)-\(language)-\(String(hasher.value, radix: 16))\""
+    }
+}
+
+/// A small stable hash (FNV-1a, 64-bit) for validators that must not change between runs.
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ text: String) {
+        for byte in text.utf8 {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
+        }
+    }
+}

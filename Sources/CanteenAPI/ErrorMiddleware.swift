@@ -1,0 +1,101 @@
+import CanteenCore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Turns every error into `{"error": {"code", "message", "field"}}` with a fitting status.
+/// Nothing a client sends produces a 500; unexpected failures are logged and answered as
+/// `internal_error` without internals.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = CanteenRequestContext
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let canteenError = Self.canteenError(for: error)
+            if canteenError.kind == .internal {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return ErrorResponse.response(for: canteenError)
+        }
+    }
+
+    static func canteenError(for error: any Error) -> CanteenError {
+        switch error {
+        case let error as CanteenError:
+            return error
+        case let error as ValidationError:
+            return error.firstError
+        case is NIOTooManyBytesError:
+            return CanteenError(.tooLarge, code: "body_too_large",
+                                message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound:
+                return CanteenError(.notFound, code: "route_not_found", message: "no such route")
+            case .methodNotAllowed:
+                return CanteenError(.invalid, code: "method_not_allowed", message: "this route does not take that method")
+            case .contentTooLarge:
+                return CanteenError(.tooLarge, code: "body_too_large",
+                                    message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
+            default:
+                return CanteenError(error.status.code < 500 ? .invalid : .internal,
+                                    code: error.status.code < 500 ? "bad_request" : "internal_error",
+                                    message: error.body ?? error.status.reasonPhrase)
+            }
+        default:
+            return CanteenError(.internal, code: "internal_error", message: "something went wrong on our side")
+        }
+    }
+}
+
+/// The JSON error body and its HTTP status.
+public enum ErrorResponse {
+    struct Body: Encodable {
+        struct Detail: Encodable {
+            let code: String
+            let message: String
+            let field: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(code, forKey: .code)
+                try container.encode(message, forKey: .message)
+                try container.encode(field, forKey: .field)
+            }
+
+            enum CodingKeys: String, CodingKey { case code, message, field }
+        }
+
+        let error: Detail
+    }
+
+    /// The HTTP status of each kind of domain error.
+    public static func status(for error: CanteenError) -> HTTPResponse.Status {
+        switch error.kind {
+        case .invalid:
+            return error.code == "method_not_allowed" ? .methodNotAllowed : .unprocessableContent
+        case .malformed: return .badRequest
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        case .unauthenticated: return .unauthorized
+        case .forbidden: return .forbidden
+        case .preconditionFailed: return .preconditionFailed
+        case .tooLarge: return .contentTooLarge
+        case .internal: return .internalServerError
+        }
+    }
+
+    public static func response(for error: CanteenError, message: String? = nil) -> Response {
+        let body = Body(error: .init(code: error.code, message: message ?? error.message, field: error.field))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
+        let data = (try? JSONResponse.encoder.encode(body)) ?? Data()
+        return Response(status: status(for: error), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

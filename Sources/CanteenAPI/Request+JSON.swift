@@ -1,0 +1,48 @@
+import CanteenCore
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension Request {
+    /// The body as a JSON value: 413 above 1 MiB, 400 `malformed_json` naming where it broke,
+    /// 415 when it is declared as something other than JSON.
+    mutating func jsonBody() async throws -> JSONValue {
+        if let type = headers[.contentType], !type.lowercased().contains("json") {
+            throw CanteenError(.malformed, code: "unsupported_media_type",
+                               message: "the body must be application/json, not \(type)")
+        }
+        let buffer = try await collectBody(upTo: APILimits.maxBodyBytes)
+        guard buffer.readableBytes > 0 else {
+            throw CanteenError(.malformed, code: "malformed_json", message: "the request body is empty; expected JSON")
+        }
+        return try JSONValue.parse(Data(buffer.readableBytesView))
+    }
+}
+
+/// Builds JSON responses.
+enum JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok,
+                     headers extra: HTTPFields = [:]) throws -> Response {
+        let data = try encoder.encode(value)
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension Parameters {
+    /// A path parameter that the route pattern guarantees.
+    func path(_ name: String) throws(CanteenError) -> String {
+        guard let value = get(name) else {
+            throw CanteenError(.invalid, code: "invalid_field", message: "missing path parameter \(name)")
+        }
+        return value
+    }
+}

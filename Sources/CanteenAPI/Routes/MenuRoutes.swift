@@ -1,0 +1,108 @@
+import CanteenCore
+import Foundation
+import Hummingbird
+
+/// A café's menu: read with ETag (any token serving the café); replace and change items (ops).
+struct MenuRoutes {
+    let services: APIServices
+
+    func register(on routes: RouteTable) {
+        routes.on(.get, "/v1/cafes/:cafeId/menu") { request, context in try await read(request, context) }
+        routes.on(.put, "/v1/cafes/:cafeId/menu") { request, context in try await replace(request, context) }
+        routes.on(.patch, "/v1/cafes/:cafeId/menu/items/:itemId") { request, context in
+            try await changeItem(request, context)
+        }
+    }
+
+    func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let cafeID = try context.parameters.path("cafeId")
+        try context.requireAccess(to: cafeID)
+        let menu = try await loadMenu(cafeID)
+        return try respond(with: menu, request: request)
+    }
+
+    func replace(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let cafeID = try context.parameters.path("cafeId")
+        try context.require(.ops)
+        var request = request
+        let body = try await request.jsonBody()
+        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        let menu = try CafeDocument.parseMenu(body, cafe: cafe.cafe)
+        _ = try await services.cafes.replaceMenu(cafeID: cafeID, with: menu)
+        return try respond(with: try await loadMenu(cafeID), request: nil)
+    }
+
+    /// `{"soldOut": true, "soldOutUntil": RFC 3339}` and/or `{"price": minor units}`.
+    func changeItem(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let cafeID = try context.parameters.path("cafeId")
+        let itemID = try context.parameters.path("itemId")
+        try context.require(.ops)
+        var request = request
+        let body = try await request.jsonBody()
+        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        let changes = try Self.readItemChanges(body, currency: cafe.cafe.currencyValue, now: services.clock())
+        _ = try await services.cafes.updateItem(cafeID: cafeID, itemID: itemID, changes: changes)
+        return try respond(with: try await loadMenu(cafeID), request: nil)
+    }
+
+    static func readItemChanges(_ body: JSONValue, currency: Currency, now: Date) throws(ValidationError) -> [MenuItemChange] {
+        let problems = ValidationProblems()
+        guard var reader = JSONObjectReader(body, path: "", problems: problems) else {
+            throw ValidationError(problems: problems.all)
+        }
+        let soldOut = reader.bool("soldOut", required: false)
+        let untilText = reader.string("soldOutUntil", required: false)
+        let price = reader.integer("price", required: false, in: 0...1_000_000_000_000,
+                                   fractionalMessage: CafeDocument.fractionalMessage(currency))
+        reader.finish()
+        var until: Date?
+        if let untilText {
+            if let date = RFC3339.parse(untilText) {
+                if date <= now { problems.add("soldOutUntil", "\(untilText) is in the past") }
+                if soldOut != true { problems.add("soldOutUntil", "only applies with \"soldOut\": true") }
+                until = date
+            } else {
+                problems.add("soldOutUntil", "'\(untilText)' is not an RFC 3339 date-time such as 2026-11-22T15:00:00Z")
+            }
+        }
+        if problems.isEmpty && soldOut == nil && price == nil {
+            problems.add("", "nothing to change: send soldOut, soldOutUntil or price", code: "missing_field")
+        }
+        try problems.throwIfAny()
+        var changes: [MenuItemChange] = []
+        if let soldOut { changes.append(.soldOut(soldOut, until: until)) }
+        if let price { changes.append(.price(price)) }
+        return changes
+    }
+
+    private func loadMenu(_ cafeID: String) async throws -> CafeMenu {
+        guard let menu = try await services.cafes.menu(cafeID: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        return menu
+    }
+
+    /// The menu with its ETag; 304 when the request's `If-None-Match` already has it.
+    private func respond(with menu: CafeMenu, request: Request?) throws -> Response {
+        let presentation = Presentation(languages: [])
+        let dto = MenuDTO(menu, presentation: presentation, now: services.clock())
+        let etag = dto.etag(language: menu.cafe.languages.first ?? "en")
+        var headers = HTTPFields()
+        headers[.eTag] = etag
+        headers[.cacheControl] = "no-cache"
+        if let request, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        return try JSONResponse.make(dto, headers: headers)
+    }
+}
+
+/// `If-None-Match` evaluation: `*`, or a comma-separated list of (possibly weak) tags.
+enum ETagMatch {
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == etag
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Logging
+
+/// Everything `buildApplication` needs to know; tests pass their own.
+public struct AppConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Where `canteen.sqlite` lives; nil keeps the database in memory (tests).
+    public var dataDirectory: URL?
+    /// Café files imported when the database has no café yet; nil imports nothing.
+    public var menusDirectory: URL?
+    public var logLevel: Logger.Level
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
+                menusDirectory: URL? = URL(fileURLWithPath: "Menus"), logLevel: Logger.Level = .info) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.menusDirectory = menusDirectory
+        self.logLevel = logLevel
+    }
+}

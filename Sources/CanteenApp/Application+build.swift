@@ -1,0 +1,69 @@
+import CanteenAPI
+import CanteenCore
+import CanteenStore
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The stores of one database, ready for the API and the command line.
+public struct CanteenStores: Sendable {
+    public let database: AppDatabase
+    public let cafes: any CafeRepository
+    public let tokens: any TokenRepository
+
+    /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
+    public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
+        let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
+        return CanteenStores(database: database, cafes: CafeStore(database: database, clock: clock),
+                             tokens: TokenStore(database: database, clock: clock))
+    }
+
+    public func apiServices(clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
+        APIServices(cafes: cafes, tokens: tokens, clock: clock)
+    }
+
+    /// Imports the café files of `directory` when the database has no café yet.
+    /// Returns how many cafés were imported (0 when there were cafés already).
+    @discardableResult
+    public func importSampleCafesIfEmpty(from directory: URL) async throws -> Int {
+        guard try await cafes.cafes().isEmpty else { return 0 }
+        let documents = try CafeFiles.load(directory: directory).get()
+        try await cafes.importCafes(documents)
+        return documents.count
+    }
+}
+
+/// The one composition root: database, stores, router and HTTP server.
+public func buildApplication(_ configuration: AppConfiguration,
+                             clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "canteen")
+    logger.logLevel = configuration.logLevel
+    let stores = try CanteenStores.open(dataDirectory: configuration.dataDirectory, clock: clock)
+    if let menus = configuration.menusDirectory {
+        let imported = try await stores.importSampleCafesIfEmpty(from: menus)
+        if imported > 0 { logger.info("imported \(imported) cafés from \(menus.relativePath)") }
+    }
+    let routes = CanteenRouter.build(stores.apiServices(clock: clock))
+    let serverLogger = logger
+    var app = Application(
+        router: routes.router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Canteen"),
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
+        },
+        logger: logger)
+    app.addServices(DatabaseService(database: stores.database))
+    return app
+}
+
+/// Keeps the database open for the server's lifetime and closes it on graceful shutdown.
+struct DatabaseService: Service {
+    let database: AppDatabase
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try database.close()
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+
+/// The Canteen database: owns the GRDB writer and migrates it to the current schema on open.
+public final class AppDatabase: Sendable {
+    /// The connection (a `DatabasePool` in WAL mode on disk; a queue in memory for tests).
+    public let writer: any DatabaseWriter
+
+    /// Wraps `writer` and runs every pending migration.
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Opens (creating if needed) `canteen.sqlite` in `directory`, in WAL mode.
+    public static func open(directory: URL) throws -> AppDatabase {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("canteen.sqlite").path
+        let pool = try DatabasePool(path: path, configuration: configuration())
+        return try AppDatabase(pool)
+    }
+
+    /// A private in-memory database going through the real migrations.
+    public static func inMemory() throws -> AppDatabase {
+        try AppDatabase(DatabaseQueue(configuration: configuration()))
+    }
+
+    /// Connection settings: foreign keys on, a busy timeout for other processes (the CLI),
+    /// and `synchronous = FULL` so that a committed order survives power loss.
+    static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+}
+
+extension AppDatabase {
+    /// Checkpoints and closes the connections (on shutdown).
+    public func close() throws {
+        if let pool = writer as? DatabasePool {
+            try pool.close()
+        } else if let queue = writer as? DatabaseQueue {
+            try queue.close()
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import CanteenCore
+import Foundation
+import GRDB
+
+/// A row of `dayPart`.
+struct DayPartRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "dayPart"
+    var cafeId: String
+    var id: String
+    var position: Int
+    var names: LocalizedText
+    var start: String
+    var end: String
+}
+
+/// A row of `menuCategory`.
+struct MenuCategoryRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "menuCategory"
+    var cafeId: String
+    var id: String
+    var position: Int
+    var names: LocalizedText
+}
+
+/// A row of `menuItem`; the price is integer minor units of the café's currency.
+struct MenuItemRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "menuItem"
+    var cafeId: String
+    var id: String
+    var position: Int
+    var categoryId: String
+    var names: LocalizedText
+    var descriptions: LocalizedText
+    var price: Int64
+    var station: String
+    var allergens: [String]
+    var dayParts: [String]
+}
+
+/// A row of `modifierGroup`.
+struct ModifierGroupRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "modifierGroup"
+    var cafeId: String
+    var itemId: String
+    var id: String
+    var position: Int
+    var names: LocalizedText
+    var minSelections: Int
+    var maxSelections: Int
+}
+
+/// A row of `modifierOption`; the delta is integer minor units.
+struct ModifierOptionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "modifierOption"
+    var cafeId: String
+    var itemId: String
+    var groupId: String
+    var id: String
+    var position: Int
+    var names: LocalizedText
+    var priceDelta: Int64
+}
+
+/// A row of `soldOut`: an item marked sold out, optionally until an instant.
+struct SoldOutRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "soldOut"
+    var cafeId: String
+    var itemId: String
+    var until: Date?
+    var markedAt: Date
+}
+
+/// A row of `beacon`: a registered iBeacon and the café it stands in.
+struct BeaconRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "beacon"
+    var uuid: String
+    var major: Int
+    var minor: Int
+    var cafeId: String
+    var label: String
+    var measuredPower: Int
+}
+
+/// A row of `accessToken`: the secret is kept only as its SHA-256.
+struct AccessTokenRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "accessToken"
+    var id: String
+    var name: String?
+    var role: String
+    var cafeId: String?
+    var secretHash: Data
+    var createdAt: Date
+    var revokedAt: Date?
+
+    var token: AccessToken {
+        AccessToken(id: id, name: name, role: Role(rawValue: role) ?? .kiosk, cafeID: cafeId,
+                    createdAt: createdAt, revokedAt: revokedAt)
+    }
+}

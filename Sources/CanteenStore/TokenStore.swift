@@ -1,0 +1,66 @@
+import CanteenCore
+import Crypto
+import Foundation
+import GRDB
+
+/// The SQLite implementation of `TokenRepository`: secrets are random, shown once, stored as SHA-256.
+public final class TokenStore: TokenRepository {
+    let database: AppDatabase
+    private let clock: @Sendable () -> Date
+
+    public init(database: AppDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.clock = clock
+    }
+
+    public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
+        let secret = "cnt_" + Self.randomBase64URL(bytes: 24)
+        let id = "tok_" + Self.randomBase64URL(bytes: 6)
+        let record = AccessTokenRecord(id: id, name: name, role: role.rawValue, cafeId: cafeID,
+                                       secretHash: Self.hash(secret), createdAt: clock(), revokedAt: nil)
+        try await database.writer.write { db in
+            if let cafeID, try !CafeRecord.exists(db, key: cafeID) {
+                throw CanteenError.notFound("cafe", cafeID, field: "cafe")
+            }
+            try record.insert(db)
+        }
+        return (record.token, secret)
+    }
+
+    public func tokens() async throws -> [AccessToken] {
+        try await database.writer.read { db in
+            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAll(db).map(\.token)
+        }
+    }
+
+    public func revokeToken(id: String) async throws {
+        let now = clock()
+        try await database.writer.write { db in
+            guard var record = try AccessTokenRecord.fetchOne(db, key: id) else {
+                throw CanteenError.notFound("token", id)
+            }
+            if record.revokedAt == nil {
+                record.revokedAt = now
+                try record.update(db)
+            }
+        }
+    }
+
+    public func authenticate(secret: String) async throws -> AccessToken? {
+        let hash = Self.hash(secret)
+        return try await database.writer.read { db in
+            try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOne(db)?.token
+        }
+    }
+
+    static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
+
+    static func randomBase64URL(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

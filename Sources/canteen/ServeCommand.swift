@@ -1,0 +1,30 @@
+import ArgumentParser
+import CanteenApp
+import Foundation
+import Hummingbird
+import Logging
+
+/// `canteen serve`: the HTTP API on the embedded database.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the HTTP API (imports Menus/ into an empty database).")
+
+    @OptionGroup var data: DataOptions
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
+    @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "info"
+
+    func run() async throws {
+        let configuration = AppConfiguration(
+            host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
+            menusDirectory: URL(fileURLWithPath: menus), logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+        let app = try await buildApplication(configuration)
+        print("""
+            Canteen: database in \(data.dataDirectory)/canteen.sqlite
+            Get a token:  canteen tokens create --role ops --data-dir \(data.dataDirectory)
+                          (from a checkout: swift run canteen tokens create --role ops)
+            """)
+        try await app.runService()
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import CanteenApp
+import CanteenCore
+import Foundation
+
+/// `canteen tokens create|list|revoke`.
+struct TokensCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokens", abstract: "Create, list and revoke access tokens.",
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a token and print it alone on stdout.")
+        @OptionGroup var data: DataOptions
+        @Option(help: "kiosk, kitchen or ops.") var role: Role
+        @Option(help: "Bind a kiosk or kitchen token to one café.") var cafe: String?
+        @Option(help: "A name to recognise the token by.") var name: String?
+
+        func validate() throws {
+            if role == .ops && cafe != nil { throw ValidationError("--cafe binds kiosk and kitchen tokens only") }
+        }
+
+        func run() async throws {
+            let stores = try CanteenStores.open(dataDirectory: URL(fileURLWithPath: data.dataDirectory))
+            do {
+                let (_, secret) = try await stores.tokens.createToken(role: role, cafeID: cafe, name: name)
+                print(secret)
+            } catch let error as CanteenError {
+                throw ValidationError(error.message)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tokens (never their secrets).")
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            let stores = try CanteenStores.open(dataDirectory: URL(fileURLWithPath: data.dataDirectory))
+            let formatter = Date.ISO8601FormatStyle()
+            for token in try await stores.tokens.tokens() {
+                let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
+                print([token.id, token.role.rawValue, token.cafeID ?? "*", token.name ?? "-",
+                       formatter.format(token.createdAt), state].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token by its id (tok_…).")
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The token's id, as `tokens list` shows it.") var id: String
+
+        func run() async throws {
+            let stores = try CanteenStores.open(dataDirectory: URL(fileURLWithPath: data.dataDirectory))
+            do {
+                try await stores.tokens.revokeToken(id: id)
+                print("revoked \(id)")
+            } catch let error as CanteenError {
+                throw ValidationError(error.message)
+            }
+        }
+    }
+}
+
+extension Role: ExpressibleByArgument {}
