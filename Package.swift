@@ -38,7 +38,6 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CBlueZ",
-            pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
         .target(
@@ -102,6 +101,7 @@ let package = Package(
                 "CanteenCore",
                 "CanteenStore",
                 "CanteenApp",
+                "CanteenAPI",
                 "Beacons",
             ],
             path: "Tests/CanteenTestSupport",

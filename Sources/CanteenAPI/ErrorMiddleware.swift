@@ -78,7 +78,8 @@ public enum ErrorResponse {
         switch error.kind {
         case .invalid:
             return error.code == "method_not_allowed" ? .methodNotAllowed : .unprocessableContent
-        case .malformed: return .badRequest
+        case .malformed:
+            return error.code == "unsupported_media_type" ? .unsupportedMediaType : .badRequest
         case .notFound: return .notFound
         case .conflict: return .conflict
         case .unauthenticated: return .unauthorized

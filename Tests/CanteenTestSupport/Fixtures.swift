@@ -76,8 +76,8 @@ public enum Fixtures {
     }
 
     /// A parsed test café and its menu.
-    public static func cafeAndMenu(id: String = "testcafe") throws -> (cafe: Cafe, menu: Menu) {
-        try CafeDocument.parse(.object(cafeDocument(id: id)))
+    public static func cafeAndMenu(id: String = "testcafe", major: Int64 = 900) throws -> (cafe: Cafe, menu: Menu) {
+        try CafeDocument.parse(.object(cafeDocument(id: id, major: major)))
     }
 
     /// Monday 2026-11-23 at `hour:minute` in America/Chicago (UTC−6).
