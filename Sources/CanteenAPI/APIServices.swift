@@ -6,13 +6,15 @@ import Foundation
 public struct APIServices: Sendable {
     public var cafes: any CafeRepository
     public var tokens: any TokenRepository
+    public var orders: any OrderRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
-    public init(cafes: any CafeRepository, tokens: any TokenRepository,
+    public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
+        self.orders = orders
         self.clock = clock
     }
 }

@@ -12,6 +12,9 @@ public enum CanteenRouter {
         HealthRoutes().register(on: routes)
         CafeRoutes(services: services).register(on: routes)
         MenuRoutes(services: services).register(on: routes)
+        PickupWindowRoutes(services: services).register(on: routes)
+        OrderRoutes(services: services, gate: IdempotencyGate()).register(on: routes)
+        TicketRoutes(services: services).register(on: routes)
         return routes
     }
 }

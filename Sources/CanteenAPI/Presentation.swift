@@ -12,6 +12,12 @@ struct Presentation: Sendable {
         MoneyDTO(amount: minorUnits, currency: currency)
     }
 
+    /// A label for a pickup window in the reader's locale (nil until formatting is wired).
+    func windowLabel(_ window: PickupWindow, cafe: Cafe) -> String? { nil }
+
+    /// A UI string by key in the reader's language (nil until the strings catalog is wired).
+    func label(_ key: String) -> String? { nil }
+
     /// The reader's languages followed by the café's own.
     func forCafe(_ cafe: Cafe) -> Presentation {
         Presentation(languages: languages + cafe.languages)

@@ -11,16 +11,18 @@ public struct CanteenStores: Sendable {
     public let database: AppDatabase
     public let cafes: any CafeRepository
     public let tokens: any TokenRepository
+    public let orders: any OrderRepository
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
-        return CanteenStores(database: database, cafes: CafeStore(database: database, clock: clock),
-                             tokens: TokenStore(database: database, clock: clock))
+        let cafes = CafeStore(database: database, clock: clock)
+        return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
+                             orders: OrderStore(database: database, cafes: cafes, clock: clock))
     }
 
     public func apiServices(clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
-        APIServices(cafes: cafes, tokens: tokens, clock: clock)
+        APIServices(cafes: cafes, tokens: tokens, orders: orders, clock: clock)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -54,7 +56,8 @@ public func buildApplication(_ configuration: AppConfiguration,
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
         },
         logger: logger)
-    app.addServices(DatabaseService(database: stores.database))
+    app.addServices(DatabaseService(database: stores.database),
+                    IdempotencyPurgeService(orders: stores.orders, clock: clock, logger: logger))
     return app
 }
 

@@ -64,3 +64,103 @@ public protocol TokenRepository: Sendable {
     /// The live token whose secret this is, or nil.
     func authenticate(secret: String) async throws -> AccessToken?
 }
+
+/// A pickup window with what is left of its capacity.
+public struct PickupWindowAvailability: Hashable, Sendable {
+    public var window: PickupWindow
+    public var capacity: Int
+    public var remaining: Int
+
+    public init(window: PickupWindow, capacity: Int, remaining: Int) {
+        self.window = window
+        self.capacity = capacity
+        self.remaining = remaining
+    }
+}
+
+/// An idempotency key as the store sees it: scoped to one token, with the request's fingerprint.
+public struct IdempotencyKey: Hashable, Sendable {
+    public var tokenID: String
+    public var key: String
+    /// SHA-256 of the request's canonical JSON.
+    public var requestHash: Data
+
+    public init(tokenID: String, key: String, requestHash: Data) {
+        self.tokenID = tokenID
+        self.key = key
+        self.requestHash = requestHash
+    }
+}
+
+/// A response kept for an idempotency key, replayed byte for byte.
+public struct StoredResponse: Hashable, Sendable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// The outcome of placing an order: a new order (and the response stored for its key) or a replay.
+public enum PlacementResult: Sendable {
+    case placed(Order, StoredResponse)
+    case replayed(StoredResponse)
+}
+
+/// A kitchen ticket with what the display needs of its order.
+public struct TicketView: Hashable, Sendable {
+    public var ticket: Ticket
+    public var orderNumber: Int
+    public var customer: Customer
+    public var pickup: PickupWindow
+    /// The order's lines for this ticket's station.
+    public var lines: [OrderLine]
+
+    public init(ticket: Ticket, orderNumber: Int, customer: Customer, pickup: PickupWindow, lines: [OrderLine]) {
+        self.ticket = ticket
+        self.orderNumber = orderNumber
+        self.customer = customer
+        self.pickup = pickup
+        self.lines = lines
+    }
+}
+
+/// One answer of the kitchen feed: the tickets changed after a cursor, and the next cursor.
+public struct TicketFeedPage: Hashable, Sendable {
+    public var tickets: [TicketView]
+    public var cursor: Int64
+
+    public init(tickets: [TicketView], cursor: Int64) {
+        self.tickets = tickets
+        self.cursor = cursor
+    }
+}
+
+/// Where orders, pickup capacity, kitchen tickets and idempotency keys are kept.
+public protocol OrderRepository: Sendable {
+    /// Prices and places an order, taking pickup capacity in the same transaction.
+    /// With a key: a stored response for the same request is replayed; another request under
+    /// the same key is `idempotency_key_reused`. `render` builds the response stored with the order.
+    func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
+                    render: @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult
+    /// One order with its tickets, or nil.
+    func order(id: String) async throws -> Order?
+    /// Cancels the order's open tickets and frees its capacity; `order_not_cancellable` once picked up.
+    func cancelOrder(id: String) async throws -> Order
+    /// The windows a café offers on a café-local date, with remaining capacity.
+    func pickupWindows(cafeID: String, date: LocalDate) async throws -> [PickupWindowAvailability]
+    /// Tickets of a café changed after `cursor` (every open ticket when nil), optionally of one station.
+    func ticketFeed(cafeID: String, after cursor: Int64?, station: String?) async throws -> TicketFeedPage
+    /// One ticket, or nil.
+    func ticket(id: String) async throws -> TicketView?
+    /// Moves a ticket to `status` (`invalid_transition` naming the current state when not allowed).
+    func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView
+    /// The latest feed sequence of a café (0 when none); changes wake `waitForChange`.
+    func latestSequence(cafeID: String) async throws -> Int64
+    /// Returns when the café has a change after `cursor`, or after `timeout`; true when it changed.
+    func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool
+    /// Deletes idempotency records created before `cutoff`; returns how many.
+    func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int
+}

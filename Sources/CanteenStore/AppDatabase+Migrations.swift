@@ -109,6 +109,83 @@ extension AppDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v2: orders, tickets, pickup capacity, idempotency keys") { db in
+            try db.execute(sql: """
+                CREATE TABLE customerOrder (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    cafeId TEXT NOT NULL REFERENCES cafe(id),
+                    number INTEGER NOT NULL,
+                    localDate TEXT NOT NULL,
+                    customerName TEXT NOT NULL,
+                    userId TEXT,
+                    tokenId TEXT,
+                    pickupStart DATETIME NOT NULL,
+                    pickupEnd DATETIME NOT NULL,
+                    subtotal INTEGER NOT NULL,
+                    tax INTEGER NOT NULL,
+                    total INTEGER NOT NULL,
+                    currency TEXT NOT NULL,
+                    capacityUnits INTEGER NOT NULL,
+                    createdAt DATETIME NOT NULL,
+                    cancelledAt DATETIME,
+                    UNIQUE (cafeId, localDate, number)
+                );
+                CREATE INDEX customerOrder_on_userId_createdAt ON customerOrder(userId, createdAt);
+                CREATE TABLE orderLine (
+                    orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    itemId TEXT NOT NULL,
+                    names TEXT NOT NULL,
+                    station TEXT NOT NULL,
+                    quantity INTEGER NOT NULL,
+                    unitPrice INTEGER NOT NULL,
+                    lineTotal INTEGER NOT NULL,
+                    options TEXT NOT NULL,
+                    note TEXT,
+                    PRIMARY KEY (orderId, position)
+                );
+                CREATE TABLE ticket (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+                    cafeId TEXT NOT NULL,
+                    station TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    sequence INTEGER NOT NULL UNIQUE,
+                    createdAt DATETIME NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                CREATE INDEX ticket_on_cafeId_sequence ON ticket(cafeId, sequence);
+                CREATE INDEX ticket_on_orderId ON ticket(orderId);
+                CREATE TABLE feedSequence (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    value INTEGER NOT NULL
+                );
+                INSERT INTO feedSequence (id, value) VALUES (1, 0);
+                CREATE TABLE pickupSlot (
+                    cafeId TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    used INTEGER NOT NULL CHECK (used >= 0),
+                    PRIMARY KEY (cafeId, start)
+                );
+                CREATE TABLE orderNumber (
+                    cafeId TEXT NOT NULL,
+                    localDate TEXT NOT NULL,
+                    last INTEGER NOT NULL,
+                    PRIMARY KEY (cafeId, localDate)
+                );
+                CREATE TABLE idempotencyKey (
+                    tokenId TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    requestHash BLOB NOT NULL,
+                    status INTEGER NOT NULL,
+                    body BLOB NOT NULL,
+                    orderId TEXT,
+                    createdAt DATETIME NOT NULL,
+                    PRIMARY KEY (tokenId, key)
+                );
+                CREATE INDEX idempotencyKey_on_createdAt ON idempotencyKey(createdAt);
+                """)
+        }
         return migrator
     }
 }

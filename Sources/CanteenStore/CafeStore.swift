@@ -33,19 +33,19 @@ public final class CafeStore: CafeRepository {
     }
 
     public func menu(cafeID: String) async throws -> CafeMenu? {
-        let cached = menuCache.withLock { $0[cafeID] }
-        let loaded: CafeMenu? = try await database.writer.read { db in
-            guard let version = try Int64.fetchOne(db, sql: "SELECT menuVersion FROM cafe WHERE id = ?",
-                                                   arguments: [cafeID]) else { return nil }
-            if let cached, cached.version == version {
-                return cached
-            }
-            return try Self.fetchMenu(db, cafeID: cafeID)
+        try await database.writer.read { db in try self.menu(db, cafeID: cafeID) }
+    }
+
+    /// The café's menu inside a transaction: one query while the cached version is current.
+    func menu(_ db: Database, cafeID: String) throws -> CafeMenu? {
+        guard let version = try Int64.fetchOne(db, sql: "SELECT menuVersion FROM cafe WHERE id = ?",
+                                               arguments: [cafeID]) else { return nil }
+        if let cached = menuCache.withLock({ $0[cafeID] }), cached.version == version {
+            return cached
         }
-        if let loaded, loaded != cached {
-            menuCache.withLock { cache in
-                if (cache[cafeID]?.version ?? -1) < loaded.version { cache[cafeID] = loaded }
-            }
+        guard let loaded = try Self.fetchMenu(db, cafeID: cafeID) else { return nil }
+        menuCache.withLock { cache in
+            if (cache[cafeID]?.version ?? -1) < loaded.version { cache[cafeID] = loaded }
         }
         return loaded
     }

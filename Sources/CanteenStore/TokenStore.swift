@@ -14,8 +14,8 @@ public final class TokenStore: TokenRepository {
     }
 
     public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
-        let secret = "cnt_" + Self.randomBase64URL(bytes: 24)
-        let id = "tok_" + Self.randomBase64URL(bytes: 6)
+        let secret = "cnt_" + RandomID.base64URL(bytes: 24)
+        let id = RandomID.make("tok")
         let record = AccessTokenRecord(id: id, name: name, role: role.rawValue, cafeId: cafeID,
                                        secretHash: Self.hash(secret), createdAt: clock(), revokedAt: nil)
         try await database.writer.write { db in
@@ -54,13 +54,4 @@ public final class TokenStore: TokenRepository {
     }
 
     static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
-
-    static func randomBase64URL(bytes count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

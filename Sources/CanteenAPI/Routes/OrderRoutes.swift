@@ -1,0 +1,91 @@
+import CanteenCore
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Orders: place (kiosk or ops, idempotent), read, cancel.
+struct OrderRoutes {
+    let services: APIServices
+    let gate: IdempotencyGate
+
+    static let idempotencyHeader = HTTPField.Name("Idempotency-Key")!
+    static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+
+    func register(on routes: RouteTable) {
+        routes.on(.post, "/v1/orders") { request, context in try await place(request, context) }
+        routes.on(.get, "/v1/orders/:orderId") { _, context in try await read(context) }
+        routes.on(.post, "/v1/orders/:orderId/cancel") { _, context in try await cancel(context) }
+    }
+
+    /// Places an order under the request's `Idempotency-Key` (required, 1–255 characters).
+    func place(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let token = try context.require(.kiosk, .ops)
+        let key = try Self.idempotencyKey(request)
+        return try await gate.run(tokenID: token.id, key: key) {
+            var request = request
+            let body = try await request.jsonBody()
+            let orderRequest = try OrderRequest.parse(body)
+            try context.requireAccess(to: orderRequest.cafeID)
+            let fingerprint = Data(SHA256.hash(data: body.encoded()))
+            let presentation = Presentation(languages: [])
+            let result = try await services.orders.placeOrder(
+                orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint)
+            ) { order, cafe in
+                let data = try JSONResponse.encoder.encode(OrderDTO(order, cafe: cafe, presentation: presentation))
+                return StoredResponse(status: 201, body: data)
+            }
+            switch result {
+            case .placed(let order, let stored):
+                return Self.response(stored, headers: [.location: "/v1/orders/\(order.id)"])
+            case .replayed(let stored):
+                return Self.response(stored, headers: [Self.replayedHeader: "true"])
+            }
+        }
+    }
+
+    static func idempotencyKey(_ request: Request) throws(CanteenError) -> String {
+        guard let key = request.headers[idempotencyHeader] else {
+            throw CanteenError(.malformed, code: "idempotency_key_missing",
+                               message: "POST /v1/orders needs an Idempotency-Key header (1–255 characters)",
+                               field: "Idempotency-Key")
+        }
+        guard (1...255).contains(key.count), key.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }) else {
+            throw CanteenError(.malformed, code: "idempotency_key_invalid",
+                               message: "an Idempotency-Key is 1–255 visible ASCII characters", field: "Idempotency-Key")
+        }
+        return key
+    }
+
+    static func response(_ stored: StoredResponse, headers extra: HTTPFields) -> Response {
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: HTTPResponse.Status(code: stored.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored.body)))
+    }
+
+    func read(_ context: CanteenRequestContext) async throws -> Response {
+        let id = try context.parameters.path("orderId")
+        try context.requireToken()
+        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
+        try context.requireAccess(to: order.cafeID)
+        return try await render(order)
+    }
+
+    /// Kiosks of the order's café, or ops.
+    func cancel(_ context: CanteenRequestContext) async throws -> Response {
+        let id = try context.parameters.path("orderId")
+        try context.require(.kiosk, .ops)
+        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
+        try context.requireAccess(to: order.cafeID)
+        return try await render(try await services.orders.cancelOrder(id: id))
+    }
+
+    private func render(_ order: Order) async throws -> Response {
+        guard let cafe = try await services.cafes.cafe(id: order.cafeID)?.cafe else {
+            throw CanteenError.notFound("cafe", order.cafeID)
+        }
+        return try JSONResponse.make(OrderDTO(order, cafe: cafe, presentation: Presentation(languages: [])))
+    }
+}

@@ -1,0 +1,111 @@
+import CanteenCore
+import Hummingbird
+
+/// The kitchen: the ticket feed of a café (cursor, station filter, long-poll) and status moves.
+struct TicketRoutes {
+    let services: APIServices
+
+    /// The longest a display may long-poll, in seconds.
+    static let maxWait = 30
+
+    func register(on routes: RouteTable) {
+        routes.on(.get, "/v1/cafes/:cafeId/tickets") { request, context in try await feed(request, context) }
+        routes.on(.post, "/v1/tickets/:ticketId/status") { request, context in try await move(request, context) }
+    }
+
+    /// `?after=CURSOR&station=S&wait=SECONDS`: tickets changed after the cursor (every open
+    /// ticket without one); with `wait`, answers as soon as a change arrives or empty at the deadline.
+    func feed(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let cafeID = try context.parameters.path("cafeId")
+        try context.require(.kitchen, .ops, cafe: cafeID)
+        let query = try FeedQuery(request.uri.queryParameters)
+        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
+
+        let deadline = ContinuousClock.now + .seconds(query.wait)
+        var seen = try await services.orders.latestSequence(cafeID: cafeID)
+        var page: TicketFeedPage
+        if let after = query.after, after >= seen {
+            page = TicketFeedPage(tickets: [], cursor: after)
+        } else {
+            page = try await services.orders.ticketFeed(cafeID: cafeID, after: query.after, station: query.station)
+        }
+        while page.tickets.isEmpty, query.wait > 0 {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { break }
+            guard await services.orders.waitForChange(cafeID: cafeID, after: seen, timeout: remaining) else { break }
+            seen = try await services.orders.latestSequence(cafeID: cafeID)
+            page = try await services.orders.ticketFeed(cafeID: cafeID, after: query.after, station: query.station)
+        }
+
+        var headers = HTTPFields()
+        let etag = "\"\(page.cursor)\""
+        headers[.eTag] = etag
+        headers[.cacheControl] = "no-cache"
+        if page.tickets.isEmpty, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let presentation = Presentation(languages: [])
+        return try JSONResponse.make(
+            TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
+                          cursor: String(page.cursor)),
+            headers: headers)
+    }
+
+    /// `{"status": "preparing" | "ready" | "picked_up" | "cancelled"}` by the café's kitchen or ops.
+    func move(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let id = try context.parameters.path("ticketId")
+        try context.require(.kitchen, .ops)
+        var request = request
+        let body = try await request.jsonBody()
+        let problems = ValidationProblems()
+        var status: TicketStatus?
+        if var reader = JSONObjectReader(body, path: "", problems: problems) {
+            if let text = reader.string("status") {
+                status = TicketStatus(rawValue: text)
+                if status == nil {
+                    problems.add("status", "'\(text)' is not one of \(TicketStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+            }
+            reader.finish()
+        }
+        try problems.throwIfAny()
+        guard let current = try await services.orders.ticket(id: id) else { throw CanteenError.notFound("ticket", id) }
+        try context.requireAccess(to: current.ticket.cafeID)
+        let moved = try await services.orders.moveTicket(id: id, to: status!)
+        guard let cafe = try await services.cafes.cafe(id: moved.ticket.cafeID)?.cafe else {
+            throw CanteenError.notFound("cafe", moved.ticket.cafeID)
+        }
+        return try JSONResponse.make(TicketDTO(moved, cafe: cafe, presentation: Presentation(languages: [])))
+    }
+}
+
+/// The feed's query parameters, checked.
+struct FeedQuery {
+    var after: Int64?
+    var station: String?
+    var wait: Int
+
+    init(_ parameters: Parameters) throws(CanteenError) {
+        if let text = parameters.get("after") {
+            guard let cursor = Int64(text), cursor >= 0 else {
+                throw CanteenError(.malformed, code: "invalid_cursor",
+                                   message: "'\(text)' is not a cursor this feed gave out", field: "after")
+            }
+            after = cursor
+        }
+        if let text = parameters.get("station") {
+            guard Identifier.isValid(text) else {
+                throw CanteenError(.invalid, code: "invalid_query", message: "'\(text)' is not a station id", field: "station")
+            }
+            station = text
+        }
+        wait = 0
+        if let text = parameters.get("wait") {
+            guard let seconds = Int(text), (0...TicketRoutes.maxWait).contains(seconds) else {
+                throw CanteenError(.invalid, code: "invalid_query",
+                                   message: "wait is a whole number of seconds from 0 to \(TicketRoutes.maxWait)", field: "wait")
+            }
+            wait = seconds
+        }
+    }
+}

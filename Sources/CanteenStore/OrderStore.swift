@@ -1,0 +1,301 @@
+import CanteenCore
+import Foundation
+import GRDB
+
+/// The SQLite implementation of `OrderRepository`.
+///
+/// Placing an order is one write transaction: idempotency check, pricing against the current
+/// menu, pickup capacity, order number, order, lines, tickets and the stored response. SQLite
+/// runs one writer at a time, so capacity can never be overbooked by concurrent kiosks.
+public final class OrderStore: OrderRepository {
+    let database: AppDatabase
+    private let cafes: CafeStore
+    private let clock: @Sendable () -> Date
+    private let signal = FeedSignal()
+
+    public init(database: AppDatabase, cafes: CafeStore, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.cafes = cafes
+        self.clock = clock
+    }
+
+    // MARK: - Orders
+
+    public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
+                           render: @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
+        let now = clock()
+        let (result, sequence) = try await database.writer.write { db -> (PlacementResult, Int64?) in
+            if let key, let existing = try IdempotencyRecord.fetchOne(db, key: ["tokenId": key.tokenID, "key": key.key]) {
+                guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
+                return (.replayed(StoredResponse(status: existing.status, body: existing.body)), nil)
+            }
+            guard let menu = try self.cafes.menu(db, cafeID: request.cafeID) else {
+                throw CanteenError.notFound("cafe", request.cafeID, field: "cafeId")
+            }
+            let order = try self.insertOrder(db, request, menu: menu, tokenID: key?.tokenID, now: now)
+            let response = try render(order, menu.cafe)
+            if let key {
+                try IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
+                                      status: response.status, body: response.body, orderId: order.id,
+                                      createdAt: now).insert(db)
+            }
+            return (.placed(order, response), order.tickets.map(\.sequence).max())
+        }
+        if let sequence { signal.publish(cafeID: request.cafeID, sequence: sequence) }
+        return result
+    }
+
+    private func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu, tokenID: String?,
+                             now: Date) throws -> Order {
+        let cafe = menu.cafe
+        let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
+        let window = try chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
+        let priced = try menu.price(request, pickupStart: window.start, now: now)
+        try db.execute(sql: """
+            INSERT INTO pickupSlot (cafeId, start, used) VALUES (?, ?, ?)
+            ON CONFLICT (cafeId, start) DO UPDATE SET used = used + excluded.used
+            """, arguments: [cafe.id, Int64(window.start.timeIntervalSince1970), units])
+
+        let localDate = LocalDate(now, in: cafe.calendar).description
+        let number = try Int.fetchOne(db, sql: """
+            INSERT INTO orderNumber (cafeId, localDate, last) VALUES (?, ?, 1)
+            ON CONFLICT (cafeId, localDate) DO UPDATE SET last = last + 1
+            RETURNING last
+            """, arguments: [cafe.id, localDate]) ?? 1
+
+        let record = OrderRecord(
+            id: RandomID.make("ord"), cafeId: cafe.id, number: number, localDate: localDate,
+            customerName: request.customer.name, userId: request.customer.userID, tokenId: tokenID,
+            pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
+            tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency,
+            capacityUnits: units, createdAt: now, cancelledAt: nil)
+        try record.insert(db)
+        for (position, line) in priced.lines.enumerated() {
+            try OrderLineRecord(orderId: record.id, position: position, itemId: line.itemID, names: line.names,
+                                station: line.station, quantity: line.quantity, unitPrice: line.unitPrice,
+                                lineTotal: line.lineTotal, options: line.options, note: line.note).insert(db)
+        }
+        var stations: [String] = []
+        for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
+        var tickets: [Ticket] = []
+        for station in stations {
+            let ticket = TicketRecord(id: RandomID.make("tkt"), orderId: record.id, cafeId: cafe.id, station: station,
+                                      status: TicketStatus.new.rawValue, sequence: try Self.nextSequence(db),
+                                      createdAt: now, updatedAt: now)
+            try ticket.insert(db)
+            tickets.append(ticket.ticket)
+        }
+        return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
+                     lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
+                     createdAt: now, tickets: tickets)
+    }
+
+    /// The requested window if it is offered and has room, or the earliest offered one with room.
+    private func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
+                              now: Date) throws -> PickupWindow {
+        let date: LocalDate
+        switch choice {
+        case .asap: date = LocalDate(now, in: cafe.calendar)
+        case .window(let start): date = LocalDate(start, in: cafe.calendar)
+        }
+        let all = cafe.pickupWindows(on: date)
+        guard !all.isEmpty else {
+            throw CanteenError(.invalid, code: "cafe_closed", message: "café '\(cafe.id)' is closed on \(date)",
+                               field: "pickup", parameters: ["date": date.description])
+        }
+        let offered = cafe.offeredPickupWindows(on: date, now: now)
+        let used = try usedCapacity(db, cafeID: cafe.id, windows: offered)
+        let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
+        switch choice {
+        case .asap:
+            guard !offered.isEmpty else {
+                throw CanteenError(.invalid, code: "cafe_closed",
+                                   message: "café '\(cafe.id)' has no pickup window left today", field: "pickup")
+            }
+            guard let window = offered.first(where: hasRoom) else { throw CanteenError.windowFull(field: "pickup") }
+            return window
+        case .window(let start):
+            guard let window = offered.first(where: { $0.start == start }) else {
+                let reason = all.contains { $0.start == start }
+                    ? "starts too soon: the earliest window starts \(cafe.pickup.leadMinutes) minutes from now"
+                    : "is not one of the café's pickup windows on \(date)"
+                throw CanteenError(.invalid, code: "pickup_window_unavailable", message: "the window \(reason)",
+                                   field: "pickup.start")
+            }
+            guard hasRoom(window) else { throw CanteenError.windowFull(field: "pickup.start") }
+            return window
+        }
+    }
+
+    private func usedCapacity(_ db: Database, cafeID: String, windows: [PickupWindow]) throws -> [Date: Int] {
+        guard let first = windows.first, let last = windows.last else { return [:] }
+        let rows = try Row.fetchAll(db, sql: "SELECT start, used FROM pickupSlot WHERE cafeId = ? AND start BETWEEN ? AND ?",
+                                    arguments: [cafeID, Int64(first.start.timeIntervalSince1970),
+                                                Int64(last.start.timeIntervalSince1970)])
+        var used: [Date: Int] = [:]
+        for row in rows { used[Date(timeIntervalSince1970: TimeInterval(row["start"] as Int64))] = row["used"] }
+        return used
+    }
+
+    public func pickupWindows(cafeID: String, date: LocalDate) async throws -> [PickupWindowAvailability] {
+        let now = clock()
+        return try await database.writer.read { db in
+            guard let cafe = try CafeStore.fetchCafe(db, id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
+            let offered = cafe.offeredPickupWindows(on: date, now: now)
+            let used = try self.usedCapacity(db, cafeID: cafeID, windows: offered)
+            return offered.map {
+                PickupWindowAvailability(window: $0, capacity: cafe.pickup.capacity,
+                                         remaining: max(0, cafe.pickup.capacity - (used[$0.start] ?? 0)))
+            }
+        }
+    }
+
+    public func order(id: String) async throws -> Order? {
+        try await database.writer.read { db in try Self.fetchOrder(db, id: id) }
+    }
+
+    static func fetchOrder(_ db: Database, id: String) throws -> Order? {
+        guard let record = try OrderRecord.fetchOne(db, key: id) else { return nil }
+        let lines = try OrderLineRecord.filter(Column("orderId") == id).order(Column("position")).fetchAll(db)
+        let tickets = try TicketRecord.filter(Column("orderId") == id).order(Column("sequence")).fetchAll(db)
+        let currency = (try? Currency(code: record.currency)) ?? .usd
+        return Order(id: record.id, cafeID: record.cafeId, number: record.number, customer: record.customer,
+                     pickup: record.pickup, lines: lines.map(\.line),
+                     subtotal: Money(minorUnits: record.subtotal, currency: currency),
+                     tax: Money(minorUnits: record.tax, currency: currency),
+                     total: Money(minorUnits: record.total, currency: currency),
+                     createdAt: record.createdAt, tickets: tickets.map(\.ticket))
+    }
+
+    public func cancelOrder(id: String) async throws -> Order {
+        let now = clock()
+        let (order, sequence) = try await database.writer.write { db -> (Order, Int64?) in
+            guard var record = try OrderRecord.fetchOne(db, key: id) else { throw CanteenError.notFound("order", id) }
+            let tickets = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
+            if tickets.contains(where: { $0.status == TicketStatus.pickedUp.rawValue }) {
+                throw CanteenError(.conflict, code: "order_not_cancellable",
+                                   message: "order \(record.number) has been picked up", parameters: ["status": "picked_up"])
+            }
+            guard record.cancelledAt == nil else { return (try Self.fetchOrder(db, id: id)!, nil) }
+            var last: Int64?
+            for var ticket in tickets where TicketStatus(rawValue: ticket.status)?.isOpen ?? false {
+                ticket.status = TicketStatus.cancelled.rawValue
+                ticket.sequence = try Self.nextSequence(db)
+                ticket.updatedAt = now
+                try ticket.update(db)
+                last = ticket.sequence
+            }
+            try db.execute(sql: "UPDATE pickupSlot SET used = MAX(0, used - ?) WHERE cafeId = ? AND start = ?",
+                           arguments: [record.capacityUnits, record.cafeId, Int64(record.pickupStart.timeIntervalSince1970)])
+            record.cancelledAt = now
+            try record.update(db)
+            return (try Self.fetchOrder(db, id: id)!, last)
+        }
+        if let sequence { signal.publish(cafeID: order.cafeID, sequence: sequence) }
+        return order
+    }
+
+    // MARK: - Tickets
+
+    public func ticket(id: String) async throws -> TicketView? {
+        try await database.writer.read { db in
+            try TicketRecord.fetchOne(db, key: id).map { try Self.views(db, of: [$0]) }?.first
+        }
+    }
+
+    public func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView {
+        let now = clock()
+        let view = try await database.writer.write { db -> TicketView in
+            guard var record = try TicketRecord.fetchOne(db, key: id) else { throw CanteenError.notFound("ticket", id) }
+            let current = TicketStatus(rawValue: record.status) ?? .new
+            record.status = try current.moved(to: status).rawValue
+            record.sequence = try Self.nextSequence(db)
+            record.updatedAt = now
+            try record.update(db)
+            return try Self.views(db, of: [record])[0]
+        }
+        signal.publish(cafeID: view.ticket.cafeID, sequence: view.ticket.sequence)
+        return view
+    }
+
+    /// The most tickets one feed answer carries; a display far behind pages with the cursor.
+    public static let feedPageSize = 500
+
+    public func ticketFeed(cafeID: String, after cursor: Int64?, station: String?) async throws -> TicketFeedPage {
+        try await database.writer.read { db in
+            var request = TicketRecord.filter(Column("cafeId") == cafeID)
+            if let station { request = request.filter(Column("station") == station) }
+            if let cursor {
+                request = request.filter(Column("sequence") > cursor)
+            } else {
+                let open = [TicketStatus.new, .preparing, .ready].map(\.rawValue)
+                request = request.filter(open.contains(Column("status")))
+            }
+            let records = try request.order(Column("sequence")).limit(Self.feedPageSize).fetchAll(db)
+            let next: Int64
+            if let cursor {
+                next = max(cursor, records.last?.sequence ?? cursor)
+            } else if records.count == Self.feedPageSize, let last = records.last {
+                next = last.sequence
+            } else {
+                next = try Int64.fetchOne(db, sql: "SELECT value FROM feedSequence WHERE id = 1") ?? 0
+            }
+            return TicketFeedPage(tickets: try Self.views(db, of: records), cursor: next)
+        }
+    }
+
+    public func latestSequence(cafeID: String) async throws -> Int64 {
+        if let known = signal.latest(cafeID: cafeID) { return known }
+        let stored = try await database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM ticket WHERE cafeId = ?", arguments: [cafeID]) ?? 0
+        }
+        signal.seed(cafeID: cafeID, sequence: stored)
+        return signal.latest(cafeID: cafeID) ?? stored
+    }
+
+    public func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
+        await signal.wait(cafeID: cafeID, after: cursor, timeout: timeout)
+    }
+
+    /// Displays waiting right now (tests use it to know a long-poll is parked).
+    public var waitingDisplays: Int { signal.waiterCount }
+
+    /// Ticket views with their order's number, customer, window and the lines of their station.
+    private static func views(_ db: Database, of tickets: [TicketRecord]) throws -> [TicketView] {
+        guard !tickets.isEmpty else { return [] }
+        let orderIDs = Array(Set(tickets.map(\.orderId)))
+        let orders = try OrderRecord.filter(keys: orderIDs).fetchAll(db)
+        let ordersByID = Dictionary(uniqueKeysWithValues: orders.map { ($0.id, $0) })
+        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAll(db)
+        let linesByOrder = Dictionary(grouping: lines, by: \.orderId)
+        return tickets.compactMap { record in
+            guard let order = ordersByID[record.orderId] else { return nil }
+            return TicketView(ticket: record.ticket, orderNumber: order.number, customer: order.customer,
+                              pickup: order.pickup,
+                              lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
+        }
+    }
+
+    private static func nextSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value") ?? 0
+    }
+
+    // MARK: - Idempotency keys
+
+    public func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int {
+        try await database.writer.write { db in
+            try IdempotencyRecord.filter(Column("createdAt") < cutoff).deleteAll(db)
+        }
+    }
+}
+
+extension CanteenError {
+    static let idempotencyKeyReused = CanteenError(
+        .invalid, code: "idempotency_key_reused",
+        message: "this Idempotency-Key was already used with a different request", field: "Idempotency-Key")
+
+    static func windowFull(field: String) -> CanteenError {
+        CanteenError(.conflict, code: "pickup_window_full", message: "the pickup window is full; choose another",
+                     field: field)
+    }
+}
