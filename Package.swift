@@ -104,6 +104,7 @@ let package = Package(
                 "CanteenApp",
                 "CanteenAPI",
                 "Beacons",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/CanteenTestSupport",
             swiftSettings: swiftSettings

@@ -12,7 +12,7 @@ public enum RFC3339 {
 
     /// `2026-11-22T09:30:00-06:00` in `timeZone` (whole seconds).
     public static func string(_ date: Date, timeZone: TimeZone) -> String {
-        let style = Date.ISO8601FormatStyle(timeZone: timeZone)
+        let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone)
         return style.format(date)
     }
 }

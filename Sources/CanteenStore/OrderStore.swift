@@ -30,7 +30,8 @@ public final class OrderStore: OrderRepository {
                 return (.replayed(StoredResponse(status: existing.status, body: existing.body)), nil)
             }
             guard let menu = try self.cafes.menu(db, cafeID: request.cafeID) else {
-                throw CanteenError.notFound("cafe", request.cafeID, field: "cafeId")
+                throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(request.cafeID)'",
+                                   field: "cafeId", parameters: ["cafe": request.cafeID])
             }
             let order = try self.insertOrder(db, request, menu: menu, tokenID: key?.tokenID, now: now)
             let response = try render(order, menu.cafe)

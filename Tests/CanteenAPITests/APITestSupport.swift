@@ -8,10 +8,11 @@ import NIOCore
 import Testing
 
 /// Runs `body` against the in-process router of `environment`.
-func withRouter(_ environment: TestEnvironment,
-                _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+@discardableResult
+func withRouter<Value: Sendable>(_ environment: TestEnvironment,
+                                 _ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
     let app = Application(router: CanteenRouter.build(environment.services).router)
-    try await app.test(.router) { client in try await body(client) }
+    return try await app.test(.router) { client in try await body(client) }
 }
 
 extension TestClientProtocol {

@@ -2,6 +2,8 @@ import CanteenAPI
 import CanteenApp
 import CanteenCore
 import Foundation
+import GRDB
+import CanteenStore
 
 /// An in-memory Canteen with the test café (and optionally the sample cafés) and one token per role.
 public struct TestEnvironment: Sendable {
@@ -13,9 +15,11 @@ public struct TestEnvironment: Sendable {
     public let kitchen: String
     public let boundKiosk: String
 
-    public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false) async throws -> TestEnvironment {
+    /// - Parameter dataDirectory: a folder for a real SQLite file (WAL, pool); nil keeps it in memory.
+    public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false,
+                            dataDirectory: URL? = nil) async throws -> TestEnvironment {
         let clock = TestClock(instant)
-        let stores = try CanteenStores.open(dataDirectory: nil, clock: clock.closure)
+        let stores = try CanteenStores.open(dataDirectory: dataDirectory, clock: clock.closure)
         var documents = [try Fixtures.cafeAndMenu()]
         documents.append(try Fixtures.cafeAndMenu(id: "othercafe", major: 901))
         try await stores.cafes.importCafes(documents)
@@ -31,4 +35,14 @@ public struct TestEnvironment: Sendable {
     }
 
     public var services: APIServices { stores.apiServices(clock: clock.closure) }
+
+    /// How many rows a table holds.
+    public func rowCount(_ table: String) async throws -> Int {
+        try await stores.database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
+    }
+
+    /// A fresh temporary folder for an on-disk database (removed by the caller).
+    public static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("canteen-test-\(UUID().uuidString)")
+    }
 }

@@ -1,0 +1,204 @@
+import CanteenAPI
+import CanteenApp
+import CanteenCore
+import CanteenStore
+import CanteenTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("The kitchen ticket feed")
+struct TicketFeedTests {
+    func tickets(_ response: TestResponse) throws -> [JSONValue] {
+        guard case .array(let list)? = try response.json["tickets"] else { return [] }
+        return list
+    }
+
+    @Test("an order makes one ticket per station carrying lines, notes, number, name and window")
+    func ticketsPerStation() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
+            let feed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            #expect(feed.status == .ok)
+            let list = try tickets(feed)
+            #expect(list.map { $0["station"] } == ["bar", "cold"])
+            let cold = list[1]
+            #expect(cold["orderNumber"] == 1)
+            #expect(cold["customerName"] == "Ada")
+            #expect(cold["status"] == "new")
+            #expect(cold["lines", 0, "itemId"] == "salad")
+            #expect(cold["lines", 0, "note"] == "dressing on the side")
+            #expect(cold["pickup", "start"] == "2026-11-23T09:15:00-06:00")
+            #expect(list[0]["lines", 0, "options"] == ["Large", "Shot"])
+            let bar = try await client.send(.get, "/v1/cafes/testcafe/tickets?station=bar", token: environment.kitchen)
+            #expect(try tickets(bar).map { $0["station"] } == ["bar"])
+        }
+    }
+
+    @Test("after the cursor only changed tickets come; with no change the ETag gives 304")
+    func cursor() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
+            let first = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            let cursor = try #require(try first.json["cursor"]?.stringValue)
+            let etag = try #require(first.headers[.eTag])
+            #expect(etag == "\"\(cursor)\"")
+            let idle = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
+            #expect(try tickets(idle).isEmpty)
+            #expect(try idle.json["cursor"] == .string(cursor))
+            let notModified = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen,
+                                                    headers: [.ifNoneMatch: etag])
+            #expect(notModified.status == .notModified)
+            let ticketID = try #require(try tickets(first)[0]["id"]?.stringValue)
+            _ = try await client.send(.post, "/v1/tickets/\(ticketID)/status", token: environment.kitchen, json: ["status": "preparing"])
+            let changed = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen,
+                                                headers: [.ifNoneMatch: etag])
+            #expect(changed.status == .ok)
+            #expect(try tickets(changed).map { $0["id"] } == [.string(ticketID)])
+            #expect(try tickets(changed)[0]["status"] == "preparing")
+            let next = try #require(Int(try changed.json["cursor"]?.stringValue ?? ""))
+            #expect(next > Int(cursor)!)
+        }
+    }
+
+    @Test("a display long-polling while an order is placed receives it before its deadline")
+    func longPoll() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { sharedClient in
+            nonisolated(unsafe) let client = sharedClient
+            let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            let cursor = try #require(try start.json["cursor"]?.stringValue)
+            try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                group.addTask {
+                    try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
+                }
+                // Wait until the display is parked, then place the order.
+                while (environment.stores.orders as? OrderStore)?.waitingDisplays == 0 {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let began = ContinuousClock.now
+                _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
+                let response = try #require(try await group.next())
+                #expect(response.status == .ok)
+                #expect(try tickets(response).count == 2)
+                // Well before the 30 s deadline: the change woke the display.
+                #expect(ContinuousClock.now - began < .seconds(20))
+            }
+        }
+    }
+
+    @Test("a long-poll with no change answers empty at its deadline")
+    func longPollTimeout() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            let cursor = try #require(try start.json["cursor"]?.stringValue)
+            let response = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=1", token: environment.kitchen)
+            #expect(response.status == .ok)
+            #expect(try tickets(response).isEmpty)
+        }
+    }
+
+    @Test("every valid ticket move succeeds and every invalid one is 409 naming the current state")
+    func moves() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            func newTicket() async throws -> String {
+                let order = try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]]), token: environment.kiosk)
+                return try #require(try order.json["tickets", 0, "id"]?.stringValue)
+            }
+            func move(_ id: String, _ status: String) async throws -> TestResponse {
+                try await client.send(.post, "/v1/tickets/\(id)/status", token: environment.kitchen, json: ["status": .string(status)])
+            }
+            let paths: [[String]] = [
+                ["preparing", "ready", "picked_up"],
+                ["preparing", "ready", "preparing", "ready", "picked_up"],
+                ["cancelled"], ["preparing", "cancelled"], ["preparing", "ready", "cancelled"],
+            ]
+            for path in paths {
+                let id = try await newTicket()
+                for status in path {
+                    let response = try await move(id, status)
+                    #expect(response.status == .ok, "\(path) at \(status)")
+                    #expect(try response.json["status"] == .string(status))
+                }
+            }
+            let invalid: [([String], String, String)] = [
+                ([], "ready", "new"), ([], "picked_up", "new"), ([], "new", "new"),
+                (["preparing"], "picked_up", "preparing"), (["preparing"], "new", "preparing"),
+                (["preparing", "ready", "picked_up"], "cancelled", "picked_up"),
+                (["cancelled"], "preparing", "cancelled"),
+            ]
+            for (before, status, current) in invalid {
+                let id = try await newTicket()
+                for step in before { _ = try await move(id, step) }
+                let response = try await move(id, status)
+                #expect(response.status == .conflict, "\(before) → \(status)")
+                #expect(response.errorCode == "invalid_transition")
+                #expect(try response.json["error", "message"]?.stringValue?.contains(current) == true)
+            }
+            let unknown = try await move(try await newTicket(), "eaten")
+            #expect(unknown.status == .unprocessableContent)
+            let missing = try await move("tkt_nope", "ready")
+            #expect(missing.status == .notFound)
+        }
+    }
+
+    @Test("kiosks cannot read the feed or move tickets; kitchens of another café get 403; bad queries 4xx")
+    func access() async throws {
+        let environment = try await TestEnvironment.make()
+        let otherKitchen = try await environment.stores.tokens.createToken(role: .kitchen, cafeID: "othercafe", name: nil).secret
+        try await withRouter(environment) { client in
+            let order = try await client.placeOrder(orderBody(), token: environment.kiosk)
+            let ticket = try #require(try order.json["tickets", 0, "id"]?.stringValue)
+            #expect(try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kiosk).status == .forbidden)
+            #expect(try await client.send(.get, "/v1/cafes/testcafe/tickets", token: otherKitchen).status == .forbidden)
+            let foreign = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: otherKitchen, json: ["status": "preparing"])
+            #expect(foreign.status == .forbidden)
+            let kiosk = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: environment.kiosk, json: ["status": "preparing"])
+            #expect(kiosk.status == .forbidden)
+            let badCursor = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=abc", token: environment.kitchen)
+            #expect(badCursor.status == .badRequest)
+            #expect(badCursor.errorCode == "invalid_cursor")
+            let badWait = try await client.send(.get, "/v1/cafes/testcafe/tickets?wait=31", token: environment.kitchen)
+            #expect(badWait.status == .unprocessableContent)
+            #expect(badWait.errorField == "wait")
+        }
+    }
+
+    @Test("after a restart, orders, tickets and the cursor are still there and new changes come after it")
+    func restart() async throws {
+        let directory = TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try await TestEnvironment.make(dataDirectory: directory)
+        let (orderID, cursor) = try await withRouter(environment) { client in
+            let order = try await client.placeOrder(orderBody(), token: environment.kiosk)
+            let feed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            return (try #require(try order.json["id"]?.stringValue), try #require(try feed.json["cursor"]?.stringValue))
+        }
+        try environment.stores.database.close()
+
+        let reopened = try CanteenStores.open(dataDirectory: directory, clock: environment.clock.closure)
+        let services = reopened.apiServices(clock: environment.clock.closure)
+        let app = Application(router: CanteenRouter.build(services).router)
+        try await app.test(.router) { client in
+            let order = try await client.send(.get, "/v1/orders/\(orderID)", token: environment.kiosk)
+            #expect(order.status == .ok)
+            #expect(try order.json["number"] == 1)
+            let feed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            #expect(try tickets(feed).count == 2)
+            #expect(try feed.json["cursor"] == .string(cursor))
+            let idle = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
+            #expect(try tickets(idle).isEmpty)
+            _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
+            let next = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
+            #expect(try tickets(next).count == 2)
+            #expect(try tickets(next).allSatisfy { ($0["sequence"].flatMap { if case .int(let v) = $0 { v } else { nil } } ?? 0) > Int64(cursor)! })
+            #expect(try tickets(next)[0]["orderNumber"] == 2)
+        }
+    }
+}
