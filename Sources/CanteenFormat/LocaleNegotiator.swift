@@ -100,3 +100,10 @@ public struct LocaleNegotiator: Sendable {
         var defaultLocale: String
     }
 }
+
+extension LocaleNegotiator {
+    /// A negotiator over the languages of a loaded `Locales/` catalog.
+    public init(strings: Strings) {
+        self.init(availableLanguages: strings.languages)
+    }
+}

@@ -28,8 +28,7 @@ public final class PriceFormatter: Sendable {
         let entry = styles.value(for: StyleKey(locale: locale.identifier, currency: currency.code)) {
             CurrencyStyles(currency: currency, locale: locale)
         }
-        let amount = Decimal(minorUnits: money.minorUnits, fractionDigits: currency.minorUnits)
-        return entry.style(for: money.minorUnits).format(amount)
+        return entry.format(minorUnits: money.minorUnits)
     }
 
     /// `minorUnits` of the currency `currencyCode` in `locale`'s conventions; throws
@@ -52,15 +51,18 @@ extension PriceFormatter {
     }
 
     /// The styles of one (locale, currency): CLDR's own, and an exact one where CLDR shows
-    /// fewer fraction digits than ISO 4217 defines.
-    struct CurrencyStyles: Sendable {
+    /// fewer fraction digits than ISO 4217 defines. A class, so a cache hit copies one reference.
+    final class CurrencyStyles: Sendable {
         let standard: Decimal.FormatStyle.Currency
         /// Set only when CLDR hides some of the ISO digits: shows between CLDR's and ISO's.
         let exact: Decimal.FormatStyle.Currency?
         /// Amounts divisible by this many minor units lose nothing in the standard style.
         let hiddenUnit: Int64
+        /// The ISO 4217 minor-unit digits of the currency.
+        let fractionDigits: Int
 
         init(currency: Currency, locale: Locale) {
+            fractionDigits = currency.minorUnits
             let standard = Decimal.FormatStyle.Currency(code: currency.code, locale: locale)
             self.standard = standard
             let shown = CurrencyStyles.displayedFractionDigits(of: standard, atMost: currency.minorUnits)
@@ -75,9 +77,10 @@ extension PriceFormatter {
             }
         }
 
-        func style(for minorUnits: Int64) -> Decimal.FormatStyle.Currency {
-            guard let exact, minorUnits % hiddenUnit != 0 else { return standard }
-            return exact
+        func format(minorUnits: Int64) -> String {
+            let amount = Decimal(minorUnits: minorUnits, fractionDigits: fractionDigits)
+            if let exact, minorUnits % hiddenUnit != 0 { return exact.format(amount) }
+            return standard.format(amount)
         }
 
         /// The fraction digits `style` shows, found by asking it: 10^-d renders as zero once d

@@ -127,6 +127,16 @@ struct PriceFormatterTests {
         #expect(results.allSatisfy { $0 })
     }
 
+    @Test("a formatted money value encodes as amount, currency and formatted (locale ja_JP)")
+    func encoding() throws {
+        let value = formatter.formatted(try money(480, "JPY"), locale: Locale(identifier: "ja_JP"))
+        #expect(value == FormattedMoney(amount: 480, currency: "JPY", formatted: "¥480"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(value), as: UTF8.self)
+        #expect(json == #"{"amount":480,"currency":"JPY","formatted":"¥480"}"#)
+    }
+
     @Test("minor units become Decimal exactly, Int64.min included")
     func exactDecimal() {
         #expect(Decimal(minorUnits: 1_005, fractionDigits: 3).description == "1.005")
