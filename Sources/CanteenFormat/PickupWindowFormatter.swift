@@ -6,8 +6,9 @@ import Foundation
 /// The calendar is Gregorian in the café's zone and the locale is always passed in: neither
 /// `Locale.current` nor `TimeZone.current` is ever read. Instants are converted to wall-clock
 /// time by ICU, so a window across a DST change shows its real local ends (`1:45 – 3:00 AM` on
-/// a spring-forward night is 15 minutes). In the repeated hour of a fall-back night ICU's
-/// interval would collapse (`1:30 – 1:30`) or run backwards (`1:45 – 1:15`); there each end is
+/// a spring-forward night is 15 minutes). A window across a fall-back change is ambiguous as
+/// wall-clock times: ICU's interval would collapse (`1:30 – 1:30`), run backwards
+/// (`1:45 – 1:15`) or look shorter than it is (`1:00 – 1:30` for 90 minutes); there each end is
 /// shown with its zone (`1:30 AM CDT – 1:30 AM CST`).
 public final class PickupWindowFormatter: Sendable {
     /// The process-wide formatter; its cache is shared by every caller.
@@ -31,9 +32,8 @@ public final class PickupWindowFormatter: Sendable {
         let (first, last) = (min(start, end), max(start, end))
         let firstOffset = timeZone.secondsFromGMT(for: first)
         let lastOffset = timeZone.secondsFromGMT(for: last)
-        if firstOffset != lastOffset,
-           last.timeIntervalSince(first) + Double(lastOffset - firstOffset) <= 0, last > first {
-            // Fall-back night: the end's wall clock is not after the start's.
+        if lastOffset < firstOffset {
+            // The clocks went back inside the window: wall-clock times alone would mislead.
             return styles.zonedTime.format(first) + WindowStyles.separator + styles.zonedTime.format(last)
         }
         return styles.interval.format(first..<last)

@@ -77,6 +77,11 @@ struct PickupWindowFormatterTests {
                                    end: try Self.instant("2026-11-01T01:15:00-06:00"),
                                    timeZone: chicago, locale: english)
         #expect(half == "1:45\u{202F}AM CDT\u{2009}\u{2013}\u{2009}1:15\u{202F}AM CST")
+        // 01:00 CDT to 01:30 CST is 90 minutes, not 30.
+        let longer = formatter.label(start: try Self.instant("2026-11-01T01:00:00-05:00"),
+                                     end: try Self.instant("2026-11-01T01:30:00-06:00"),
+                                     timeZone: chicago, locale: english)
+        #expect(longer == "1:00\u{202F}AM CDT\u{2009}\u{2013}\u{2009}1:30\u{202F}AM CST")
     }
 
     @Test("the repeated fall-back hour in Europe/Paris shows each end with its zone (locale fr_FR)")
