@@ -26,7 +26,7 @@ public final class PickupWindowFormatter: Sendable {
     /// The window from `start` to `end` as times of day in `timeZone`, in `locale`'s
     /// conventions. A window given backwards is shown from its earlier end.
     public func label(start: Date, end: Date, timeZone: TimeZone, locale: Locale) -> String {
-        let styles = styles.value(for: StyleKey(locale: locale.identifier, timeZone: timeZone.identifier)) {
+        let entry = styles.value(for: StyleKey(locale: locale.identifier, timeZone: timeZone.identifier)) {
             WindowStyles(timeZone: timeZone, locale: locale)
         }
         let (first, last) = (min(start, end), max(start, end))
@@ -34,9 +34,9 @@ public final class PickupWindowFormatter: Sendable {
         let lastOffset = timeZone.secondsFromGMT(for: last)
         if lastOffset < firstOffset {
             // The clocks went back inside the window: wall-clock times alone would mislead.
-            return styles.zonedTime.format(first) + WindowStyles.separator + styles.zonedTime.format(last)
+            return entry.zonedTime.format(first) + WindowStyles.separator + entry.zonedTime.format(last)
         }
-        return styles.interval.format(first..<last)
+        return entry.interval.format(first..<last)
     }
 
     /// How many (locale, time zone) styles are cached now.
