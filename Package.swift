@@ -96,6 +96,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "format-bench",
+            dependencies: ["CanteenCore", "CanteenFormat"],
+            path: "Benchmarks/FormatBench",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CanteenTestSupport",
             dependencies: [
@@ -114,6 +120,11 @@ let package = Package(
         .testTarget(
             name: "CanteenCoreTests",
             dependencies: ["CanteenCore", "CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CanteenFormatTests",
+            dependencies: ["CanteenCore", "CanteenFormat"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
