@@ -109,6 +109,21 @@ extension AppDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v2: preferences") { db in
+            try db.execute(sql: """
+                CREATE TABLE userPreferences (
+                    userId TEXT PRIMARY KEY NOT NULL,
+                    document TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                CREATE TABLE sitePreferences (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }
