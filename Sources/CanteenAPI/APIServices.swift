@@ -6,13 +6,15 @@ import Foundation
 public struct APIServices: Sendable {
     public var cafes: any CafeRepository
     public var tokens: any TokenRepository
+    public var preferences: any PreferencesRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
-    public init(cafes: any CafeRepository, tokens: any TokenRepository,
+    public init(cafes: any CafeRepository, tokens: any TokenRepository, preferences: any PreferencesRepository,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
+        self.preferences = preferences
         self.clock = clock
     }
 }

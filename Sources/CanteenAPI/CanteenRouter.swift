@@ -12,6 +12,8 @@ public enum CanteenRouter {
         HealthRoutes().register(on: routes)
         CafeRoutes(services: services).register(on: routes)
         MenuRoutes(services: services).register(on: routes)
+        PreferenceRoutes(services: services).register(on: routes)
+        SitePreferenceRoutes(services: services).register(on: routes)
         return routes
     }
 }

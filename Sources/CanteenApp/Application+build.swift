@@ -11,16 +11,18 @@ public struct CanteenStores: Sendable {
     public let database: AppDatabase
     public let cafes: any CafeRepository
     public let tokens: any TokenRepository
+    public let preferences: any PreferencesRepository
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
         return CanteenStores(database: database, cafes: CafeStore(database: database, clock: clock),
-                             tokens: TokenStore(database: database, clock: clock))
+                             tokens: TokenStore(database: database, clock: clock),
+                             preferences: PreferencesStore(database: database, clock: clock))
     }
 
     public func apiServices(clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
-        APIServices(cafes: cafes, tokens: tokens, clock: clock)
+        APIServices(cafes: cafes, tokens: tokens, preferences: preferences, clock: clock)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
