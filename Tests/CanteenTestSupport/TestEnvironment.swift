@@ -13,9 +13,11 @@ public struct TestEnvironment: Sendable {
     public let kitchen: String
     public let boundKiosk: String
 
-    public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false) async throws -> TestEnvironment {
+    /// `dataDirectory` puts the database in a file (a WAL pool, as served) instead of memory.
+    public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false,
+                            dataDirectory: URL? = nil) async throws -> TestEnvironment {
         let clock = TestClock(instant)
-        let stores = try CanteenStores.open(dataDirectory: nil, clock: clock.closure)
+        let stores = try CanteenStores.open(dataDirectory: dataDirectory, clock: clock.closure)
         var documents = [try Fixtures.cafeAndMenu()]
         documents.append(try Fixtures.cafeAndMenu(id: "othercafe", major: 901))
         try await stores.cafes.importCafes(documents)
