@@ -115,6 +115,24 @@ struct PreferenceRulesTests {
         #expect(JSONValue.object(values).encoded().count == 16_000 + 8)
     }
 
+    @Test("an oversized change names its largest value, and removals alone are never refused")
+    func blameAndShrink() throws {
+        let half = String(repeating: "y", count: 40_000)
+        let over = error { _ = try apply(["small": .set(1), "big": .set(.string(half)), "big2": .set(.string(half + "y"))]) }
+        #expect(over?.code == "preference_too_large")
+        #expect(over?.field == "big2")
+        let crowded = Dictionary(uniqueKeysWithValues: (0..<300).map { ("k\($0)", JSONValue.int(1)) })
+        #expect(try apply(["k0": .remove], to: crowded).count == 299)
+    }
+
+    @Test("a huge key is named in the error cut to 256 characters")
+    func hugeKeyNotEchoed() {
+        let huge = String(repeating: "k", count: 100_000)
+        let error = error { _ = try apply([huge: .set(1)]) }
+        #expect(error?.code == "preference_key_too_long")
+        #expect(error?.field == String(repeating: "k", count: 256) + "…")
+    }
+
     @Test("a whole document is validated as a set of changes")
     func wholeDocument() throws {
         #expect(try PreferenceDocument.validated(["locale": "en-GB", "x": [1]], cafeExists: { _ in false }) == ["locale": "en-GB", "x": [1]])

@@ -46,7 +46,8 @@ struct PreferenceRoutes {
         let changes = object.mapValues { $0 == .null ? PreferenceChange.remove : .set($0) }
         let document = try await services.preferences.update(userID: userID, changes: changes,
                                                              condition: Self.condition(request))
-        let merged = try await services.preferences.merged(userID: userID)
+        // The document just written, so the values match the ETag even if another write follows.
+        let merged = PreferenceSearchList(user: document, site: try await services.preferences.siteDefaults()).merged
         return try JSONResponse.make(MergedPreferencesDTO(merged), headers: Self.etag(document.version))
     }
 

@@ -45,7 +45,10 @@ extension PreferenceDocument {
                 break
             }
         }
-        try PreferenceLimits.check(values, blame: added + replaced)
+        // Removals alone never push a document over a limit, nor keep one from shrinking.
+        if !(added + replaced).isEmpty {
+            try PreferenceLimits.check(values, blame: added + replaced)
+        }
         return values
     }
 

@@ -20,7 +20,7 @@ public enum PreferenceKey {
         if key.count > maxLength {
             throw CanteenError(.invalid, code: "preference_key_too_long",
                                message: "a preference key has at most \(maxLength) characters; this one has \(key.count)",
-                               field: key, parameters: ["limit": "\(maxLength)"])
+                               field: shown(key), parameters: ["limit": "\(maxLength)"])
         }
     }
 
@@ -57,6 +57,11 @@ public enum PreferenceKey {
     public static func notFound(_ key: String) -> CanteenError {
         CanteenError(.notFound, code: "preference_not_found", message: "no preference '\(key)'", field: key,
                      parameters: ["key": key])
+    }
+
+    /// The key as an error names it: cut after 256 characters, so a huge key is not echoed whole.
+    static func shown(_ key: String) -> String {
+        key.count > 2 * maxLength ? String(key.prefix(2 * maxLength)) + "…" : key
     }
 
     private static func invalid(_ key: String, _ message: String, parameters: [String: String] = [:]) -> CanteenError {
