@@ -7,14 +7,16 @@ public struct APIServices: Sendable {
     public var cafes: any CafeRepository
     public var tokens: any TokenRepository
     public var orders: any OrderRepository
+    public var preferences: any PreferencesRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
-                clock: @escaping @Sendable () -> Date = Date.init) {
+                preferences: any PreferencesRepository, clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
+        self.preferences = preferences
         self.clock = clock
     }
 }

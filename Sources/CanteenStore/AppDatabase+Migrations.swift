@@ -186,6 +186,22 @@ extension AppDatabase {
                 CREATE INDEX idempotencyKey_on_createdAt ON idempotencyKey(createdAt);
                 """)
         }
+
+        migrator.registerMigration("v3: preferences") { db in
+            try db.execute(sql: """
+                CREATE TABLE userPreferences (
+                    userId TEXT PRIMARY KEY NOT NULL,
+                    document TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                CREATE TABLE sitePreferences (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,71 @@
+/// Preference keys: the shape every key must have, and the keys Canteen itself understands
+/// (their values are validated; every other key belongs to the apps and is stored as given).
+public enum PreferenceKey {
+    /// `"nearest"` or the id of an existing café.
+    public static let defaultLocation = "defaultLocation"
+    /// A BCP 47 language tag such as `en-US` or `zh-Hans`.
+    public static let locale = "locale"
+
+    /// The longest key, in characters.
+    public static let maxLength = 128
+
+    // MARK: - Keys
+
+    /// Throws `invalid_preference_key` for an empty key and `preference_key_too_long` above 128 characters.
+    public static func validate(_ key: String) throws(CanteenError) {
+        if key.isEmpty {
+            throw CanteenError(.invalid, code: "invalid_preference_key", message: "a preference key must not be empty",
+                               field: key)
+        }
+        if key.count > maxLength {
+            throw CanteenError(.invalid, code: "preference_key_too_long",
+                               message: "a preference key has at most \(maxLength) characters; this one has \(key.count)",
+                               field: shown(key), parameters: ["limit": "\(maxLength)"])
+        }
+    }
+
+    // MARK: - Values
+
+    /// Checks a value about to be stored under `key`: null is refused (remove the key instead),
+    /// known keys must hold what they mean. `cafeExists` answers whether a café id is known.
+    /// Throws `invalid_preference` naming the key.
+    public static func validate(_ value: JSONValue, for key: String,
+                                cafeExists: (String) throws -> Bool) throws {
+        try validate(key)
+        if value == .null {
+            throw invalid(key, "null is not a preference value; remove the key instead")
+        }
+        switch key {
+        case defaultLocation:
+            guard let location = DefaultLocation(value) else {
+                throw invalid(key, "expected \"nearest\" or a café id, found \(value.typeName)")
+            }
+            if case .cafe(let id) = location, try !cafeExists(id) {
+                throw invalid(key, "there is no café with id '\(id)'", parameters: ["cafe": id])
+            }
+        case locale:
+            guard let tag = value.stringValue, LanguageTag.isWellFormed(tag) else {
+                let found = value.stringValue.map { "'\($0)'" } ?? value.typeName
+                throw invalid(key, "expected a BCP 47 language tag such as \"en-US\" or \"zh-Hans\", found \(found)")
+            }
+        default:
+            break
+        }
+    }
+
+    /// 404 `preference_not_found` naming the key.
+    public static func notFound(_ key: String) -> CanteenError {
+        CanteenError(.notFound, code: "preference_not_found", message: "no preference '\(key)'", field: key,
+                     parameters: ["key": key])
+    }
+
+    /// The key as an error names it: cut after 256 characters, so a huge key is not echoed whole.
+    static func shown(_ key: String) -> String {
+        key.count > 2 * maxLength ? String(key.prefix(2 * maxLength)) + "…" : key
+    }
+
+    private static func invalid(_ key: String, _ message: String, parameters: [String: String] = [:]) -> CanteenError {
+        CanteenError(.invalid, code: "invalid_preference", message: message, field: key,
+                     parameters: parameters)
+    }
+}
