@@ -91,9 +91,18 @@ let package = Package(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
+                "Beacons",
                 "BlueZScanner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "beacon-bench",
+            dependencies: ["Beacons"],
+            path: "Benchmarks/BeaconBench",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -130,6 +139,20 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BeaconsTests",
+            dependencies: ["Beacons"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BlueZScannerTests",
+            dependencies: [
+                "Beacons", "BlueZScanner",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]
