@@ -15,7 +15,10 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 capture="$work/bench.btsnoop"
 
-swift build -c release --product beacon-bench >/dev/null
+if ! swift build -c release --product beacon-bench >"$work/build.log" 2>&1; then
+    cat "$work/build.log" >&2
+    exit 1
+fi
 swift_output="$(.build/release/beacon-bench --reports "$reports" --write "$capture")"
 echo "$swift_output"
 swift_rate="$(echo "$swift_output" | sed -n 's/^beacon-bench: median \([0-9]*\) reports.*/\1/p')"
@@ -56,7 +59,7 @@ print(f"{len(events) / elapsed:.0f}")
 print(f"beacontools: {len(events)} reports ({found} iBeacons) in {elapsed:.2f} s cpu", file=sys.stderr)
 PY
 )"
-echo "beacontools $(python3 -c 'print("2.1.0")'): ${python_rate} reports/s (parse only)"
+echo "beacontools 2.1.0: ${python_rate} reports/s (address, RSSI, parse_packet; no ranging)"
 if [ -n "$swift_rate" ] && [ -n "$python_rate" ]; then
     python3 -c "print(f'ratio: Canteen is {int(\"$swift_rate\") / float(\"$python_rate\"):.0f}x beacontools ({int(\"$swift_rate\"):,} vs {float(\"$python_rate\"):,.0f} reports/s)')"
 fi
