@@ -106,6 +106,12 @@ let package = Package(
             path: "Benchmarks/BeaconBench",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "beacons-fuzz",
+            dependencies: ["Beacons"],
+            path: "Benchmarks/BeaconsFuzz",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CanteenTestSupport",
             dependencies: [
