@@ -82,10 +82,7 @@ enum BeaconsConsole {
 
     /// One sighting as a JSON line with the documented key order.
     static func jsonLine(_ sighting: IBeaconSighting) -> String {
-        let rssi = sighting.rssi.map { String($0) } ?? "null"
-        return "{\"time\": \"\(RFC3339.string(sighting.time))\", \"address\": \"\(sighting.address)\", "
-            + "\"uuid\": \"\(sighting.identity.uuid.uuidString)\", \"major\": \(sighting.identity.major), "
-            + "\"minor\": \(sighting.identity.minor), \"txPower\": \(sighting.txPower), \"rssi\": \(rssi)}"
+        sighting.jsonLine
     }
 
     /// One sighting as a table row.

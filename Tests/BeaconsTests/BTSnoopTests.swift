@@ -75,3 +75,39 @@ struct BTSnoopTests {
         #expect(throws: BTSnoopError.self) { try BTSnoopReader(bytes: wrongDatalink) }
     }
 }
+
+@Suite("sightings as JSON lines and monitor captures")
+struct SightingOutputTests {
+    @Test("a sighting prints as one JSON line with upper-case UUID and a null RSSI when not available")
+    func jsonLine() {
+        var sighting = IBeaconSighting(time: Date(timeIntervalSince1970: 1_790_000_000.000042), address: Fixtures.address,
+                                       identity: Fixtures.identity, txPower: -59, rssi: -61)
+        #expect(sighting.jsonLine == #"{"time": "2026-09-21T14:13:20.000042Z", "address": "AA:BB:CC:DD:EE:FF", "#
+            + #""uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 258, "minor": 772, "txPower": -59, "rssi": -61}"#)
+        sighting.rssi = nil
+        #expect(sighting.jsonLine.hasSuffix(#""rssi": null}"#))
+    }
+
+    @Test("monitor records that are not HCI packets (new index, notes) are skipped")
+    func monitorNonPackets() throws {
+        var bytes = BTSnoopWriter.header(datalink: .linuxMonitor)
+        func record(opcode: UInt32, payload: [UInt8]) {
+            bytes.appendBigEndian(UInt32(payload.count))
+            bytes.appendBigEndian(UInt32(payload.count))
+            bytes.appendBigEndian(opcode)
+            bytes.appendBigEndian(UInt32(0))
+            bytes += [0, 0xDC, 0xDD, 0xB3, 0x0F, 0x2F, 0x80, 0x00]
+            bytes += payload
+        }
+        record(opcode: 0, payload: [0x00, 0x01] + Fixtures.address.littleEndianBytes + Array("hci0\0\0\0\0".utf8))
+        record(opcode: 12, payload: Array("Bluetooth subsystem version 2.22\0".utf8))
+        record(opcode: 3, payload: BTSnoopTests.event)
+        let reader = try BTSnoopReader(bytes: bytes)
+        let (packets, summary) = reader.packets()
+        #expect(summary.recordCount == 3)
+        #expect(packets.map(\.type) == [nil, nil, .event])
+        let sightings = reader.sightings().sightings
+        #expect(sightings.count == 1)
+        #expect(sightings.first?.time == Date(timeIntervalSince1970: 0))
+    }
+}
