@@ -13,13 +13,18 @@ public enum BlueZDevice {
         if deviceID < 0 {
             let error = cbluez_errno()
             if error == EAFNOSUPPORT || error == EPROTONOSUPPORT { throw .bluetoothUnavailable(errno: error) }
+            // hci_get_route only finds adapters that are up: say so when hci0 exists but is down.
+            if name == nil, cbluez_device_is_up(0) == 0 { throw .adapterDown("hci0") }
             throw .noAdapter(name, errno: error)
         }
         let label = name ?? "hci\(deviceID)"
         switch cbluez_device_is_up(deviceID) {
         case 0: throw .adapterDown(label)
         case 1: break
-        default: throw .noAdapter(label, errno: cbluez_errno())
+        default:
+            let error = cbluez_errno()
+            if error == EAFNOSUPPORT || error == EPROTONOSUPPORT { throw .bluetoothUnavailable(errno: error) }
+            throw .noAdapter(name, errno: error)
         }
         let fileDescriptor = cbluez_open_device(deviceID)
         if fileDescriptor < 0 {

@@ -82,8 +82,9 @@ public final class FileDescriptorHCITransport: HCITransport, @unchecked Sendable
         guard !isClosed else { throw .transportClosed }
         var offset = 0
         while offset < packet.count {
-            let written = packet.withUnsafeBytes { raw in
-                write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
+            let written = packet.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fileDescriptor, base + offset, raw.count - offset)
             }
             if written < 0 {
                 if errno == EINTR { continue }

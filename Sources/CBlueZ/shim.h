@@ -12,9 +12,19 @@
 /* Thin wrappers over libbluetooth for BlueZScanner: macros and out-parameters made Swift-friendly.
  * Every function returns -1 and leaves errno set on failure. */
 
-/* The device id of "hciN", or of the first available adapter when name is NULL. */
+/* The device id of "hciN" (up or down), of another name or address (up adapters only), or of the
+ * first adapter that is up when name is NULL. */
 static inline int cbluez_device_id(const char *name) {
-    return name ? hci_devid(name) : hci_get_route(NULL);
+    if (name == NULL) return hci_get_route(NULL);
+    if (strncmp(name, "hci", 3) == 0 && name[3] >= '0' && name[3] <= '9') {
+        int id = 0;
+        for (const char *p = name + 3; *p; p++) {
+            if (*p < '0' || *p > '9' || id > 10000) { errno = ENODEV; return -1; }
+            id = id * 10 + (*p - '0');
+        }
+        return id;
+    }
+    return hci_devid(name);
 }
 
 /* 1 when the adapter is up, 0 when down, -1 on error. */
