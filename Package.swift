@@ -151,6 +151,7 @@ let package = Package(
         .testTarget(
             name: "BeaconsTests",
             dependencies: ["Beacons"],
+            resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
