@@ -91,8 +91,12 @@ let package = Package(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
+                "Beacons",
                 "BlueZScanner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -100,6 +104,18 @@ let package = Package(
             name: "format-bench",
             dependencies: ["CanteenCore", "CanteenFormat"],
             path: "Benchmarks/FormatBench",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "beacon-bench",
+            dependencies: ["Beacons"],
+            path: "Benchmarks/BeaconBench",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "beacons-fuzz",
+            dependencies: ["Beacons"],
+            path: "Benchmarks/BeaconsFuzz",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -143,6 +159,21 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BeaconsTests",
+            dependencies: ["Beacons"],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BlueZScannerTests",
+            dependencies: [
+                "Beacons", "BlueZScanner",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

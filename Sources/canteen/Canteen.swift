@@ -6,7 +6,8 @@ struct Canteen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "canteen",
         abstract: "Canteen: the beacon-aware cafeteria ordering backend.",
-        subcommands: [ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self])
+        subcommands: [ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self,
+                      BeaconsCommand.self])
 }
 
 /// `--data-dir`, shared by every command that opens the database.

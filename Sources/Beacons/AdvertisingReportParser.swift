@@ -1,0 +1,86 @@
+// MARK: - AdvertisingReportParser
+
+/// Walks the reports of LE Advertising Report (0x02) and LE Extended Advertising Report (0x0D)
+/// events without copying: several reports per event, laid out one after another.
+public enum AdvertisingReportParser {
+    public static let legacySubevent: UInt8 = 0x02
+    public static let extendedSubevent: UInt8 = 0x0D
+
+    /// What the parser made of one event.
+    public struct Summary: Hashable, Sendable {
+        /// Whether the event was an advertising report event at all.
+        public var isAdvertisingReport = false
+        /// Reports handed to the callback.
+        public var reportCount = 0
+        /// Reports skipped because their AD structures ran past their data.
+        public var malformedCount = 0
+        /// Whether the event ended before the announced reports did (the rest is dropped).
+        public var truncated = false
+
+        public init() {}
+    }
+
+    /// Calls `body` for every well-formed report of an HCI event (code, length, parameters; no H4
+    /// byte). Events of other kinds are ignored. Never reads outside `event`.
+    @discardableResult
+    public static func forEachReport(
+        inEvent event: UnsafeRawBufferPointer, _ body: (AdvertisingReportView) throws -> Void
+    ) rethrows -> Summary {
+        var summary = Summary()
+        guard event.count >= 4, event[0] == HCIEvent.leMetaCode else { return summary }
+        let declaredEnd = 2 + Int(event[1])
+        if declaredEnd > event.count { summary.truncated = true }
+        let end = min(declaredEnd, event.count)
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: event[0..<end]), offset: 2)
+        guard let subevent = reader.u8(), let count = reader.u8() else { return summary }
+        switch subevent {
+        case legacySubevent:
+            summary.isAdvertisingReport = true
+            for _ in 0..<count {
+                guard let eventType = reader.u8(), let addressType = reader.u8(),
+                      let address = reader.address(), let length = reader.u8(),
+                      let data = reader.take(Int(length)), let rssi = reader.i8()
+                else {
+                    summary.truncated = true
+                    break
+                }
+                guard AdvertisingData.isWellFormed(data) else {
+                    summary.malformedCount += 1
+                    continue
+                }
+                summary.reportCount += 1
+                try body(AdvertisingReportView(
+                    format: .legacy, eventType: UInt16(eventType), addressType: addressType,
+                    address: address, rssi: rssi == 127 ? nil : rssi, txPower: nil,
+                    dataStatus: .complete, data: data))
+            }
+        case extendedSubevent:
+            summary.isAdvertisingReport = true
+            for _ in 0..<count {
+                guard let eventType = reader.u16LE(), let addressType = reader.u8(),
+                      let address = reader.address(),
+                      reader.skip(3),  // primary PHY, secondary PHY, SID
+                      let txPower = reader.i8(), let rssi = reader.i8(),
+                      reader.skip(2 + 1 + 6),  // periodic interval, direct address type and address
+                      let length = reader.u8(), let data = reader.take(Int(length))
+                else {
+                    summary.truncated = true
+                    break
+                }
+                guard AdvertisingData.isWellFormed(data) else {
+                    summary.malformedCount += 1
+                    continue
+                }
+                summary.reportCount += 1
+                let status = AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3)) ?? .reserved
+                try body(AdvertisingReportView(
+                    format: .extended, eventType: eventType, addressType: addressType,
+                    address: address, rssi: rssi == 127 ? nil : rssi,
+                    txPower: txPower == 127 ? nil : txPower, dataStatus: status, data: data))
+            }
+        default:
+            break
+        }
+        return summary
+    }
+}

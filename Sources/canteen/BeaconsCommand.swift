@@ -1,0 +1,117 @@
+import ArgumentParser
+import Beacons
+import BlueZScanner
+import Foundation
+
+// MARK: - BeaconsCommand
+
+/// `canteen beacons …`: iBeacon captures, the live BlueZ scanner, ranging and calibration.
+struct BeaconsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beacons",
+        abstract: "Read iBeacon captures, scan with a BlueZ adapter, range and calibrate beacons.",
+        subcommands: [Replay.self, Scan.self, Range.self, Calibrate.self, Simulate.self])
+}
+
+// MARK: - Shared input and output
+
+/// Output formats of the beacon commands.
+enum BeaconsOutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case jsonl
+    case table
+}
+
+/// A registry given with `--beacons FILE`.
+struct RegistryOption: ParsableArguments {
+    @Option(name: .customLong("beacons"),
+            help: "JSON list of registered beacons: [{uuid, major, minor, cafeId, label, measuredPower}].")
+    var path: String?
+
+    func load() throws -> BeaconRegistry {
+        guard let path else { return BeaconRegistry() }
+        do {
+            return try BeaconRegistry(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw BeaconsCommandFailure("cannot read the beacon registry \(path): \(error)")
+        }
+    }
+}
+
+/// A failure the command reports on stderr before exiting with status 1.
+struct BeaconsCommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+enum BeaconsConsole {
+    /// Prints to stderr.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    /// Runs a command body; failures go to stderr with exit status 1.
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as BeaconsCommandFailure {
+            warn("error: \(error.description)")
+            throw ExitCode.failure
+        } catch let error as ScannerError {
+            warn("error: \(error.message) [\(error.code)]")
+            throw ExitCode.failure
+        } catch let error as BTSnoopError {
+            warn("error: \(error.message) [\(error.code)]")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Reads a capture, turning every failure into a message.
+    static func readCapture(_ path: String) throws -> BTSnoopReader {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw BeaconsCommandFailure("cannot read \(path): \(error.localizedDescription)")
+        }
+        do {
+            return try BTSnoopReader(bytes: Array(data))
+        } catch {
+            throw BeaconsCommandFailure("\(path): \(error.message)")
+        }
+    }
+
+    /// One sighting as a JSON line with the documented key order.
+    static func jsonLine(_ sighting: IBeaconSighting) -> String {
+        sighting.jsonLine
+    }
+
+    /// One sighting as a table row.
+    static func tableRow(_ sighting: IBeaconSighting) -> String {
+        let rssi = sighting.rssi.map { String($0) } ?? "n/a"
+        return pad(RFC3339.string(sighting.time), 29) + pad(sighting.address.description, 19)
+            + pad(sighting.identity.description, 48) + pad(String(sighting.txPower), 5) + rssi
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+// MARK: - BufferedOutput
+
+/// Collects lines and writes them to stdout in large chunks.
+struct BufferedOutput {
+    private var buffer = ""
+
+    mutating func line(_ text: String) {
+        buffer += text
+        buffer += "\n"
+        if buffer.utf8.count > 64 * 1024 { flush() }
+    }
+
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(buffer.utf8))
+        buffer = ""
+    }
+}
