@@ -125,6 +125,7 @@ let package = Package(
                 "CanteenStore",
                 "CanteenApp",
                 "CanteenAPI",
+                "CanteenFormat",
                 "Beacons",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -6,7 +6,7 @@ public enum CanteenRouter {
     /// The router and the table of what it serves.
     public static func build(_ services: APIServices) -> RouteTable {
         let router = Router(context: CanteenRequestContext.self)
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(presenter: services.presenter))
         router.add(middleware: AuthenticationMiddleware(tokens: services.tokens))
         let routes = RouteTable(router: router)
         HealthRoutes().register(on: routes)

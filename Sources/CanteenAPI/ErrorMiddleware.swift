@@ -10,6 +10,8 @@ import NIOCore
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
+    let presenter: Presenter
+
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -19,7 +21,10 @@ struct ErrorMiddleware: RouterMiddleware {
             if canteenError.kind == .internal {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             }
-            return ErrorResponse.response(for: canteenError)
+            let presentation = presenter.presentation(for: request, cafe: nil)
+            var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError))
+            response.headers[.contentLanguage] = presentation.contentLanguage
+            return response
         }
     }
 

@@ -9,10 +9,14 @@ public struct AppConfiguration: Sendable {
     public var dataDirectory: URL?
     /// Café files imported when the database has no café yet; nil imports nothing.
     public var menusDirectory: URL?
+    /// The UI strings, one file per language.
+    public var localesDirectory: URL
     public var logLevel: Logger.Level
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
-                menusDirectory: URL? = URL(fileURLWithPath: "Menus"), logLevel: Logger.Level = .info) {
+                menusDirectory: URL? = URL(fileURLWithPath: "Menus"),
+                localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info) {
+        self.localesDirectory = localesDirectory
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -1,5 +1,6 @@
 import CanteenAPI
 import CanteenCore
+import CanteenFormat
 import CanteenStore
 import Foundation
 import Hummingbird
@@ -23,8 +24,9 @@ public struct CanteenStores: Sendable {
                              preferences: PreferencesStore(database: database, clock: clock))
     }
 
-    public func apiServices(clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
-        APIServices(cafes: cafes, tokens: tokens, orders: orders, preferences: preferences, clock: clock)
+    public func apiServices(strings: Strings, clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
+        APIServices(cafes: cafes, tokens: tokens, orders: orders, preferences: preferences,
+                    presenter: Presenter(strings: strings), clock: clock)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -48,7 +50,8 @@ public func buildApplication(_ configuration: AppConfiguration,
         let imported = try await stores.importSampleCafesIfEmpty(from: menus)
         if imported > 0 { logger.info("imported \(imported) cafés from \(menus.relativePath)") }
     }
-    let routes = CanteenRouter.build(stores.apiServices(clock: clock))
+    let strings = try Strings(directory: configuration.localesDirectory)
+    let routes = CanteenRouter.build(stores.apiServices(strings: strings, clock: clock))
     let serverLogger = logger
     var app = Application(
         router: routes.router,

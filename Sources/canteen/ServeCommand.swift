@@ -13,12 +13,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
+    @Option(help: "UI strings, one JSON file per language.") var locales = "Locales"
     @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "info"
 
     func run() async throws {
         let configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
-            menusDirectory: URL(fileURLWithPath: menus), logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+            menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
+            logLevel: Logger.Level(rawValue: logLevel) ?? .info)
         let app = try await buildApplication(configuration)
         print("""
             Canteen: database in \(data.dataDirectory)/canteen.sqlite

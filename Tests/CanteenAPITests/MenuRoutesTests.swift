@@ -26,7 +26,7 @@ struct MenuRoutesTests {
             #expect(response.status == .ok)
             let menu = try response.json
             #expect(menu["categories", 0, "id"] == "coffee")
-            #expect(item(menu, "latte")?["price"] == ["amount": 450, "currency": "USD"])
+            #expect(item(menu, "latte")?["price"] == ["amount": 450, "currency": "USD", "formatted": "$4.50"])
             #expect(item(menu, "latte")?["modifierGroups", 0, "options", 1, "priceDelta", "amount"] == 60)
             #expect(item(menu, "burrito")?["available"] == true)
             #expect(response.headers[.eTag] != nil)

@@ -41,7 +41,7 @@ struct OrderRoutesTests {
             #expect(response.status == .created)
             let order = try response.json
             // (450 + 60 + 75) × 2 + 750 = 1920; tax 10.25 % = 196.8 → 197
-            #expect(order["subtotal"] == ["amount": 1920, "currency": "USD"])
+            #expect(order["subtotal"] == ["amount": 1920, "currency": "USD", "formatted": "$19.20"])
             #expect(order["tax", "amount"] == 197)
             #expect(order["total", "amount"] == 2117)
             #expect(order["lines", 0, "unitPrice", "amount"] == 585)

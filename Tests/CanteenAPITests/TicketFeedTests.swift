@@ -183,7 +183,7 @@ struct TicketFeedTests {
         try environment.stores.database.close()
 
         let reopened = try CanteenStores.open(dataDirectory: directory, clock: environment.clock.closure)
-        let services = reopened.apiServices(clock: environment.clock.closure)
+        let services = reopened.apiServices(strings: TestEnvironment.strings, clock: environment.clock.closure)
         let app = Application(router: CanteenRouter.build(services).router)
         try await app.test(.router) { client in
             let order = try await client.send(.get, "/v1/orders/\(orderID)", token: environment.kiosk)

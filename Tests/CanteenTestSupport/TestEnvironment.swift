@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenApp
 import CanteenCore
+import CanteenFormat
 import Foundation
 import GRDB
 import CanteenStore
@@ -34,7 +35,16 @@ public struct TestEnvironment: Sendable {
             boundKiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: "testcafe", name: "bound").secret)
     }
 
-    public var services: APIServices { stores.apiServices(clock: clock.closure) }
+    public var services: APIServices { stores.apiServices(strings: Self.strings, clock: clock.closure) }
+
+    /// The repository's `Locales/`, loaded once.
+    public static let strings: Strings = {
+        do {
+            return try Strings(directory: Fixtures.repositoryRoot.appendingPathComponent("Locales"))
+        } catch {
+            fatalError("Locales/ cannot be read: \(error)")
+        }
+    }()
 
     /// How many rows a table holds.
     public func rowCount(_ table: String) async throws -> Int {

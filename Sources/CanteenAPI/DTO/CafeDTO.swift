@@ -11,7 +11,7 @@ struct CafeDTO: Encodable {
 
     init(_ versioned: VersionedCafe, presentation: Presentation, now: Date) {
         cafe = versioned.cafe
-        name = presentation.forCafe(versioned.cafe).text(versioned.cafe.names)
+        name = presentation.text(versioned.cafe.names)
         menuVersion = versioned.menuVersion
         openNow = versioned.cafe.isOpen(at: now)
     }

@@ -19,6 +19,7 @@ struct MenuDTO: Encodable {
         let dayParts: [String]
         let available: Bool
         let unavailableReason: String?
+        let unavailableLabel: String?
         let soldOutUntil: Date?
         let modifierGroups: [Group]
     }
@@ -54,7 +55,6 @@ struct MenuDTO: Encodable {
     let unavailableItemIDs: [String]
 
     init(_ stored: CafeMenu, presentation: Presentation, now: Date) {
-        let presentation = presentation.forCafe(stored.cafe)
         let cafe = stored.cafe
         cafeId = cafe.id
         version = stored.version
@@ -76,6 +76,7 @@ struct MenuDTO: Encodable {
                     price: presentation.money(item.price, cafe.currency),
                     station: item.station, allergens: item.allergens, dayParts: item.dayParts,
                     available: reason == nil, unavailableReason: reason?.rawValue,
+                    unavailableLabel: reason.map { presentation.label($0 == .soldOut ? "label.sold_out" : "label.unavailable") },
                     soldOutUntil: reason == .soldOut ? soldOut?.until : nil,
                     modifierGroups: item.modifierGroups.map { group in
                         Group(id: group.id, name: presentation.text(group.names), min: group.min, max: group.max,
@@ -93,10 +94,10 @@ struct MenuDTO: Encodable {
 
     /// A strong validator: the version, the text language and what is unavailable right now
     /// (a day part starting or a sold-out mark expiring changes the body without a new version).
-    func etag(language: String) -> String {
+    func etag(variant: String) -> String {
         var hasher = FNV1a()
         for id in unavailableItemIDs { hasher.add(id); hasher.add("\u{0}") }
-        return "\"\(cafeId)-v\(version)-\(language)-\(String(hasher.value, radix: 16))\""
+        return "\"\(cafeId)-v\(version)-\(variant)-\(String(hasher.value, radix: 16))\""
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 struct PickupWindowDTO: Encodable {
     let start: String
     let end: String
-    let label: String?
+    let label: String
 
     init(_ window: PickupWindow, cafe: Cafe, presentation: Presentation) {
         let zone = cafe.timeZoneValue
@@ -45,7 +45,7 @@ struct OrderDTO: Encodable {
     let cafeId: String
     let number: Int
     let status: String
-    let statusLabel: String?
+    let statusLabel: String
     let customer: Customer
     let lines: [Line]
     let subtotal: MoneyDTO
@@ -56,14 +56,13 @@ struct OrderDTO: Encodable {
     let tickets: [TicketRef]
     let createdAt: Date
 
-    init(_ order: Order, cafe: Cafe, presentation base: Presentation) {
-        let presentation = base.forCafe(cafe)
+    init(_ order: Order, cafe: Cafe, presentation: Presentation) {
         let currency = order.total.currency.code
         id = order.id
         cafeId = order.cafeID
         number = order.number
         status = order.status.rawValue
-        statusLabel = presentation.label("order.status.\(order.status.rawValue)")
+        statusLabel = presentation.label("state.\(order.status.rawValue)")
         customer = order.customer
         lines = order.lines.map { line in
             Line(itemId: line.itemID, name: presentation.text(line.names), station: line.station,
@@ -101,6 +100,7 @@ struct TicketDTO: Encodable {
     let cafeId: String
     let station: String
     let status: String
+    let statusLabel: String
     let customerName: String
     let pickup: PickupWindowDTO
     let lines: [Line]
@@ -108,14 +108,14 @@ struct TicketDTO: Encodable {
     let createdAt: Date
     let updatedAt: Date
 
-    init(_ view: TicketView, cafe: Cafe, presentation base: Presentation) {
-        let presentation = base.forCafe(cafe)
+    init(_ view: TicketView, cafe: Cafe, presentation: Presentation) {
         id = view.ticket.id
         orderId = view.ticket.orderID
         orderNumber = view.orderNumber
         cafeId = view.ticket.cafeID
         station = view.ticket.station
         status = view.ticket.status.rawValue
+        statusLabel = presentation.label("state.\(view.ticket.status.rawValue)")
         customerName = view.customer.name
         pickup = PickupWindowDTO(view.pickup, cafe: cafe, presentation: presentation)
         lines = view.lines.map { line in
@@ -139,7 +139,7 @@ struct PickupWindowsDTO: Encodable {
     struct Window: Encodable {
         let start: String
         let end: String
-        let label: String?
+        let label: String
         let capacity: Int
         let remaining: Int
     }

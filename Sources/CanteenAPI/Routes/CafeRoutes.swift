@@ -6,25 +6,31 @@ struct CafeRoutes {
     let services: APIServices
 
     func register(on routes: RouteTable) {
-        routes.on(.get, "/v1/cafes") { _, context in try await list(context) }
-        routes.on(.get, "/v1/cafes/:cafeId") { _, context in try await read(context) }
+        routes.on(.get, "/v1/cafes") { request, context in try await list(request, context) }
+        routes.on(.get, "/v1/cafes/:cafeId") { request, context in try await read(request, context) }
         routes.on(.put, "/v1/cafes/:cafeId") { request, context in try await save(request, context) }
     }
 
     /// Every café the token serves (a bound token sees its own café only).
-    func list(_ context: CanteenRequestContext) async throws -> Response {
+    func list(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let token = try context.requireToken()
-        let presentation = Presentation(languages: [])
         let now = services.clock()
         let cafes = try await services.cafes.cafes().filter { token.serves(cafeID: $0.cafe.id) }
-        return try JSONResponse.make(CafeListDTO(cafes: cafes.map { CafeDTO($0, presentation: presentation, now: now) }))
+        let neutral = services.presenter.presentation(for: request, cafe: nil)
+        return try JSONResponse.make(
+            CafeListDTO(cafes: cafes.map {
+                CafeDTO($0, presentation: services.presenter.presentation(for: request, cafe: $0.cafe), now: now)
+            }),
+            headers: neutral.headers)
     }
 
-    func read(_ context: CanteenRequestContext) async throws -> Response {
+    func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.requireAccess(to: cafeID)
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
-        return try JSONResponse.make(CafeDTO(cafe, presentation: Presentation(languages: []), now: services.clock()))
+        let presentation = services.presenter.presentation(for: request, cafe: cafe.cafe)
+        return try JSONResponse.make(CafeDTO(cafe, presentation: presentation, now: services.clock()),
+                                     headers: presentation.headers)
     }
 
     /// Creates (201) or replaces (200) a café's configuration; its menu is kept.
@@ -45,7 +51,8 @@ struct CafeRoutes {
         let cafe = try CafeDocument.parseCafe(body, id: cafeID)
         let existed = try await services.cafes.cafe(id: cafeID) != nil
         let saved = try await services.cafes.saveCafe(cafe)
-        return try JSONResponse.make(CafeDTO(saved, presentation: Presentation(languages: []), now: services.clock()),
-                                     status: existed ? .ok : .created)
+        let presentation = services.presenter.presentation(for: request, cafe: saved.cafe)
+        return try JSONResponse.make(CafeDTO(saved, presentation: presentation, now: services.clock()),
+                                     status: existed ? .ok : .created, headers: presentation.headers)
     }
 }

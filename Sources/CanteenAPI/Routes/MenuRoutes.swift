@@ -29,7 +29,7 @@ struct MenuRoutes {
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
         let menu = try CafeDocument.parseMenu(body, cafe: cafe.cafe)
         _ = try await services.cafes.replaceMenu(cafeID: cafeID, with: menu)
-        return try respond(with: try await loadMenu(cafeID), request: nil)
+        return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
     /// `{"soldOut": true, "soldOutUntil": RFC 3339}` and/or `{"price": minor units}`.
@@ -42,7 +42,7 @@ struct MenuRoutes {
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
         let changes = try Self.readItemChanges(body, currency: cafe.cafe.currencyValue, now: services.clock())
         _ = try await services.cafes.updateItem(cafeID: cafeID, itemID: itemID, changes: changes)
-        return try respond(with: try await loadMenu(cafeID), request: nil)
+        return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
     static func readItemChanges(_ body: JSONValue, currency: Currency, now: Date) throws(ValidationError) -> [MenuItemChange] {
@@ -81,14 +81,14 @@ struct MenuRoutes {
     }
 
     /// The menu with its ETag; 304 when the request's `If-None-Match` already has it.
-    private func respond(with menu: CafeMenu, request: Request?) throws -> Response {
-        let presentation = Presentation(languages: [])
+    private func respond(with menu: CafeMenu, request: Request, conditional: Bool = true) throws -> Response {
+        let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
         let dto = MenuDTO(menu, presentation: presentation, now: services.clock())
-        let etag = dto.etag(language: menu.cafe.languages.first ?? "en")
-        var headers = HTTPFields()
+        let etag = dto.etag(variant: presentation.variant)
+        var headers = presentation.headers
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"
-        if let request, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
+        if conditional, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
         return try JSONResponse.make(dto, headers: headers)

@@ -15,8 +15,8 @@ struct OrderRoutes {
 
     func register(on routes: RouteTable) {
         routes.on(.post, "/v1/orders") { request, context in try await place(request, context) }
-        routes.on(.get, "/v1/orders/:orderId") { _, context in try await read(context) }
-        routes.on(.post, "/v1/orders/:orderId/cancel") { _, context in try await cancel(context) }
+        routes.on(.get, "/v1/orders/:orderId") { request, context in try await read(request, context) }
+        routes.on(.post, "/v1/orders/:orderId/cancel") { request, context in try await cancel(request, context) }
     }
 
     /// Places an order under the request's `Idempotency-Key` (required, 1–255 characters).
@@ -29,10 +29,12 @@ struct OrderRoutes {
             let orderRequest = try OrderRequest.parse(body)
             try context.requireAccess(to: orderRequest.cafeID)
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
-            let presentation = Presentation(languages: [])
+            let presenter = services.presenter
+            let acceptLanguage = request.headers[.acceptLanguage]
             let result = try await services.orders.placeOrder(
                 orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint)
             ) { order, cafe in
+                let presentation = presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
                 let data = try JSONResponse.encoder.encode(OrderDTO(order, cafe: cafe, presentation: presentation))
                 return StoredResponse(status: 201, body: data)
             }
@@ -65,27 +67,28 @@ struct OrderRoutes {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored.body)))
     }
 
-    func read(_ context: CanteenRequestContext) async throws -> Response {
+    func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
         try context.requireToken()
         guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
         try context.requireAccess(to: order.cafeID)
-        return try await render(order)
+        return try await render(order, request)
     }
 
     /// Kiosks of the order's café, or ops.
-    func cancel(_ context: CanteenRequestContext) async throws -> Response {
+    func cancel(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
         try context.require(.kiosk, .ops)
         guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
         try context.requireAccess(to: order.cafeID)
-        return try await render(try await services.orders.cancelOrder(id: id))
+        return try await render(try await services.orders.cancelOrder(id: id), request)
     }
 
-    private func render(_ order: Order) async throws -> Response {
+    private func render(_ order: Order, _ request: Request) async throws -> Response {
         guard let cafe = try await services.cafes.cafe(id: order.cafeID)?.cafe else {
             throw CanteenError.notFound("cafe", order.cafeID)
         }
-        return try JSONResponse.make(OrderDTO(order, cafe: cafe, presentation: Presentation(languages: [])))
+        let presentation = services.presenter.presentation(for: request, cafe: cafe)
+        return try JSONResponse.make(OrderDTO(order, cafe: cafe, presentation: presentation), headers: presentation.headers)
     }
 }

@@ -23,7 +23,7 @@ struct PickupWindowRoutes {
         } else {
             date = LocalDate(services.clock(), in: cafe.calendar)
         }
-        let presentation = Presentation(languages: []).forCafe(cafe)
+        let presentation = services.presenter.presentation(for: request, cafe: cafe)
         let windows = try await services.orders.pickupWindows(cafeID: cafeID, date: date)
         return try JSONResponse.make(PickupWindowsDTO(
             cafeId: cafeID, date: date.description, timeZone: cafe.timeZone,
@@ -32,6 +32,7 @@ struct PickupWindowRoutes {
                 let window = PickupWindowDTO($0.window, cafe: cafe, presentation: presentation)
                 return .init(start: window.start, end: window.end, label: window.label,
                              capacity: $0.capacity, remaining: $0.remaining)
-            }))
+            }),
+            headers: presentation.headers)
     }
 }

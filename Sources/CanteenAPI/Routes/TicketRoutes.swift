@@ -37,14 +37,14 @@ struct TicketRoutes {
             page = try await services.orders.ticketFeed(cafeID: cafeID, after: query.after, station: query.station)
         }
 
-        var headers = HTTPFields()
+        let presentation = services.presenter.presentation(for: request, cafe: cafe)
+        var headers = presentation.headers
         let etag = "\"\(page.cursor)\""
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"
         if page.tickets.isEmpty, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        let presentation = Presentation(languages: [])
         return try JSONResponse.make(
             TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
                           cursor: String(page.cursor)),
@@ -75,7 +75,8 @@ struct TicketRoutes {
         guard let cafe = try await services.cafes.cafe(id: moved.ticket.cafeID)?.cafe else {
             throw CanteenError.notFound("cafe", moved.ticket.cafeID)
         }
-        return try JSONResponse.make(TicketDTO(moved, cafe: cafe, presentation: Presentation(languages: [])))
+        let presentation = services.presenter.presentation(for: request, cafe: cafe)
+        return try JSONResponse.make(TicketDTO(moved, cafe: cafe, presentation: presentation), headers: presentation.headers)
     }
 }
 
