@@ -45,6 +45,11 @@ public struct Customer: Hashable, Sendable, Codable {
         self.name = name
         self.userID = userID
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case name
+        case userID = "userId"
+    }
 }
 
 /// A placed order with its lines as sold.

@@ -22,11 +22,12 @@ struct ServeCommand: AsyncParsableCommand {
             menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
             logLevel: Logger.Level(rawValue: logLevel) ?? .info)
         let app = try await buildApplication(configuration)
-        print("""
-            Canteen: database in \(data.dataDirectory)/canteen.sqlite
-            Get a token:  canteen tokens create --role ops --data-dir \(data.dataDirectory)
-                          (from a checkout: swift run canteen tokens create --role ops)
-            """)
+        FileHandle.standardOutput.write(Data("""
+            Canteen: database in \(data.dataDirectory)/canteen.sqlite, API on http://\(host):\(port)
+            Get a token (in another terminal, from this folder):
+                "$(swift build --show-bin-path)/canteen" tokens create --role ops --data-dir \(data.dataDirectory)
+
+            """.utf8))
         try await app.runService()
     }
 }
