@@ -11,39 +11,37 @@ public enum CafeDocument {
 
     /// A whole café file: configuration and menu.
     public static func parse(_ value: JSONValue) throws(ValidationError) -> (cafe: Cafe, menu: Menu) {
-        let problems = ValidationProblems()
-        guard var reader = JSONObjectReader(value, path: "", problems: problems) else {
-            throw ValidationError(problems: problems.all)
+        try read(value) { reader in
+            let cafe = readCafe(&reader, expectedID: nil)
+            let menu = readMenu(&reader, cafe: cafe)
+            guard let cafe, let menu else { return nil }
+            return (cafe, menu)
         }
-        let cafe = readCafe(&reader, expectedID: nil)
-        let menu = readMenu(&reader, cafe: cafe)
-        reader.finish()
-        try problems.throwIfAny()
-        return (cafe!, menu!)
     }
 
     /// A café's configuration alone (`PUT /v1/cafes/{id}`); `id` may be omitted from the body.
     public static func parseCafe(_ value: JSONValue, id: String) throws(ValidationError) -> Cafe {
-        let problems = ValidationProblems()
-        guard var reader = JSONObjectReader(value, path: "", problems: problems) else {
-            throw ValidationError(problems: problems.all)
-        }
-        let cafe = readCafe(&reader, expectedID: id)
-        reader.finish()
-        try problems.throwIfAny()
-        return cafe!
+        try read(value) { reader in readCafe(&reader, expectedID: id) }
     }
 
     /// A menu alone (`PUT /v1/cafes/{id}/menu`), checked against its café.
     public static func parseMenu(_ value: JSONValue, cafe: Cafe) throws(ValidationError) -> Menu {
+        try read(value) { reader in readMenu(&reader, cafe: cafe) }
+    }
+
+    /// Runs `body` over the document's top-level object, reports unknown fields, and returns
+    /// its result only when no problem was found anywhere.
+    private static func read<T>(_ value: JSONValue,
+                                _ body: (inout JSONObjectReader) -> T?) throws(ValidationError) -> T {
         let problems = ValidationProblems()
         guard var reader = JSONObjectReader(value, path: "", problems: problems) else {
             throw ValidationError(problems: problems.all)
         }
-        let menu = readMenu(&reader, cafe: cafe)
+        let result = body(&reader)
         reader.finish()
         try problems.throwIfAny()
-        return menu!
+        guard let result else { throw ValidationError(problems: [ValidationProblem(path: "", message: "invalid document")]) }
+        return result
     }
 
     // MARK: - Café
