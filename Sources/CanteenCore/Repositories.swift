@@ -144,7 +144,7 @@ public protocol OrderRepository: Sendable {
     /// With a key: a stored response for the same request is replayed; another request under
     /// the same key is `idempotency_key_reused`. `render` builds the response stored with the order.
     func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
-                    render: @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult
+                    render: @escaping @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult
     /// One order with its tickets, or nil.
     func order(id: String) async throws -> Order?
     /// Cancels the order's open tickets and frees its capacity; `order_not_cancellable` once picked up.

@@ -4,49 +4,92 @@ import GRDB
 
 /// The SQLite implementation of `OrderRepository`.
 ///
-/// Placing an order is one write transaction: idempotency check, pricing against the current
-/// menu, pickup capacity, order number, order, lines, tickets and the stored response. SQLite
-/// runs one writer at a time, so capacity can never be overbooked by concurrent kiosks.
+/// Placing an order is one savepoint of a write transaction: idempotency check, pricing against
+/// the current menu, pickup capacity, order number, order, lines, tickets and the stored
+/// response. SQLite runs one writer at a time, so capacity can never be overbooked by concurrent
+/// kiosks. Orders arriving together share a transaction (group commit): one fsync makes the
+/// whole batch durable before any of them is answered.
 public final class OrderStore: OrderRepository {
     let database: AppDatabase
     private let cafes: CafeStore
     private let clock: @Sendable () -> Date
-    private let signal = FeedSignal()
+    private let signal: FeedSignal
+    private let placements: GroupCommit<Placement, PlacementResult>
 
     public init(database: AppDatabase, cafes: CafeStore, clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.cafes = cafes
         self.clock = clock
+        let signal = FeedSignal()
+        self.signal = signal
+        placements = GroupCommit { batch in await Self.place(batch, database: database, cafes: cafes, signal: signal) }
     }
 
     // MARK: - Orders
 
     public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
-                           render: @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
-        let now = clock()
-        let (result, sequence) = try await database.writer.write { db -> (PlacementResult, Int64?) in
-            if let key, let existing = try IdempotencyRecord.fetchOne(db, key: ["tokenId": key.tokenID, "key": key.key]) {
-                guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
-                return (.replayed(StoredResponse(status: existing.status, body: existing.body)), nil)
-            }
-            guard let menu = try self.cafes.menu(db, cafeID: request.cafeID) else {
-                throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(request.cafeID)'",
-                                   field: "cafeId", parameters: ["cafe": request.cafeID])
-            }
-            let order = try self.insertOrder(db, request, menu: menu, tokenID: key?.tokenID, now: now)
-            let response = try render(order, menu.cafe)
-            if let key {
-                try IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
-                                      status: response.status, body: response.body, orderId: order.id,
-                                      createdAt: now).insert(db)
-            }
-            return (.placed(order, response), order.tickets.map(\.sequence).max())
-        }
-        if let sequence { signal.publish(cafeID: request.cafeID, sequence: sequence) }
-        return result
+                           render: @escaping @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
+        try await placements.submit(Placement(request: request, key: key, render: render, now: clock()))
     }
 
-    private func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu, tokenID: String?,
+    /// One order waiting for the next group commit.
+    struct Placement: Sendable {
+        let request: OrderRequest
+        let key: IdempotencyKey?
+        let render: @Sendable (Order, Cafe) throws -> StoredResponse
+        let now: Date
+    }
+
+    /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so
+    /// that a refused order leaves no trace and does not affect the others.
+    private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore,
+                              signal: FeedSignal) async -> [Result<PlacementResult, any Error>] {
+        do {
+            let results = try await database.writer.write { db in
+                batch.map { placement in
+                    Result { () throws -> PlacementResult in
+                        var outcome: PlacementResult?
+                        try db.inSavepoint {
+                            outcome = try place(db, placement, cafes: cafes)
+                            return .commit
+                        }
+                        return outcome!
+                    }
+                }
+            }
+            var latest: [String: Int64] = [:]
+            for case .success(.placed(let order, _)) in results {
+                latest[order.cafeID] = max(latest[order.cafeID] ?? 0, order.tickets.map(\.sequence).max() ?? 0)
+            }
+            for (cafeID, sequence) in latest { signal.publish(cafeID: cafeID, sequence: sequence) }
+            return results
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+    }
+
+    private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore) throws -> PlacementResult {
+        let request = placement.request
+        if let key = placement.key,
+           let existing = try IdempotencyRecord.fetchOne(db, key: ["tokenId": key.tokenID, "key": key.key]) {
+            guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
+            return .replayed(StoredResponse(status: existing.status, body: existing.body))
+        }
+        guard let menu = try cafes.menu(db, cafeID: request.cafeID) else {
+            throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(request.cafeID)'",
+                               field: "cafeId", parameters: ["cafe": request.cafeID])
+        }
+        let order = try insertOrder(db, request, menu: menu, tokenID: placement.key?.tokenID, now: placement.now)
+        let response = try placement.render(order, menu.cafe)
+        if let key = placement.key {
+            try IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
+                                  status: response.status, body: response.body, orderId: order.id,
+                                  createdAt: placement.now).insert(db)
+        }
+        return .placed(order, response)
+    }
+
+    private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu, tokenID: String?,
                              now: Date) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
@@ -92,7 +135,7 @@ public final class OrderStore: OrderRepository {
     }
 
     /// The requested window if it is offered and has room, or the earliest offered one with room.
-    private func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
+    private static func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
                               now: Date) throws -> PickupWindow {
         let date: LocalDate
         switch choice {
@@ -128,7 +171,7 @@ public final class OrderStore: OrderRepository {
         }
     }
 
-    private func usedCapacity(_ db: Database, cafeID: String, windows: [PickupWindow]) throws -> [Date: Int] {
+    private static func usedCapacity(_ db: Database, cafeID: String, windows: [PickupWindow]) throws -> [Date: Int] {
         guard let first = windows.first, let last = windows.last else { return [:] }
         let rows = try Row.fetchAll(db, sql: "SELECT start, used FROM pickupSlot WHERE cafeId = ? AND start BETWEEN ? AND ?",
                                     arguments: [cafeID, Int64(first.start.timeIntervalSince1970),
@@ -143,7 +186,7 @@ public final class OrderStore: OrderRepository {
         return try await database.writer.read { db in
             guard let cafe = try CafeStore.fetchCafe(db, id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
             let offered = cafe.offeredPickupWindows(on: date, now: now)
-            let used = try self.usedCapacity(db, cafeID: cafeID, windows: offered)
+            let used = try Self.usedCapacity(db, cafeID: cafeID, windows: offered)
             return offered.map {
                 PickupWindowAvailability(window: $0, capacity: cafe.pickup.capacity,
                                          remaining: max(0, cafe.pickup.capacity - (used[$0.start] ?? 0)))

@@ -272,7 +272,7 @@ final class GatedOrderRepository: OrderRepository, @unchecked Sendable {
     func release() { gate.continuation.yield() }
 
     func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
-                    render: @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
+                    render: @escaping @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
         entered.continuation.yield()
         for await _ in gate.stream { break }
         return try await base.placeOrder(request, key: key, render: render)
