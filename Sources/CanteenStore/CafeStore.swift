@@ -28,8 +28,15 @@ public final class CafeStore: CafeRepository {
         }
     }
 
+    /// Cafés by id for one second: every request about a café reads it, and a change made by
+    /// another process (`canteen menus import`) is seen within that second. This store's own
+    /// writes forget the café at once.
+    let recentCafes = ExpiringCache<String, VersionedCafe>(lifetime: .seconds(1))
+
     public func cafe(id: String) async throws -> VersionedCafe? {
-        try await database.writer.read { db in try Self.fetchCafe(db, id: id) }
+        try await recentCafes.value(for: id) {
+            try await database.writer.read { db in try Self.fetchCafe(db, id: id) }
+        }
     }
 
     public func menu(cafeID: String) async throws -> CafeMenu? {
@@ -104,6 +111,7 @@ public final class CafeStore: CafeRepository {
 
     public func saveCafe(_ cafe: Cafe) async throws -> VersionedCafe {
         let now = clock()
+        defer { recentCafes.invalidate(cafe.id) }
         return try await database.writer.write { db in
             try Self.upsertCafe(db, cafe, now: now)
             return try Self.fetchCafe(db, id: cafe.id)!
@@ -112,6 +120,7 @@ public final class CafeStore: CafeRepository {
 
     public func replaceMenu(cafeID: String, with menu: Menu) async throws -> Int64 {
         let now = clock()
+        defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
             guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
             try Self.writeMenu(db, cafeID: cafeID, menu: menu)
@@ -121,6 +130,7 @@ public final class CafeStore: CafeRepository {
 
     public func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange]) async throws -> Int64 {
         let now = clock()
+        defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
             guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
             guard var item = try MenuItemRecord.fetchOne(db, key: ["cafeId": cafeID, "id": itemID]) else {
@@ -143,6 +153,7 @@ public final class CafeStore: CafeRepository {
 
     public func importCafes(_ documents: [(cafe: Cafe, menu: Menu)]) async throws {
         let now = clock()
+        defer { recentCafes.removeAll() }
         try await database.writer.write { db in
             for document in documents {
                 try Self.upsertCafe(db, document.cafe, now: now)

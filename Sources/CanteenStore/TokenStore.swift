@@ -43,13 +43,20 @@ public final class TokenStore: TokenRepository {
                 record.revokedAt = now
                 try record.update(db)
             }
+            self.live.invalidate(record.secretHash)
         }
     }
 
+    /// Live tokens by secret hash, for five seconds: every request authenticates, and a
+    /// revocation by another process (`canteen tokens revoke`) takes effect within that time.
+    private let live = ExpiringCache<Data, AccessToken>(lifetime: .seconds(5))
+
     public func authenticate(secret: String) async throws -> AccessToken? {
         let hash = Self.hash(secret)
-        return try await database.writer.read { db in
-            try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOne(db)?.token
+        return try await live.value(for: hash) {
+            try await database.writer.read { db in
+                try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOne(db)?.token
+            }
         }
     }
 

@@ -40,11 +40,17 @@ struct CafeStoreTests {
         #expect(final == 5)
     }
 
-    @Test("a price change is served at once, not from a stale cache")
+    @Test("a price or café change is served at once, not from a stale cache")
     func priceChange() async throws {
         let store = try store()
-        try await store.importCafes([try Fixtures.cafeAndMenu()])
+        var (cafe, menu) = try Fixtures.cafeAndMenu()
+        try await store.importCafes([(cafe, menu)])
         _ = try await store.menu(cafeID: "testcafe")
+        _ = try await store.cafe(id: "testcafe")
+        cafe.defaultLocale = "es_US"
+        _ = try await store.saveCafe(cafe)
+        #expect(try await store.cafe(id: "testcafe")?.cafe.defaultLocale == "es_US")
+        _ = menu
         _ = try await store.updateItem(cafeID: "testcafe", itemID: "latte", changes: [.price(510)])
         #expect(try await store.menu(cafeID: "testcafe")?.menu.item("latte")?.price == 510)
     }
@@ -132,6 +138,16 @@ struct TokenStoreTests {
         try await store.revokeToken(id: token.id)
         #expect(try await store.authenticate(secret: secret) == nil)
         #expect(try await store.tokens().first?.revokedAt != nil)
+    }
+
+    @Test("a token authenticated (and so cached) stops working as soon as this store revokes it")
+    func revokeAfterCaching() async throws {
+        let store = TokenStore(database: try AppDatabase.inMemory())
+        let (token, secret) = try await store.createToken(role: .ops, cafeID: nil, name: nil)
+        #expect(try await store.authenticate(secret: secret)?.id == token.id)
+        #expect(try await store.authenticate(secret: secret)?.id == token.id)
+        try await store.revokeToken(id: token.id)
+        #expect(try await store.authenticate(secret: secret) == nil)
     }
 
     @Test("secrets are stored only as hashes")
