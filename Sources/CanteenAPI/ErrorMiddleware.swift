@@ -22,7 +22,9 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             }
             let presentation = presenter.presentation(for: request, cafe: nil)
-            var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError))
+            let problems = (error as? ValidationError)?.problems ?? []
+            var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError),
+                                                  problems: problems.count > 1 ? problems : [])
             response.headers[.contentLanguage] = presentation.contentLanguage
             return response
         }
@@ -64,15 +66,24 @@ public enum ErrorResponse {
             let code: String
             let message: String
             let field: String?
+            /// Every problem of a document that had several (the first is `field`/`message`).
+            let problems: [Problem]
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(code, forKey: .code)
                 try container.encode(message, forKey: .message)
                 try container.encode(field, forKey: .field)
+                if !problems.isEmpty { try container.encode(problems, forKey: .problems) }
             }
 
-            enum CodingKeys: String, CodingKey { case code, message, field }
+            enum CodingKeys: String, CodingKey { case code, message, field, problems }
+        }
+
+        struct Problem: Encodable {
+            let code: String
+            let field: String
+            let message: String
         }
 
         let error: Detail
@@ -95,8 +106,10 @@ public enum ErrorResponse {
         }
     }
 
-    public static func response(for error: CanteenError, message: String? = nil) -> Response {
-        let body = Body(error: .init(code: error.code, message: message ?? error.message, field: error.field))
+    public static func response(for error: CanteenError, message: String? = nil,
+                                problems: [ValidationProblem] = []) -> Response {
+        let body = Body(error: .init(code: error.code, message: message ?? error.message, field: error.field,
+                                     problems: problems.map { Body.Problem(code: $0.code, field: $0.path, message: $0.message) }))
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }

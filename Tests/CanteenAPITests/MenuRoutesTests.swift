@@ -149,6 +149,14 @@ struct MenuRoutesTests {
             let response = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
             #expect(response.status == .unprocessableContent)
             #expect(response.errorField == "items[0].price")
+            #expect(try response.json["error", "problems"] == nil)  // one problem: no list
+            if case .array(var items)? = menu["items"], case .object(var second) = items[1] {
+                second.removeValue(forKey: "station")
+                items[1] = .object(second)
+                menu["items"] = .array(items)
+            }
+            let two = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
+            #expect(try two.json["error", "problems", 1, "field"] == "items[1].station")
             let kiosk = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.kiosk,
                                               json: .object(Fixtures.menuDocument()))
             #expect(kiosk.status == .forbidden)
