@@ -69,8 +69,15 @@ import json, sys, time
 work = sys.argv[1]
 cafe = json.load(open("Menus/seattle.json"))
 menu = {key: cafe.pop(key) for key in ("dayParts", "categories", "items")}
-offset = (8 - time.gmtime().tm_hour + 12) % 24 - 12          # UTC+offset is about 08:00 now
-cafe.update(id="bench", timeZone="Etc/GMT%+d" % -offset if offset else "Etc/UTC",
+# Zones without daylight saving time, by UTC offset (the server takes IANA city zones only).
+zones = {-11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
+         -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
+         -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde", 0: "Africa/Abidjan",
+         1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai", 5: "Asia/Karachi",
+         6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
+         11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa"}
+offset = (8 - time.gmtime().tm_hour + 11) % 24 - 11          # UTC+offset is about 08:00 now
+cafe.update(id="bench", timeZone=zones[offset],
             hours={day: [{"open": "00:00", "close": "24:00"}] for day in
                    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")},
             pickup={"slotMinutes": 60, "capacity": 100000, "capacityUnit": "orders", "leadMinutes": 0})
@@ -92,7 +99,7 @@ echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is s
 
 # MARK: - wrk (a lighter, event-driven client for the two read-only figures)
 if command -v wrk >/dev/null 2>&1; then
-    cursor="$(sed -n 's/^feed cursor: //p' "$work/server-bench.out")"
+    cursor="$(sed -n 's/^final feed cursor: //p' "$work/server-bench.out")"
     threads=2
     echo "== wrk ($threads threads, $connections connections, ${duration} s), same server"
     wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:$port/healthz" >"$work/wrk.out" 2>&1 || true

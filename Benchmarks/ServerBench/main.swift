@@ -130,4 +130,5 @@ if phases.contains("polls") || phases.contains("display") {
     }
 }
 
+if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }
 print("targets (issue 4, 2-core machine): " + verdicts.joined(separator: "; "))
