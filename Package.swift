@@ -113,6 +113,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "server-bench",
+            path: "Benchmarks/ServerBench",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "beacons-fuzz",
             dependencies: ["Beacons"],
             path: "Benchmarks/BeaconsFuzz",

@@ -1,0 +1,134 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// server-bench: load against a running `canteen serve` on loopback (see scripts/bench-server.sh).
+//
+//   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b]
+//                [--connections 32] [--warmup 2] [--duration 10] [--poll-connections 64]
+//                [--displays 50] [--display-orders 200] [--display-interval 0.02]
+//
+// Each thread owns one blocking keep-alive connection (TCP_NODELAY); the client shares the
+// machine's cores with the server. Phases: GET /healthz, POST /v1/orders, 304 feed polls,
+// order-to-display latency with long-polling displays.
+
+// MARK: - Arguments
+
+var port = 0
+var kioskToken = ""
+var kitchenToken = ""
+var cafe = "bench"
+var items = ["orange_juice", "croissant"]
+var connections = 32
+var warmup = 2.0
+var duration = 10.0
+var pollConnections = 64
+var displays = 50
+var displayOrders = 200
+var displayInterval = 0.02
+var phases: Set<String> = ["healthz", "orders", "polls", "display"]
+
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    let value = arguments.next() ?? ""
+    switch argument {
+    case "--port": port = Int(value) ?? 0
+    case "--kiosk-token": kioskToken = value
+    case "--kitchen-token": kitchenToken = value
+    case "--cafe": cafe = value
+    case "--items": items = value.split(separator: ",").map(String.init)
+    case "--connections": connections = Int(value) ?? connections
+    case "--warmup": warmup = Double(value) ?? warmup
+    case "--duration": duration = Double(value) ?? duration
+    case "--poll-connections": pollConnections = Int(value) ?? pollConnections
+    case "--displays": displays = Int(value) ?? displays
+    case "--display-orders": displayOrders = Int(value) ?? displayOrders
+    case "--display-interval": displayInterval = Double(value) ?? displayInterval
+    case "--phases": phases = Set(value.split(separator: ",").map(String.init))
+    default:
+        FileHandle.standardError.write(Data("server-bench: unknown option \(argument)\n".utf8))
+        exit(2)
+    }
+}
+guard port > 0, !kioskToken.isEmpty, !kitchenToken.isEmpty else {
+    FileHandle.standardError.write(Data("usage: server-bench --port P --kiosk-token T --kitchen-token K [options]\n".utf8))
+    exit(2)
+}
+
+// MARK: - Requests
+
+let runID = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)
+let requests = BenchRequests(cafe: cafe, kioskToken: kioskToken, kitchenToken: kitchenToken, items: items)
+let serverPort = port
+
+// MARK: - Report
+
+func report(_ title: String, _ outcome: ClosedLoopLoad.Outcome, unit: String) {
+    print(String(format: "%@: %.0f %@/s (%d in %.0f s); latency %@", title, outcome.perSecond, unit,
+                 outcome.completed, outcome.seconds, outcome.latency.text))
+    let statuses = outcome.statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
+    print("    statuses: \(statuses)")
+    if let unexpected = outcome.firstUnexpected { print("    first unexpected answer: \(unexpected)") }
+    for failure in Set(outcome.failures) { print("    connection failed: \(failure)") }
+}
+
+func verdict(_ name: String, _ met: Bool) -> String { "\(name): \(met ? "met" : "MISSED")" }
+
+print("server-bench: 127.0.0.1:\(port), café '\(cafe)', order lines \(items.joined(separator: " + ")); "
+      + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by server and client")
+var verdicts: [String] = []
+
+// MARK: - Phases
+
+if phases.contains("healthz") {
+    let outcome = ClosedLoopLoad(port: serverPort, connections: connections, warmup: warmup, duration: duration,
+                                 expectedStatus: 200) { _, _ in BenchRequests.healthz }.run()
+    report("GET /healthz (ceiling), \(connections) connections", outcome, unit: "req")
+}
+
+if phases.contains("orders") {
+    let outcome = ClosedLoopLoad(port: serverPort, connections: connections, warmup: warmup, duration: duration,
+                                 expectedStatus: 201) { worker, sequence in
+        requests.order(key: "\(runID)-\(worker)-\(sequence)")
+    }.run()
+    report("POST /v1/orders, \(connections) kiosks", outcome, unit: "orders")
+    let p99 = outcome.latency.milliseconds(atPercentile: 99)
+    verdicts.append(verdict(String(format: "≥ 2,000 orders/s with p99 ≤ 50 ms (%.0f/s, p99 %.1f ms)", outcome.perSecond, p99),
+                            outcome.perSecond >= 2_000 && p99 <= 50))
+}
+
+if phases.contains("polls") || phases.contains("display") {
+    do {
+        let cursor = try requests.latestCursor(port: serverPort)
+        print("feed cursor: \(cursor)")
+        if phases.contains("polls") {
+            let request = requests.feed(after: cursor)
+            let outcome = ClosedLoopLoad(port: serverPort, connections: pollConnections, warmup: warmup, duration: duration,
+                                         expectedStatus: 304) { _, _ in request }.run()
+            report("GET tickets?after=\(cursor) + If-None-Match → 304, \(pollConnections) displays", outcome, unit: "polls")
+            verdicts.append(verdict(String(format: "≥ 20,000 polls/s (%.0f/s)", outcome.perSecond), outcome.perSecond >= 20_000))
+        }
+        if phases.contains("display") {
+            let outcome = OrderToDisplayRun(
+                port: serverPort, displays: displays, orders: displayOrders, interval: displayInterval, startCursor: cursor,
+                poll: { requests.feed(after: $0, wait: 30) },
+                order: { requests.order(key: "\(runID)-display-\($0)") }
+            ).run()
+            print(String(format: "order-to-display, %d displays long-polling (wait=30), %d orders one every %.0f ms: %@ over %d (display, order) pairs",
+                         displays, outcome.orders, displayInterval * 1000, outcome.latency.text, outcome.latency.count))
+            print("    the POSTs themselves: \(outcome.orderLatency.text)")
+            if outcome.missing > 0 { print("    pairs never received within 5 s: \(outcome.missing)") }
+            for failure in Set(outcome.failures) { print("    failed: \(failure)") }
+            let p99 = outcome.latency.milliseconds(atPercentile: 99)
+            verdicts.append(verdict(String(format: "order-to-display p99 ≤ 25 ms (%.1f ms)", p99),
+                                    p99 <= 25 && outcome.missing == 0 && outcome.latency.count > 0))
+        }
+    } catch {
+        print("feed: \(error)")
+        verdicts.append("feed phases: FAILED (\(error))")
+    }
+}
+
+if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }
+print("targets (issue 4, 2-core machine): " + verdicts.joined(separator: "; "))

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The server benchmark of issue 4: a release `canteen serve` on loopback with a fresh data dir,
+# loaded by server-bench (Benchmarks/ServerBench) and, where installed, wrk; plus the cost of
+# one fsync on the data dir's disk and SQLite's commit rate there with synchronous FULL vs NORMAL.
+#
+#   scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build]
+#
+# Prints every figure; the server and every helper are stopped on exit (trap).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration=10
+warmup=2
+connections=32
+build=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --duration) duration="$2"; shift 2 ;;
+        --warmup) warmup="$2"; shift 2 ;;
+        --connections) connections="$2"; shift 2 ;;
+        --skip-build) build=0; shift ;;
+        *) echo "usage: scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build]" >&2; exit 2 ;;
+    esac
+done
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill "$server_pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# MARK: - Build
+if [ "$build" = 1 ]; then
+    for product in canteen server-bench; do
+        if ! swift build -c release --product "$product" >"$work/build.log" 2>&1; then
+            cat "$work/build.log" >&2
+            exit 1
+        fi
+    done
+fi
+bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+
+# MARK: - Server
+data="$work/data"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+ops_token="$("$bin/canteen" tokens create --role ops --name bench-ops --data-dir "$data")"
+kiosk_token="$("$bin/canteen" tokens create --role kiosk --name bench-kiosk --data-dir "$data")"
+kitchen_token="$("$bin/canteen" tokens create --role kitchen --name bench-kitchen --data-dir "$data")"
+"$bin/canteen" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+    sleep 0.1
+done
+
+# The bench café: Seattle's menu, open 00:00–24:00 every day, 60-minute windows of 100,000 orders
+# (the most a café may take) and no lead time, in the fixed-offset zone where it is now about 08:00,
+# so that "asap" always finds a window today with room.
+python3 - "$work" <<'PY'
+import json, sys, time
+work = sys.argv[1]
+cafe = json.load(open("Menus/seattle.json"))
+menu = {key: cafe.pop(key) for key in ("dayParts", "categories", "items")}
+# Zones without daylight saving time, by UTC offset (the server takes IANA city zones only).
+zones = {-11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
+         -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
+         -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde", 0: "Africa/Abidjan",
+         1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai", 5: "Asia/Karachi",
+         6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
+         11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa"}
+offset = (8 - time.gmtime().tm_hour + 11) % 24 - 11          # UTC+offset is about 08:00 now
+cafe.update(id="bench", timeZone=zones[offset],
+            hours={day: [{"open": "00:00", "close": "24:00"}] for day in
+                   ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")},
+            pickup={"slotMinutes": 60, "capacity": 100000, "capacityUnit": "orders", "leadMinutes": 0})
+cafe["beaconRegion"]["major"] = 999
+json.dump(cafe, open(f"{work}/cafe.json", "w"))
+json.dump(menu, open(f"{work}/menu.json", "w"))
+PY
+for part in "" /menu; do
+    file="$work/cafe.json"; [ "$part" = /menu ] && file="$work/menu.json"
+    status="$(curl -s -o "$work/put.out" -w '%{http_code}' -X PUT -H "Authorization: Bearer $ops_token" \
+        -H 'Content-Type: application/json' --data-binary "@$file" "http://127.0.0.1:$port/v1/cafes/bench$part")"
+    case "$status" in 200|201) ;; *) echo "PUT /v1/cafes/bench$part: $status $(cat "$work/put.out")" >&2; exit 1 ;; esac
+done
+
+echo "== server: release canteen serve on 127.0.0.1:$port, fresh data dir, SQLite WAL + synchronous=FULL"
+echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared; server and client share $(nproc) cores)"
+"$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+    --connections "$connections" --warmup "$warmup" --duration "$duration" | tee "$work/server-bench.out"
+
+# MARK: - wrk (a lighter, event-driven client for the two read-only figures)
+if command -v wrk >/dev/null 2>&1; then
+    cursor="$(sed -n 's/^final feed cursor: //p' "$work/server-bench.out")"
+    threads=2
+    echo "== wrk ($threads threads, $connections connections, ${duration} s), same server"
+    wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:$port/healthz" >"$work/wrk.out" 2>&1 || true
+    echo "wrk GET /healthz: $(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out") req/s; p50 $(awk '$1=="50%"{print $2}' "$work/wrk.out"), p99 $(awk '$1=="99%"{print $2}' "$work/wrk.out")"
+    if [ -n "$cursor" ]; then
+        wrk -t"$threads" -c64 -d"${duration}s" --latency -H "Authorization: Bearer $kitchen_token" \
+            -H "If-None-Match: \"$cursor\"" "http://127.0.0.1:$port/v1/cafes/bench/tickets?after=$cursor" >"$work/wrk.out" 2>&1 || true
+        non2xx="$(sed -n 's/^ *Non-2xx or 3xx responses: *//p' "$work/wrk.out")"
+        echo "wrk 304 polls (64 connections): $(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out") polls/s; p50 $(awk '$1=="50%"{print $2}' "$work/wrk.out"), p99 $(awk '$1=="99%"{print $2}' "$work/wrk.out")${non2xx:+; NOT 304: $non2xx}"
+    fi
+else
+    echo "(wrk not installed: apt-get install wrk for the event-driven healthz and 304 figures)"
+fi
+
+kill "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+server_pid=""
+
+# MARK: - Disk
+echo "== disk: what durability costs here"
+python3 - "$work" <<'PY'
+# Bounded loops (about 2 s each) on the data dir's filesystem.
+import os, sqlite3, statistics, sys, time
+work = sys.argv[1]
+
+def timed(step, seconds=2.0):
+    samples, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        start = time.perf_counter()
+        step()
+        samples.append(time.perf_counter() - start)
+    samples.sort()
+    return samples
+
+def show(label, samples):
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+    print(f"{label}: {len(samples) / sum(samples):,.0f}/s; each p50 {statistics.median(samples) * 1e3:.2f} ms, "
+          f"p99 {p99 * 1e3:.2f} ms ({len(samples)} runs)")
+
+fd = os.open(f"{work}/fsync.bin", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+show("write 100 B + fsync", timed(lambda: (os.write(fd, b"x" * 100), os.fsync(fd))))
+show("write 100 B + fdatasync", timed(lambda: (os.write(fd, b"x" * 100), os.fdatasync(fd))))
+os.close(fd)
+
+# One small INSERT per transaction in a WAL database, as a server commit: FULL syncs the WAL at
+# every commit; NORMAL only at checkpoints (an order may be lost on power loss, never corrupted).
+for mode in ("FULL", "NORMAL"):
+    path = f"{work}/sync-{mode}.sqlite"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute(f"PRAGMA synchronous = {mode}")
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+    def commit():
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("INSERT INTO t (body) VALUES (?)", ("x" * 300,))
+        db.execute("COMMIT")
+    show(f"SQLite WAL commit (1 row), synchronous={mode}", timed(commit))
+    db.close()
+PY
