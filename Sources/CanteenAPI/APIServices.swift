@@ -8,15 +8,18 @@ public struct APIServices: Sendable {
     public var tokens: any TokenRepository
     public var orders: any OrderRepository
     public var preferences: any PreferencesRepository
+    public var beacons: any BeaconRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
-                preferences: any PreferencesRepository, clock: @escaping @Sendable () -> Date = Date.init) {
+                preferences: any PreferencesRepository, beacons: any BeaconRepository,
+                clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
         self.preferences = preferences
+        self.beacons = beacons
         self.clock = clock
     }
 }

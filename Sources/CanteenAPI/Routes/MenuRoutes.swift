@@ -82,9 +82,7 @@ struct MenuRoutes {
 
     /// The menu with its ETag; 304 when the request's `If-None-Match` already has it.
     private func respond(with menu: CafeMenu, request: Request?) throws -> Response {
-        let presentation = Presentation(languages: [])
-        let dto = MenuDTO(menu, presentation: presentation, now: services.clock())
-        let etag = dto.etag(language: menu.cafe.languages.first ?? "en")
+        let (dto, etag) = MenuDTO.served(menu, now: services.clock())
         var headers = HTTPFields()
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"
