@@ -33,8 +33,8 @@ public struct LocateResult: Hashable, Sendable {
         case currentCafeKept = "current_cafe_kept"
         /// Another café was nearer by the margin for the dwell and took over.
         case switchedAfterDwell = "switched_after_dwell"
-        /// Registered beacons were seen, but no sighting could place the device (no RSSI, or all
-        /// too old to count): cafeID is nil.
+        /// Registered beacons were seen, but the engine chose no café from them (cafeID is nil);
+        /// keeps the answer coherent should the engine ever decline.
         case noUsableSighting = "no_usable_sighting"
     }
 

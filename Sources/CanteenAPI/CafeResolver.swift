@@ -70,7 +70,7 @@ struct CafeResolver {
         guard let cafeID = result.cafeID else {
             let why = result.reason == .noKnownBeacon
                 ? "none of the \(sightings.count) sightings is of a registered beacon"
-                : "no sighting of a registered beacon has a usable signal"
+                : "the sightings of registered beacons place the device in no café"
             return (nil, "the user wants the nearest café, but \(why)")
         }
         guard allowed(cafeID) else {

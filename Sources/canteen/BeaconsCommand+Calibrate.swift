@@ -1,6 +1,7 @@
 import ArgumentParser
 import Beacons
 import BlueZScanner
+import CanteenApp
 import CanteenCore
 import Foundation
 

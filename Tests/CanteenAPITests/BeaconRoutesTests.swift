@@ -1,4 +1,5 @@
 import CanteenAPI
+import CanteenApp
 import CanteenCore
 import CanteenTestSupport
 import Foundation
