@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "CanteenAPITests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport",
+                "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -169,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconsTests",
-            dependencies: ["Beacons"],
+            dependencies: ["Beacons", "CanteenCore"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

@@ -33,6 +33,9 @@ public struct LocateResult: Hashable, Sendable {
         case currentCafeKept = "current_cafe_kept"
         /// Another café was nearer by the margin for the dwell and took over.
         case switchedAfterDwell = "switched_after_dwell"
+        /// Registered beacons were seen, but the engine chose no café from them (cafeID is nil);
+        /// keeps the answer coherent should the engine ever decline.
+        case noUsableSighting = "no_usable_sighting"
     }
 
     public var cafeID: String?
@@ -69,6 +72,7 @@ public enum BeaconLocator {
         engine.settle()
         let cafeID = engine.nearestCafeID
         let reason: LocateResult.Reason = switch (assumed, cafeID) {
+        case (_, nil): .noUsableSighting
         case (nil, _): .nearestBeacon
         case let (assumed?, cafe?) where assumed == cafe: .currentCafeKept
         default: .switchedAfterDwell

@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 
 // MARK: - JSON line
@@ -7,7 +8,7 @@ extension IBeaconSighting {
     /// `address`, `uuid` (upper-case), `major`, `minor`, `txPower`, `rssi` (number or null).
     public var jsonLine: String {
         let rssiText = rssi.map { String($0) } ?? "null"
-        return "{\"time\": \"\(RFC3339.string(time))\", \"address\": \"\(address)\", "
+        return "{\"time\": \"\(RFC3339.utcMicroseconds(time))\", \"address\": \"\(address)\", "
             + "\"uuid\": \"\(identity.uuid.uuidString)\", \"major\": \(identity.major), "
             + "\"minor\": \(identity.minor), \"txPower\": \(txPower), \"rssi\": \(rssiText)}"
     }

@@ -10,16 +10,19 @@ public struct APIServices: Sendable {
     public var preferences: any PreferencesRepository
     /// Renders responses in the reader's language and locale.
     public var presenter: Presenter
+    public var beacons: any BeaconRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
-                preferences: any PreferencesRepository, presenter: Presenter, clock: @escaping @Sendable () -> Date = Date.init) {
+                preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
+                clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
         self.preferences = preferences
         self.presenter = presenter
+        self.beacons = beacons
         self.clock = clock
     }
 }

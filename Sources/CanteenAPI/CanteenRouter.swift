@@ -17,6 +17,9 @@ public enum CanteenRouter {
         TicketRoutes(services: services).register(on: routes)
         PreferenceRoutes(services: services).register(on: routes)
         SitePreferenceRoutes(services: services).register(on: routes)
+        BeaconRoutes(services: services).register(on: routes)
+        LocateRoutes(services: services).register(on: routes)
+        CafeResolutionRoutes(services: services).register(on: routes)
         return routes
     }
 }

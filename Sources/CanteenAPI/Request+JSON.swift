@@ -7,15 +7,27 @@ extension Request {
     /// The body as a JSON value: 413 above 1 MiB, 400 `malformed_json` naming where it broke,
     /// 415 when it is declared as something other than JSON.
     mutating func jsonBody() async throws -> JSONValue {
+        try checkJSONContentType()
+        guard let body = try await optionalJSONBody() else {
+            throw CanteenError(.malformed, code: "malformed_json", message: "the request body is empty; expected JSON")
+        }
+        return body
+    }
+
+    /// The body as a JSON value, or nil when the request has no body; otherwise as `jsonBody()`.
+    mutating func optionalJSONBody() async throws -> JSONValue? {
+        let buffer = try await collectBody(upTo: APILimits.maxBodyBytes)
+        guard buffer.readableBytes > 0 else { return nil }
+        try checkJSONContentType()
+        return try JSONValue.parse(Data(buffer.readableBytesView))
+    }
+
+    /// 415 when the body is declared as something other than JSON.
+    private func checkJSONContentType() throws(CanteenError) {
         if let type = headers[.contentType], !type.lowercased().contains("json") {
             throw CanteenError(.malformed, code: "unsupported_media_type",
                                message: "the body must be application/json, not \(type)")
         }
-        let buffer = try await collectBody(upTo: APILimits.maxBodyBytes)
-        guard buffer.readableBytes > 0 else {
-            throw CanteenError(.malformed, code: "malformed_json", message: "the request body is empty; expected JSON")
-        }
-        return try JSONValue.parse(Data(buffer.readableBytesView))
     }
 }
 

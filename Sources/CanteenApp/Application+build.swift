@@ -14,6 +14,7 @@ public struct CanteenStores: Sendable {
     public let tokens: any TokenRepository
     public let orders: any OrderRepository
     public let preferences: any PreferencesRepository
+    public let beacons: any BeaconRepository
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
@@ -21,11 +22,12 @@ public struct CanteenStores: Sendable {
         let cafes = CafeStore(database: database, clock: clock)
         return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
                              orders: OrderStore(database: database, cafes: cafes, clock: clock),
-                             preferences: PreferencesStore(database: database, clock: clock))
+                             preferences: PreferencesStore(database: database, clock: clock),
+                             beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
     }
 
     public func apiServices(strings: Strings, clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
-        APIServices(cafes: cafes, tokens: tokens, orders: orders, preferences: preferences,
+        APIServices(cafes: cafes, tokens: tokens, orders: orders, preferences: preferences, beacons: beacons,
                     presenter: Presenter(strings: strings), clock: clock)
     }
 

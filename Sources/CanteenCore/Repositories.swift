@@ -51,6 +51,9 @@ public protocol CafeRepository: Sendable {
     func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange]) async throws -> Int64
     /// Validated café files replace the cafés they name, all in one transaction.
     func importCafes(_ documents: [(cafe: Cafe, menu: Menu)]) async throws
+    /// Deletes a café with its menu and beacons; `cafe_not_found`, or `cafe_in_use` (409) while
+    /// orders reference it. Preferences naming it are kept (café resolution falls back).
+    func deleteCafe(id: String) async throws
 }
 
 /// Where access tokens are kept (hashed).
@@ -163,4 +166,6 @@ public protocol OrderRepository: Sendable {
     func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool
     /// Deletes idempotency records created before `cutoff`; returns how many.
     func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int
+    /// The café of the user's most recent order (cancelled ones included), or nil.
+    func latestOrderCafeID(userID: String) async throws -> String?
 }

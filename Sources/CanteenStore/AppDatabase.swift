@@ -12,10 +12,18 @@ public final class AppDatabase: Sendable {
         try Self.migrator.migrate(writer)
     }
 
+    /// The database file's name inside the data directory.
+    public static let fileName = "canteen.sqlite"
+
+    /// Whether `directory` holds a database (without creating one).
+    public static func exists(in directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName).path)
+    }
+
     /// Opens (creating if needed) `canteen.sqlite` in `directory`, in WAL mode.
     public static func open(directory: URL) throws -> AppDatabase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("canteen.sqlite").path
+        let path = directory.appendingPathComponent(fileName).path
         let pool = try DatabasePool(path: path, configuration: configuration())
         return try AppDatabase(pool)
     }

@@ -162,6 +162,24 @@ public final class CafeStore: CafeRepository {
         }
     }
 
+    public func deleteCafe(id: String) async throws {
+        defer { recentCafes.invalidate(id) }
+        try await database.writer.write { db in
+            guard try CafeRecord.exists(db, key: id) else { throw CanteenError.notFound("cafe", id) }
+            let orders = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder WHERE cafeId = ?", arguments: [id]) ?? 0
+            guard orders == 0 else {
+                throw CanteenError(.conflict, code: "cafe_in_use",
+                                   message: "café '\(id)' has \(orders) orders; a café with orders is never deleted",
+                                   parameters: ["cafe": id, "orders": "\(orders)"])
+            }
+            // Menu rows, sold-out marks and beacons go with the café (ON DELETE CASCADE).
+            try db.execute(sql: "DELETE FROM pickupSlot WHERE cafeId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM orderNumber WHERE cafeId = ?", arguments: [id])
+            try CafeRecord.deleteOne(db, key: id)
+        }
+        menuCache.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
     /// Inserts or updates the café row and its beacons; the version moves past any earlier one.
     private static func upsertCafe(_ db: Database, _ cafe: Cafe, now: Date) throws {
         let previous = try Int64.fetchOne(db, sql: "SELECT menuVersion FROM cafe WHERE id = ?", arguments: [cafe.id])
@@ -182,7 +200,7 @@ public final class CafeStore: CafeRepository {
     }
 
     @discardableResult
-    private static func bumpVersion(_ db: Database, cafeID: String, now: Date) throws -> Int64 {
+    static func bumpVersion(_ db: Database, cafeID: String, now: Date) throws -> Int64 {
         try db.execute(sql: "UPDATE cafe SET menuVersion = menuVersion + 1, updatedAt = ? WHERE id = ?",
                        arguments: [now, cafeID])
         return try Int64.fetchOne(db, sql: "SELECT menuVersion FROM cafe WHERE id = ?", arguments: [cafeID]) ?? 0

@@ -1,13 +1,16 @@
 import ArgumentParser
 import Beacons
 import BlueZScanner
+import CanteenApp
+import CanteenCore
 import Foundation
 
 extension BeaconsCommand {
-    /// `canteen beacons calibrate`: the median RSSI of one beacon held at 1 m.
+    /// `canteen beacons calibrate`: the median RSSI of one beacon held at 1 m, stored as the
+    /// registered beacon's measured power (in the database of `--data-dir`, or `--beacons FILE`).
     struct Calibrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Measure a beacon's power at 1 m: the median RSSI over a capture or a live scan.")
+            abstract: "Measure a beacon's power at 1 m (the median RSSI over a capture or a live scan) and store it.")
 
         @Argument(help: "A btsnoop capture taken with the beacon 1 m from the adapter.")
         var file: String?
@@ -20,6 +23,11 @@ extension BeaconsCommand {
 
         @Option(help: "The beacon, as UUID/MAJOR/MINOR.")
         var beacon: String
+
+        @Flag(help: "Only print the measurement; store nothing.")
+        var dryRun = false
+
+        @OptionGroup var registry: RegistryOption
 
         func validate() throws {
             guard (file == nil) != (device == nil) else {
@@ -50,7 +58,19 @@ extension BeaconsCommand {
                 guard let median = RSSICalibration.medianRSSI(of: identity, in: sightings) else {
                     throw BeaconsCommandFailure("no sightings with an RSSI of \(identity)")
                 }
-                print("{\"beacon\": \"\(identity)\", \"measuredPower\": \(median), \"samples\": \(samples)}")
+                var line = "{\"beacon\": \"\(identity)\", \"measuredPower\": \(median), \"samples\": \(samples)"
+                if dryRun {
+                    print(line + ", \"stored\": false}")
+                    return
+                }
+                do {
+                    let (previous, _) = try await registry.source.storeMeasuredPower(median, for: identity)
+                    line += ", \"previousMeasuredPower\": \(previous.measuredPower), \"stored\": true}"
+                    print(line)
+                } catch {
+                    print(line + ", \"stored\": false}")
+                    throw error
+                }
             }
         }
     }

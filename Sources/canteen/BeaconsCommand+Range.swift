@@ -1,9 +1,11 @@
 import ArgumentParser
 import Beacons
+import CanteenCore
 import Foundation
 
 extension BeaconsCommand {
-    /// `canteen beacons range FILE --beacons REGISTRY`: nearest-café decisions over a capture.
+    /// `canteen beacons range FILE`: nearest-café decisions over a capture, with the registered
+    /// beacons of `--data-dir` (or `--beacons FILE`).
     struct Range: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print nearest-café decisions and region enter/exit over a btsnoop capture.")
@@ -18,10 +20,7 @@ extension BeaconsCommand {
 
         func run() async throws {
             try await BeaconsConsole.run {
-                let registry = try registry.load()
-                if registry.beacons.isEmpty {
-                    BeaconsConsole.warn("warning: no registered beacons (--beacons FILE): no café can be chosen")
-                }
+                let registry = try await registry.load()
                 let (sightings, summary) = try BeaconsConsole.readCapture(file).sightings()
                 if let warning = summary.warning { BeaconsConsole.warn("warning: \(file): \(warning)") }
                 let (events, engine) = RangingReplay.run(sightings: sightings, registry: registry)
@@ -40,17 +39,17 @@ extension BeaconsCommand {
             func json(_ text: String?) -> String { text.map { "\"\($0)\"" } ?? "null" }
             switch (event, format) {
             case let (.nearestCafeChanged(from, to, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.string(at))\", \"event\": \"nearestCafe\", \"from\": \(json(from)), \"to\": \(json(to))}"
+                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"nearestCafe\", \"from\": \(json(from)), \"to\": \(json(to))}"
             case let (.regionEntered(beacon, cafe, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.string(at))\", \"event\": \"enter\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
+                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"enter\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
             case let (.regionExited(beacon, cafe, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.string(at))\", \"event\": \"exit\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
+                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"exit\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
             case let (.nearestCafeChanged(from, to, at), .table):
-                return "\(RFC3339.string(at))  nearest café  \(from ?? "none") -> \(to ?? "none")"
+                return "\(RFC3339.utcMicroseconds(at))  nearest café  \(from ?? "none") -> \(to ?? "none")"
             case let (.regionEntered(beacon, cafe, at), .table):
-                return "\(RFC3339.string(at))  enter         \(beacon) (\(cafe ?? "unregistered"))"
+                return "\(RFC3339.utcMicroseconds(at))  enter         \(beacon) (\(cafe ?? "unregistered"))"
             case let (.regionExited(beacon, cafe, at), .table):
-                return "\(RFC3339.string(at))  exit          \(beacon) (\(cafe ?? "unregistered"))"
+                return "\(RFC3339.utcMicroseconds(at))  exit          \(beacon) (\(cafe ?? "unregistered"))"
             }
         }
     }

@@ -31,7 +31,7 @@ extension BeaconsCommand {
 
         func run() async throws {
             try await BeaconsConsole.run {
-                let registry = try registry.load()
+                let registry = try await registry.load()
                 let configuration = ScannerConfiguration(device: device, active: !passive,
                                                          recordURL: record.map { URL(fileURLWithPath: $0) })
                 var engine = RangingEngine(registry: registry)

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Beacons
 import BlueZScanner
+import CanteenApp
+import CanteenCore
 import Foundation
 
 // MARK: - BeaconsCommand
@@ -21,19 +23,23 @@ enum BeaconsOutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table
 }
 
-/// A registry given with `--beacons FILE`.
+/// The registered beacons: the database of `--data-dir`, or `--beacons FILE` instead.
 struct RegistryOption: ParsableArguments {
     @Option(name: .customLong("beacons"),
-            help: "JSON list of registered beacons: [{uuid, major, minor, cafeId, label, measuredPower}].")
+            help: "Use this JSON list of beacons instead of the database: [{uuid, major, minor, cafeId, label, measuredPower}].")
     var path: String?
 
-    func load() throws -> BeaconRegistry {
-        guard let path else { return BeaconRegistry() }
-        do {
-            return try BeaconRegistry(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw BeaconsCommandFailure("cannot read the beacon registry \(path): \(error)")
+    @OptionGroup var data: DataOptions
+
+    var source: BeaconRegistrySource { BeaconRegistrySource(beaconsFile: path, dataDirectory: data.dataDirectory) }
+
+    /// The registry; warns on stderr when it is empty.
+    func load() async throws -> BeaconRegistry {
+        let registry = try await source.load()
+        if registry.beacons.isEmpty {
+            BeaconsConsole.warn("warning: no registered beacons in \(source): no café can be chosen")
         }
+        return registry
     }
 }
 
@@ -62,6 +68,9 @@ enum BeaconsConsole {
         } catch let error as BTSnoopError {
             warn("error: \(error.message) [\(error.code)]")
             throw ExitCode.failure
+        } catch let error as CanteenError {
+            warn("error: \(error.message) [\(error.code)]")
+            throw ExitCode.failure
         }
     }
 
@@ -88,7 +97,7 @@ enum BeaconsConsole {
     /// One sighting as a table row.
     static func tableRow(_ sighting: IBeaconSighting) -> String {
         let rssi = sighting.rssi.map { String($0) } ?? "n/a"
-        return pad(RFC3339.string(sighting.time), 29) + pad(sighting.address.description, 19)
+        return pad(RFC3339.utcMicroseconds(sighting.time), 29) + pad(sighting.address.description, 19)
             + pad(sighting.identity.description, 48) + pad(String(sighting.txPower), 5) + rssi
     }
 

@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 import Testing
 @testable import Beacons
@@ -24,7 +25,7 @@ struct BTSnoopTests {
         #expect(packets.map(\.payload) == [Self.command, Self.event])
         let sightings = reader.sightings().sightings
         #expect(sightings.count == 1)
-        #expect(RFC3339.string(try #require(sightings.first).time) == "2026-09-21T14:13:20.123456Z")
+        #expect(RFC3339.utcMicroseconds(try #require(sightings.first).time) == "2026-09-21T14:13:20.123456Z")
     }
 
     @Test("the monitor datalink keeps the adapter index in the flags")
@@ -40,9 +41,9 @@ struct BTSnoopTests {
     func timestamps() {
         #expect(BTSnoopTime.unixMicroseconds(fromBTSnoop: 0x00DC_DDB3_0F2F_8000) == 0)
         #expect(BTSnoopWriter.timestamp(for: Date(timeIntervalSince1970: 1)) == 0x00DC_DDB3_0F2F_8000 + 1_000_000)
-        #expect(RFC3339.string(unixMicroseconds: 0) == "1970-01-01T00:00:00.000000Z")
-        #expect(RFC3339.string(unixMicroseconds: -1) == "1969-12-31T23:59:59.999999Z")
-        #expect(RFC3339.string(unixMicroseconds: 951_782_400_000_001) == "2000-02-29T00:00:00.000001Z")
+        #expect(RFC3339.utcMicroseconds(unixMicroseconds: 0) == "1970-01-01T00:00:00.000000Z")
+        #expect(RFC3339.utcMicroseconds(unixMicroseconds: -1) == "1969-12-31T23:59:59.999999Z")
+        #expect(RFC3339.utcMicroseconds(unixMicroseconds: 951_782_400_000_001) == "2000-02-29T00:00:00.000001Z")
     }
 
     @Test("a capture cut mid-record yields the whole records and a warning")

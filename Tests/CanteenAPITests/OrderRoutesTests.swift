@@ -294,4 +294,7 @@ final class GatedOrderRepository: OrderRepository, @unchecked Sendable {
     func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int {
         try await base.purgeIdempotencyKeys(createdBefore: cutoff)
     }
+    func latestOrderCafeID(userID: String) async throws -> String? {
+        try await base.latestOrderCafeID(userID: userID)
+    }
 }

@@ -101,6 +101,15 @@ struct MenuDTO: Encodable {
     }
 }
 
+extension MenuDTO {
+    /// The menu as `GET /v1/cafes/{id}/menu` serves it at `now`, with the `ETag` it carries
+    /// (café resolution reports the same tag, so a kiosk can revalidate its cached menu).
+    static func served(_ menu: CafeMenu, presentation: Presentation, now: Date) -> (body: MenuDTO, etag: String) {
+        let body = MenuDTO(menu, presentation: presentation, now: now)
+        return (body, body.etag(variant: presentation.variant))
+    }
+}
+
 /// A small stable hash (FNV-1a, 64-bit) for validators that must not change between runs.
 struct FNV1a {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325

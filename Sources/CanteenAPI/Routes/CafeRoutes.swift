@@ -9,6 +9,7 @@ struct CafeRoutes {
         routes.on(.get, "/v1/cafes") { request, context in try await list(request, context) }
         routes.on(.get, "/v1/cafes/:cafeId") { request, context in try await read(request, context) }
         routes.on(.put, "/v1/cafes/:cafeId") { request, context in try await save(request, context) }
+        routes.on(.delete, "/v1/cafes/:cafeId") { _, context in try await delete(context) }
     }
 
     /// Every café the token serves (a bound token sees its own café only).
@@ -54,5 +55,14 @@ struct CafeRoutes {
         let presentation = services.presenter.presentation(for: request, cafe: saved.cafe)
         return try JSONResponse.make(CafeDTO(saved, presentation: presentation, now: services.clock()),
                                      status: existed ? .ok : .created, headers: presentation.headers)
+    }
+
+    /// Deletes a café with its menu and beacons (ops); 409 `cafe_in_use` once it has orders.
+    /// Users' preferences naming it stay: café resolution then falls back.
+    func delete(_ context: CanteenRequestContext) async throws -> Response {
+        let cafeID = try context.parameters.path("cafeId")
+        try context.require(.ops)
+        try await services.cafes.deleteCafe(id: cafeID)
+        return Response(status: .noContent)
     }
 }

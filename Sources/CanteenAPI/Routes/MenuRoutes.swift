@@ -83,8 +83,7 @@ struct MenuRoutes {
     /// The menu with its ETag; 304 when the request's `If-None-Match` already has it.
     private func respond(with menu: CafeMenu, request: Request, conditional: Bool = true) throws -> Response {
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
-        let dto = MenuDTO(menu, presentation: presentation, now: services.clock())
-        let etag = dto.etag(variant: presentation.variant)
+        let (dto, etag) = MenuDTO.served(menu, presentation: presentation, now: services.clock())
         var headers = presentation.headers
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"

@@ -1,0 +1,43 @@
+import CanteenCore
+import Foundation
+import Hummingbird
+
+/// `POST /v1/users/{userId}/cafe` (kiosk or ops): the café to open for a user, why, and the
+/// ETag of its menu (the value `GET /v1/cafes/{id}/menu` answers), so the kiosk can fetch or
+/// revalidate the menu next. The body is optional: `{"sightings": [...], "currentCafeId"}`.
+struct CafeResolutionRoutes {
+    let services: APIServices
+
+    func register(on routes: RouteTable) {
+        routes.on(.post, "/v1/users/:userId/cafe") { request, context in try await resolve(request, context) }
+    }
+
+    func resolve(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        let token = try context.require(.kiosk, .ops)
+        let userID = try PreferenceRoutes.decodedPath(context, "userId")
+        try UserID.validate(userID)
+        var request = request
+        let now = services.clock()
+        let input = try await request.optionalJSONBody().map {
+            try LocateRequest.parse($0, now: now, sightingsRequired: false)
+        } ?? .empty
+        let choice = try await CafeResolver(services: services).resolve(userID: userID, request: input, token: token)
+        guard let menu = try await services.cafes.menu(cafeID: choice.cafe.cafe.id) else {
+            throw CanteenError.notFound("cafe", choice.cafe.cafe.id)
+        }
+        let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
+        let etag = MenuDTO.served(menu, presentation: presentation, now: now).etag
+        return try JSONResponse.make(
+            CafeChoiceDTO(cafe: CafeDTO(choice.cafe, presentation: presentation, now: now),
+                          reason: choice.reason.rawValue, detail: choice.detail, menuETag: etag),
+            headers: presentation.headers)
+    }
+}
+
+/// `{"cafe": {...}, "reason": "preferred" | "nearest" | "fallback", "detail", "menuETag"}`.
+struct CafeChoiceDTO: Encodable {
+    let cafe: CafeDTO
+    let reason: String
+    let detail: String
+    let menuETag: String
+}

@@ -1,0 +1,90 @@
+import Beacons
+import CanteenCore
+import CanteenStore
+import Foundation
+
+/// Where the beacon commands (`range`, `scan`, `calibrate`) take the registry from: the
+/// database of `--data-dir` (what `PUT /v1/beacons` and café files register), or a
+/// `--beacons FILE` given to override it.
+public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
+    /// A JSON list of `{uuid, major, minor, cafeId, label, measuredPower}`.
+    case file(URL)
+    /// The database in this data directory.
+    case database(URL)
+
+    /// `--beacons FILE` when given, else the data directory's database.
+    public init(beaconsFile: String?, dataDirectory: String) {
+        if let beaconsFile {
+            self = .file(URL(fileURLWithPath: beaconsFile))
+        } else {
+            self = .database(URL(fileURLWithPath: dataDirectory))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let url): "the beacon file \(url.path)"
+        case .database(let directory): "the database in \(directory.path)"
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The registered beacons. A data directory without a database gives an empty registry
+    /// (and creates nothing).
+    public func load() async throws -> BeaconRegistry {
+        switch self {
+        case .file(let url):
+            do {
+                return try BeaconRegistry(contentsOf: url)
+            } catch {
+                throw CanteenError(.invalid, code: "invalid_beacon_file",
+                                   message: "cannot read the beacon registry \(url.path): \(error)")
+            }
+        case .database(let directory):
+            guard AppDatabase.exists(in: directory) else { return BeaconRegistry() }
+            let stores = try CanteenStores.open(dataDirectory: directory)
+            defer { try? stores.database.close() }
+            return try await stores.beacons.registry()
+        }
+    }
+
+    // MARK: - Calibration
+
+    /// Stores `measuredPower` as the calibrated power of a registered beacon and returns the
+    /// registration before and after. Throws `beacon_not_found` for an unregistered beacon and
+    /// `out_of_range` outside −127…20 dBm.
+    @discardableResult
+    public func storeMeasuredPower(_ measuredPower: Int, for identity: BeaconIdentity) async throws
+        -> (previous: BeaconRegistration, updated: BeaconRegistration) {
+        guard BeaconRegistration.measuredPowerRange.contains(measuredPower) else {
+            throw CanteenError(.invalid, code: "out_of_range",
+                               message: "a measured power of \(measuredPower) dBm is outside −127…20; not stored",
+                               field: "measuredPower")
+        }
+        let notFound = BeaconRegistration.notFound(uuid: identity.uuid, major: identity.major, minor: identity.minor)
+        switch self {
+        case .file(let url):
+            var registry = try await load()
+            guard let previous = registry[identity] else { throw notFound }
+            var updated = previous
+            updated.measuredPower = measuredPower
+            registry.register(updated)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let list = registry.beacons.values.sorted { $0.identity < $1.identity }
+            try encoder.encode(list).write(to: url, options: .atomic)
+            return (BeaconRegistration(previous), BeaconRegistration(updated))
+        case .database(let directory):
+            guard AppDatabase.exists(in: directory) else { throw notFound }
+            let stores = try CanteenStores.open(dataDirectory: directory)
+            defer { try? stores.database.close() }
+            guard let previous = try await stores.beacons.beacon(uuid: identity.uuid, major: identity.major,
+                                                                 minor: identity.minor) else { throw notFound }
+            var updated = previous
+            updated.measuredPower = measuredPower
+            try await stores.beacons.saveBeacon(updated)
+            return (previous, updated)
+        }
+    }
+}

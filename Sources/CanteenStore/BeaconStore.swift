@@ -1,0 +1,97 @@
+import CanteenCore
+import Foundation
+import GRDB
+
+/// The SQLite implementation of `BeaconRepository`, over the `beacon` table that café
+/// documents also fill.
+///
+/// A registered beacon must lie in its café's `beaconRegion` (same UUID and major), so that
+/// `GET /v1/cafes/{id}` shows every beacon of the café and saving the café document back keeps
+/// them. Every change moves the café's version, like any other change to its configuration.
+public final class BeaconStore: BeaconRepository {
+    let database: AppDatabase
+    /// The cafés whose cached configuration (which lists their beacons) a change must refresh.
+    private let cafes: CafeStore
+    private let clock: @Sendable () -> Date
+
+    public init(database: AppDatabase, cafes: CafeStore, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.cafes = cafes
+        self.database = database
+        self.clock = clock
+    }
+
+    // MARK: - Reads
+
+    public func beacons() async throws -> [BeaconRegistration] {
+        try await database.writer.read { db in
+            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAll(db).map(\.registration)
+        }
+    }
+
+    public func beacon(uuid: UUID, major: UInt16, minor: UInt16) async throws -> BeaconRegistration? {
+        try await database.writer.read { db in
+            try BeaconRecord.fetchOne(db, key: Self.key(uuid, major, minor))?.registration
+        }
+    }
+
+    // MARK: - Writes
+
+    @discardableResult
+    public func saveBeacon(_ beacon: BeaconRegistration) async throws -> Bool {
+        let now = clock()
+        defer { cafes.recentCafes.removeAll() }
+        return try await database.writer.write { db in
+            guard let cafe = try CafeRecord.fetchOne(db, key: beacon.cafeID) else {
+                throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(beacon.cafeID)'",
+                                   field: "cafeId", parameters: ["cafe": beacon.cafeID])
+            }
+            guard cafe.beaconUUID == beacon.uuid.uuidString, cafe.beaconMajor == Int(beacon.major) else {
+                throw CanteenError(
+                    .invalid, code: "beacon_outside_region",
+                    message: "café '\(cafe.id)' has the beacon region \(cafe.beaconUUID)/\(cafe.beaconMajor); "
+                        + "\(beacon.identityText) is outside it (change the café's beaconRegion first)",
+                    field: "cafeId", parameters: ["cafe": cafe.id])
+            }
+            let previous = try BeaconRecord.fetchOne(db, key: Self.key(beacon.uuid, beacon.major, beacon.minor))
+            try BeaconRecord(beacon).upsert(db)
+            try CafeStore.bumpVersion(db, cafeID: beacon.cafeID, now: now)
+            if let previous, previous.cafeId != beacon.cafeID {
+                try CafeStore.bumpVersion(db, cafeID: previous.cafeId, now: now)
+            }
+            return previous == nil
+        }
+    }
+
+    public func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16) async throws {
+        let now = clock()
+        defer { cafes.recentCafes.removeAll() }
+        try await database.writer.write { db in
+            guard let record = try BeaconRecord.fetchOne(db, key: Self.key(uuid, major, minor)) else {
+                throw BeaconRegistration.notFound(uuid: uuid, major: major, minor: minor)
+            }
+            try record.delete(db)
+            try CafeStore.bumpVersion(db, cafeID: record.cafeId, now: now)
+        }
+    }
+
+    private static func key(_ uuid: UUID, _ major: UInt16, _ minor: UInt16) -> [String: (any DatabaseValueConvertible)?] {
+        ["uuid": uuid.uuidString, "major": Int(major), "minor": Int(minor)]
+    }
+}
+
+// MARK: - BeaconRecord ↔ BeaconRegistration
+
+extension BeaconRecord {
+    init(_ beacon: BeaconRegistration) {
+        self.init(uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),
+                  cafeId: beacon.cafeID, label: beacon.label, measuredPower: beacon.measuredPower)
+    }
+
+    private static let nilUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// The row as a registration (a row that is not a valid identity reads as the nil UUID).
+    var registration: BeaconRegistration {
+        BeaconRegistration(uuid: UUID(uuidString: uuid) ?? Self.nilUUID, major: UInt16(clamping: major),
+                           minor: UInt16(clamping: minor), cafeID: cafeId, label: label, measuredPower: measuredPower)
+    }
+}
