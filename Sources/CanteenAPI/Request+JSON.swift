@@ -42,7 +42,11 @@ enum JSONResponse {
 
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok,
                      headers extra: HTTPFields = [:]) throws -> Response {
-        let data = try encoder.encode(value)
+        make(encoded: try encoder.encode(value), status: status, headers: extra)
+    }
+
+    /// A response with an already encoded JSON body.
+    static func make(encoded data: Data, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
         var headers = extra
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))

@@ -1,9 +1,11 @@
 import CanteenCore
+import Foundation
 import Hummingbird
 
 /// The kitchen: the ticket feed of a café (cursor, station filter, long-poll) and status moves.
 struct TicketRoutes {
     let services: APIServices
+    let responses = FeedResponses()
 
     /// The longest a display may long-poll, in seconds.
     static let maxWait = 30
@@ -21,34 +23,50 @@ struct TicketRoutes {
         let query = try FeedQuery(request.uri.queryParameters)
         guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
 
+        let presentation = services.presenter.presentation(for: request, cafe: cafe)
         let deadline = ContinuousClock.now + .seconds(query.wait)
         var seen = try await services.orders.latestSequence(cafeID: cafeID)
-        var page: TicketFeedPage
+        var page: FeedResponses.Rendered
         if let after = query.after, after >= seen {
-            page = TicketFeedPage(tickets: [], cursor: after)
+            page = FeedResponses.Rendered(body: Data(), cursor: after, isEmpty: true)
         } else {
-            page = try await services.orders.ticketFeed(cafeID: cafeID, after: query.after, station: query.station)
+            page = try await render(cafe, query, latest: seen, presentation)
         }
-        while page.tickets.isEmpty, query.wait > 0 {
+        while page.isEmpty, query.wait > 0 {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { break }
             guard await services.orders.waitForChange(cafeID: cafeID, after: seen, timeout: remaining) else { break }
             seen = try await services.orders.latestSequence(cafeID: cafeID)
-            page = try await services.orders.ticketFeed(cafeID: cafeID, after: query.after, station: query.station)
+            page = try await render(cafe, query, latest: seen, presentation)
         }
 
-        let presentation = services.presenter.presentation(for: request, cafe: cafe)
         var headers = presentation.headers
         let etag = "\"\(page.cursor)\""
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"
-        if page.tickets.isEmpty, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
+        if page.isEmpty, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        return try JSONResponse.make(
-            TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
-                          cursor: String(page.cursor)),
-            headers: headers)
+        if page.body.isEmpty {
+            return try JSONResponse.make(TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
+        }
+        return JSONResponse.make(encoded: page.body, headers: headers)
+    }
+
+    /// The page for this question while the café's latest change is `latest`, queried and
+    /// encoded once for every display asking it.
+    private func render(_ cafe: Cafe, _ query: FeedQuery, latest: Int64,
+                        _ presentation: Presentation) async throws -> FeedResponses.Rendered {
+        let key = FeedResponses.Key(cafeID: cafe.id, after: query.after, station: query.station, latest: latest,
+                                    variant: presentation.variant)
+        let orders = services.orders
+        return try await responses.page(for: key) {
+            let page = try await orders.ticketFeed(cafeID: cafe.id, after: query.after, station: query.station)
+            let body = try JSONResponse.encoder.encode(
+                TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
+                              cursor: String(page.cursor)))
+            return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty)
+        }
     }
 
     /// `{"status": "preparing" | "ready" | "picked_up" | "cancelled"}` by the café's kitchen or ops.

@@ -1,0 +1,49 @@
+import CanteenCore
+import Foundation
+import Synchronization
+
+/// Shares one feed query and one JSON rendering among every display asking the same question.
+///
+/// When an order commits, every display of the café long-polling with the same cursor wakes
+/// at once; without sharing, fifty displays would run fifty identical queries and encodings.
+/// The key holds the café's latest sequence when the question was asked, so an answer is
+/// reused only while nothing has changed since; the first asker computes it, the others
+/// await that same computation.
+final class FeedResponses: Sendable {
+    struct Key: Hashable, Sendable {
+        let cafeID: String
+        let after: Int64?
+        let station: String?
+        let latest: Int64
+        let variant: String
+    }
+
+    /// A rendered page: the JSON body, its cursor, and whether it held any ticket.
+    struct Rendered: Sendable {
+        let body: Data
+        let cursor: Int64
+        let isEmpty: Bool
+    }
+
+    private let inFlight = Mutex<[Key: Task<Rendered, any Error>]>([:])
+    private let capacity: Int
+
+    init(capacity: Int = 1024) { self.capacity = capacity }
+
+    /// The rendered page for `key`, computing it with `render` only if nobody has yet.
+    func page(for key: Key, render: @escaping @Sendable () async throws -> Rendered) async throws -> Rendered {
+        let task = inFlight.withLock { entries -> Task<Rendered, any Error> in
+            if let running = entries[key] { return running }
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            let task = Task { try await render() }
+            entries[key] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            inFlight.withLock { _ = $0.removeValue(forKey: key) }
+            throw error
+        }
+    }
+}

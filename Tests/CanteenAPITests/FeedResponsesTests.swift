@@ -1,0 +1,32 @@
+@testable import CanteenAPI
+import CanteenTestSupport
+import Foundation
+import Testing
+
+@Suite("Shared feed answers")
+struct FeedResponsesTests {
+    @Test("fifty displays asking the same question at once share one query; a newer latest change asks again")
+    func shared() async throws {
+        let responses = FeedResponses()
+        let renders = Tally()
+        let key = FeedResponses.Key(cafeID: "c", after: 7, station: nil, latest: 9, variant: "en-en_US")
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    _ = try? await responses.page(for: key) {
+                        renders.add("render")
+                        try await Task.sleep(for: .milliseconds(20))
+                        return FeedResponses.Rendered(body: Data("{}".utf8), cursor: 9, isEmpty: false)
+                    }
+                }
+            }
+        }
+        #expect(renders.snapshot == ["render": 1])
+        let newer = FeedResponses.Key(cafeID: "c", after: 7, station: nil, latest: 10, variant: "en-en_US")
+        _ = try await responses.page(for: newer) {
+            renders.add("render")
+            return FeedResponses.Rendered(body: Data(), cursor: 10, isEmpty: true)
+        }
+        #expect(renders.snapshot == ["render": 2])
+    }
+}
