@@ -82,9 +82,9 @@ public final class OrderStore: OrderRepository {
         let order = try insertOrder(db, request, menu: menu, tokenID: placement.key?.tokenID, now: placement.now)
         let response = try placement.render(order, menu.cafe)
         if let key = placement.key {
-            try IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
-                                  status: response.status, body: response.body, orderId: order.id,
-                                  createdAt: placement.now).insert(db)
+            try insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
+                                         status: response.status, body: response.body, orderId: order.id,
+                                         createdAt: placement.now), db)
         }
         return .placed(order, response)
     }
@@ -113,11 +113,9 @@ public final class OrderStore: OrderRepository {
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
             tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency,
             capacityUnits: units, createdAt: now, cancelledAt: nil)
-        try record.insert(db)
+        try insert(record, db)
         for (position, line) in priced.lines.enumerated() {
-            try OrderLineRecord(orderId: record.id, position: position, itemId: line.itemID, names: line.names,
-                                station: line.station, quantity: line.quantity, unitPrice: line.unitPrice,
-                                lineTotal: line.lineTotal, options: line.options, note: line.note).insert(db)
+            try insert(line, orderID: record.id, position: position, db)
         }
         var stations: [String] = []
         for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
@@ -126,7 +124,7 @@ public final class OrderStore: OrderRepository {
             let ticket = TicketRecord(id: RandomID.make("tkt"), orderId: record.id, cafeId: cafe.id, station: station,
                                       status: TicketStatus.new.rawValue, sequence: try Self.nextSequence(db),
                                       createdAt: now, updatedAt: now)
-            try ticket.insert(db)
+            try insert(ticket, db)
             tickets.append(ticket.ticket)
         }
         return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,

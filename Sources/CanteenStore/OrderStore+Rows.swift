@@ -1,0 +1,95 @@
+import CanteenCore
+import Foundation
+import GRDB
+
+// MARK: - Writing an order's rows
+
+/// Inserts on the order path use cached prepared statements and write their JSON columns
+/// directly: this runs inside the single writer for every order, so it stays lean. Reads go
+/// through the records, which decode the same column formats.
+extension OrderStore {
+    static func insert(_ record: OrderRecord, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
+                pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+            """)
+        try statement.execute(arguments: [
+            record.id, record.cafeId, record.number, record.localDate, record.customerName, record.userId,
+            record.tokenId, record.pickupStart, record.pickupEnd, record.subtotal, record.tax, record.total,
+            record.currency, record.capacityUnits, record.createdAt,
+        ])
+    }
+
+    static func insert(_ line: OrderLine, orderID: String, position: Int, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [
+            orderID, position, line.itemID, JSONText.object(line.names.translations), line.station, line.quantity,
+            line.unitPrice, line.lineTotal, JSONText.options(line.options), line.note,
+        ])
+    }
+
+    static func insert(_ ticket: TicketRecord, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [
+            ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
+            ticket.createdAt, ticket.updatedAt,
+        ])
+    }
+
+    static func insert(_ record: IdempotencyRecord, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [
+            record.tokenId, record.key, record.requestHash, record.status, record.body, record.orderId, record.createdAt,
+        ])
+    }
+}
+
+/// JSON text for the order rows' JSON columns, in the shape their `Codable` records decode.
+enum JSONText {
+    /// `{"key":"value",…}` with keys sorted.
+    static func object(_ strings: [String: String]) -> String {
+        var text = "{"
+        for (index, key) in strings.keys.sorted().enumerated() {
+            if index > 0 { text += "," }
+            text += quoted(key) + ":" + quoted(strings[key] ?? "")
+        }
+        return text + "}"
+    }
+
+    /// `[{"groupID":…,"optionID":…,"names":{…},"priceDelta":…},…]` (the keys of `SoldOption`).
+    static func options(_ options: [SoldOption]) -> String {
+        "[" + options.map { option in
+            "{\"groupID\":\(quoted(option.groupID)),\"names\":\(object(option.names.translations)),"
+                + "\"optionID\":\(quoted(option.optionID)),\"priceDelta\":\(option.priceDelta)}"
+        }.joined(separator: ",") + "]"
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    static func quoted(_ string: String) -> String {
+        var text = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+}
