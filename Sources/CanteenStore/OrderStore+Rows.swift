@@ -16,8 +16,9 @@ extension OrderStore {
             """)
         try statement.execute(arguments: [
             record.id, record.cafeId, record.number, record.localDate, record.customerName, record.userId,
-            record.tokenId, record.pickupStart, record.pickupEnd, record.subtotal, record.tax, record.total,
-            record.currency, record.capacityUnits, record.createdAt,
+            record.tokenId, StoredTimestamp.text(record.pickupStart), StoredTimestamp.text(record.pickupEnd),
+            record.subtotal, record.tax, record.total, record.currency, record.capacityUnits,
+            StoredTimestamp.text(record.createdAt),
         ])
     }
 
@@ -39,7 +40,7 @@ extension OrderStore {
             """)
         try statement.execute(arguments: [
             ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
-            ticket.createdAt, ticket.updatedAt,
+            StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt),
         ])
     }
 
@@ -49,7 +50,8 @@ extension OrderStore {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
-            record.tokenId, record.key, record.requestHash, record.status, record.body, record.orderId, record.createdAt,
+            record.tokenId, record.key, record.requestHash, record.status, record.body, record.orderId,
+            StoredTimestamp.text(record.createdAt),
         ])
     }
 }
@@ -91,5 +93,18 @@ enum JSONText {
             }
         }
         return text + "\""
+    }
+}
+
+/// Instants as GRDB stores `Date` (`2026-11-22 04:36:31.123`, UTC, milliseconds), written
+/// without a `DateFormatter` on the order path; the records read them back as usual.
+enum StoredTimestamp {
+    static func text(_ date: Date) -> String {
+        // `2026-11-22T04:36:31.123456Z` → `2026-11-22 04:36:31.123`
+        let iso = RFC3339.utcMicroseconds(date)
+        guard iso.utf8.count >= 27 else { return iso }
+        var text = String(iso.dropLast(4))
+        if let t = text.firstIndex(of: "T") { text.replaceSubrange(t...t, with: " ") }
+        return text
     }
 }

@@ -8,8 +8,12 @@ enum RandomID {
     /// `count` random bytes as unpadded base64url.
     static func base64URL(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return Data(bytes.prefix(count)).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

@@ -1,6 +1,7 @@
 @testable import CanteenStore
 import CanteenCore
 import Foundation
+import GRDB
 import Testing
 
 @Suite("JSON columns written on the order path")
@@ -14,5 +15,19 @@ struct JSONTextTests {
         let back = try JSONDecoder().decode([SoldOption].self, from: Data(JSONText.options(options).utf8))
         #expect(back == options)
         #expect(try JSONDecoder().decode([SoldOption].self, from: Data(JSONText.options([]).utf8)).isEmpty)
+    }
+}
+
+@Suite("Timestamps written on the order path")
+struct StoredTimestampTests {
+    @Test("they read back through GRDB as the same instant, to the millisecond")
+    func roundTrip() throws {
+        for seconds in [0.0, 1_795_000_000.123, 1_795_000_000.9994, 951_782_400.5, -86_400.25] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = StoredTimestamp.text(date)
+            let back = try #require(Date.fromDatabaseValue(text.databaseValue))
+            #expect(abs(back.timeIntervalSince1970 - seconds) < 0.001, "\(text)")
+            #expect(text.count == 23)
+        }
     }
 }
