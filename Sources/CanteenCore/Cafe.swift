@@ -42,14 +42,10 @@ public struct Cafe: Hashable, Sendable, Codable {
     public var currencyValue: Currency { (try? Currency(code: currency)) ?? .usd }
 
     /// The café's time zone (validated when the café was read).
-    public var timeZoneValue: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)! }
+    public var timeZoneValue: TimeZone { ZoneCalendars.timeZone(timeZone) }
 
-    /// A Gregorian calendar in the café's time zone.
-    public var calendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZoneValue
-        return calendar
-    }
+    /// A Gregorian calendar in the café's time zone (shared, built once per zone).
+    public var calendar: Calendar { ZoneCalendars.calendar(timeZone) }
 
     /// The weekday and wall-clock time at `instant` in the café's time zone.
     public func localMoment(of instant: Date) -> (weekday: Weekday, time: LocalTime) {
