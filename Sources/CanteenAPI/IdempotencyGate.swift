@@ -22,9 +22,4 @@ final class IdempotencyGate: Sendable {
         defer { _ = running.withLock { $0.remove(slot) } }
         return try await body()
     }
-
-    /// Whether a key is being processed now (tests use it).
-    func isRunning(tokenID: String, key: String) -> Bool {
-        running.withLock { $0.contains("\(tokenID)\u{0}\(key)") }
-    }
 }

@@ -20,9 +20,6 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     /// Whether `code` is an active ISO 4217 code with defined minor units.
     public static func isKnown(_ code: String) -> Bool { iso4217[code] != nil }
 
-    /// Every known code, sorted.
-    public static var allCodes: [String] { iso4217.keys.sorted() }
-
     public var description: String { code }
 
     public static let usd = try! Currency(code: "USD")
