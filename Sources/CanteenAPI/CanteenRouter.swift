@@ -6,9 +6,10 @@ public enum CanteenRouter {
     /// The router and the table of what it serves.
     public static func build(_ services: APIServices) -> RouteTable {
         let router = Router(context: CanteenRequestContext.self)
-        router.add(middleware: ErrorMiddleware(presenter: services.presenter))
+        let methods = RouteMethods()
+        router.add(middleware: ErrorMiddleware(presenter: services.presenter, methods: methods))
         router.add(middleware: AuthenticationMiddleware(tokens: services.tokens))
-        let routes = RouteTable(router: router)
+        let routes = RouteTable(router: router, methods: methods)
         HealthRoutes().register(on: routes)
         CafeRoutes(services: services).register(on: routes)
         MenuRoutes(services: services).register(on: routes)

@@ -11,13 +11,19 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
     let presenter: Presenter
+    let methods: RouteMethods
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
-            let canteenError = Self.canteenError(for: error)
+            var canteenError = Self.canteenError(for: error)
+            let allowed = canteenError.code == "route_not_found" ? methods.methods(for: request.uri.path) : []
+            if !allowed.isEmpty {
+                canteenError = CanteenError(.methodNotAllowed, code: "method_not_allowed",
+                                            message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
+            }
             if canteenError.kind == .internal {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             }
@@ -26,6 +32,7 @@ struct ErrorMiddleware: RouterMiddleware {
             var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError),
                                                   problems: problems.count > 1 ? problems : [])
             response.headers[.contentLanguage] = presentation.contentLanguage
+            if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
             return response
         }
     }
@@ -44,7 +51,7 @@ struct ErrorMiddleware: RouterMiddleware {
             case .notFound:
                 return CanteenError(.notFound, code: "route_not_found", message: "no such route")
             case .methodNotAllowed:
-                return CanteenError(.invalid, code: "method_not_allowed", message: "this route does not take that method")
+                return CanteenError(.methodNotAllowed, code: "method_not_allowed", message: "this route does not take that method")
             case .contentTooLarge:
                 return CanteenError(.tooLarge, code: "body_too_large",
                                     message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
@@ -92,10 +99,10 @@ public enum ErrorResponse {
     /// The HTTP status of each kind of domain error.
     public static func status(for error: CanteenError) -> HTTPResponse.Status {
         switch error.kind {
-        case .invalid:
-            return error.code == "method_not_allowed" ? .methodNotAllowed : .unprocessableContent
-        case .malformed:
-            return error.code == "unsupported_media_type" ? .unsupportedMediaType : .badRequest
+        case .invalid: return .unprocessableContent
+        case .malformed: return .badRequest
+        case .unsupportedMediaType: return .unsupportedMediaType
+        case .methodNotAllowed: return .methodNotAllowed
         case .notFound: return .notFound
         case .conflict: return .conflict
         case .unauthenticated: return .unauthorized

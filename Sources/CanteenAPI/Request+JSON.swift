@@ -25,7 +25,7 @@ extension Request {
     /// 415 when the body is declared as something other than JSON.
     private func checkJSONContentType() throws(CanteenError) {
         if let type = headers[.contentType], !type.lowercased().contains("json") {
-            throw CanteenError(.malformed, code: "unsupported_media_type",
+            throw CanteenError(.unsupportedMediaType, code: "unsupported_media_type",
                                message: "the body must be application/json, not \(type)")
         }
     }

@@ -11,12 +11,17 @@ public final class RouteTable {
 
     public let router: Router<CanteenRequestContext>
     public private(set) var entries: [Entry] = []
+    let methods: RouteMethods
 
-    init(router: Router<CanteenRequestContext>) { self.router = router }
+    init(router: Router<CanteenRequestContext>, methods: RouteMethods) {
+        self.router = router
+        self.methods = methods
+    }
 
     func on(_ method: HTTPRequest.Method, _ path: String,
             use handler: @escaping @Sendable (Request, CanteenRequestContext) async throws -> Response) {
         entries.append(Entry(method: method.rawValue, path: path))
+        methods.add(method: method.rawValue, path: path)
         router.on(RouterPath(path), method: method, use: handler)
     }
 

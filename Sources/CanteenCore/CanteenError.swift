@@ -21,6 +21,10 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
         case preconditionFailed
         /// The request body is larger than allowed (413).
         case tooLarge
+        /// The body is not in a format the route reads (415).
+        case unsupportedMediaType
+        /// The route exists but not for this method (405).
+        case methodNotAllowed
         /// Something on our side failed (500); the message never leaks internals.
         case `internal`
     }
@@ -49,12 +53,6 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
         return message
     }
 
-    /// The same error, pointing at `field`.
-    public func at(_ field: String?) -> CanteenError {
-        var copy = self
-        copy.field = field
-        return copy
-    }
 }
 
 extension CanteenError {

@@ -174,12 +174,18 @@ struct CafeRoutesTests {
         }
     }
 
-    @Test("an unknown route is a JSON 404")
+    @Test("an unknown route is a JSON 404; a known path with another method a JSON 405")
     func unknownRoute() async throws {
         try await withRouter(try await TestEnvironment.make()) { client in
             let response = try await client.send(.get, "/v1/nothing-here")
             #expect(response.status == .notFound)
             #expect(response.errorCode == "route_not_found")
+            let wrongMethod = try await client.send(.delete, "/v1/orders")
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(wrongMethod.errorCode == "method_not_allowed")
+            #expect(wrongMethod.headers[.allow] == "POST")
+            let menu = try await client.send(.post, "/v1/cafes/testcafe/menu")
+            #expect(menu.headers[.allow] == "GET, PUT")
         }
     }
 }
