@@ -45,6 +45,15 @@ enum JSONResponse {
         make(encoded: try encoder.encode(value), status: status, headers: extra)
     }
 
+    /// A response with a body that writes itself (`JSONWriter`), for the hot paths.
+    static func make(writing value: some JSONWritable, status: HTTPResponse.Status = .ok,
+                     headers extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.encode(value))))
+    }
+
     /// A response with an already encoded JSON body.
     static func make(encoded data: Data, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
         var headers = extra

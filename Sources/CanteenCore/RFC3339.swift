@@ -10,10 +10,44 @@ public enum RFC3339 {
         return (try? plain.parse(text)) ?? (try? fractional.parse(text))
     }
 
-    /// `2026-11-22T09:30:00-06:00` in `timeZone` (whole seconds).
+    /// `2026-11-22T09:30:00-06:00` in `timeZone` (whole seconds; `Z` for UTC), as
+    /// `Date.ISO8601FormatStyle` writes it, without building a style for every instant.
     public static func string(_ date: Date, timeZone: TimeZone) -> String {
-        let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone)
-        return style.format(date)
+        string(date, offsetSeconds: timeZone.secondsFromGMT(for: date), timeZone: timeZone)
+    }
+
+    /// `2026-11-22T15:30:00Z`: the date in UTC, whole seconds (`JSONEncoder`'s `.iso8601`).
+    public static func utcSeconds(_ date: Date) -> String {
+        string(date, offsetSeconds: 0, timeZone: .gmt)
+    }
+
+    private static func string(_ date: Date, offsetSeconds offset: Int, timeZone: TimeZone) -> String {
+        let interval = date.timeIntervalSince1970.rounded(.down)
+        // Years 1–9999 in whole-minute offsets; anything else goes through Foundation.
+        guard interval.isFinite, abs(interval) < 2.5e11, offset % 60 == 0 else {
+            return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone).format(date)
+        }
+        let local = Int64(interval) + Int64(offset)
+        let days = local.floorDivided(by: 86_400)
+        let secondOfDay = local - days * 86_400
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        guard (1...9999).contains(year) else {
+            return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone).format(date)
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        if offset == 0 {
+            text += "Z"
+        } else {
+            let minutes = Int64(abs(offset) / 60)
+            text += (offset < 0 ? "-" : "+") + "\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2))"
+        }
+        return text
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.utf8.count >= width ? text : String(repeating: "0", count: width - text.utf8.count) + text
     }
 
     // MARK: - UTC with microseconds
@@ -25,10 +59,6 @@ public enum RFC3339 {
         let days = seconds.floorDivided(by: 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
             + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(micros, 6))Z"
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Renders pickup windows (`1:45 – 3:00 AM`) as wall-clock times in the café's time zone, in
-/// the reader's locale, caching one interval style per (locale, time zone).
+/// the reader's locale, caching one interval style per (locale, time zone) and the labels
+/// themselves: every order and kitchen ticket of a window shows the same one.
 ///
 /// The calendar is Gregorian in the café's zone and the locale is always passed in: neither
 /// `Locale.current` nor `TimeZone.current` is ever read. Instants are converted to wall-clock
@@ -15,10 +16,13 @@ public final class PickupWindowFormatter: Sendable {
     public static let shared = PickupWindowFormatter()
 
     private let styles: BoundedCache<StyleKey, WindowStyles>
+    private let labels: BoundedCache<LabelKey, String>
 
-    /// A formatter whose cache holds at most `cacheCapacity` (locale, time zone) pairs.
-    public init(cacheCapacity: Int = 1024) {
+    /// A formatter whose caches hold at most `cacheCapacity` (locale, time zone) pairs and
+    /// `labelCapacity` labels.
+    public init(cacheCapacity: Int = 1024, labelCapacity: Int = 8192) {
         styles = BoundedCache(capacity: cacheCapacity)
+        labels = BoundedCache(capacity: labelCapacity)
     }
 
     // MARK: - Formatting
@@ -26,6 +30,11 @@ public final class PickupWindowFormatter: Sendable {
     /// The window from `start` to `end` as times of day in `timeZone`, in `locale`'s
     /// conventions. A window given backwards is shown from its earlier end.
     public func label(start: Date, end: Date, timeZone: TimeZone, locale: Locale) -> String {
+        let key = LabelKey(style: StyleKey(locale: locale.identifier, timeZone: timeZone.identifier), start: start, end: end)
+        return labels.value(for: key) { render(start: start, end: end, timeZone: timeZone, locale: locale) }
+    }
+
+    private func render(start: Date, end: Date, timeZone: TimeZone, locale: Locale) -> String {
         let entry = styles.value(for: StyleKey(locale: locale.identifier, timeZone: timeZone.identifier)) {
             WindowStyles(timeZone: timeZone, locale: locale)
         }
@@ -41,6 +50,9 @@ public final class PickupWindowFormatter: Sendable {
 
     /// How many (locale, time zone) styles are cached now.
     public var cachedStyleCount: Int { styles.count }
+
+    /// How many labels are cached now.
+    public var cachedLabelCount: Int { labels.count }
 
     /// The styles of one (locale, time zone).
     struct WindowStyles: Sendable {
@@ -64,5 +76,11 @@ public final class PickupWindowFormatter: Sendable {
     struct StyleKey: Hashable, Sendable {
         var locale: String
         var timeZone: String
+    }
+
+    struct LabelKey: Hashable, Sendable {
+        var style: StyleKey
+        var start: Date
+        var end: Date
     }
 }

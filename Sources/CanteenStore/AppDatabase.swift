@@ -41,6 +41,8 @@ public final class AppDatabase: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Savepoint journals (one per order in a group commit) stay in memory, not temp files.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         return configuration
     }

@@ -44,6 +44,14 @@ extension OrderStore {
         ])
     }
 
+    /// The response stored under a token's key, with the fingerprint of the request that made it.
+    static func storedResponse(_ db: Database, for key: IdempotencyKey) throws
+        -> (requestHash: Data, response: StoredResponse)? {
+        let statement = try db.cachedStatement(sql: "SELECT requestHash, status, body FROM idempotencyKey WHERE tokenId = ? AND key = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [key.tokenID, key.key]) else { return nil }
+        return (row["requestHash"], StoredResponse(status: row["status"], body: row["body"]))
+    }
+
     static func insert(_ record: IdempotencyRecord, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt)

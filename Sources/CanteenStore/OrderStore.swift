@@ -70,10 +70,9 @@ public final class OrderStore: OrderRepository {
 
     private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore) throws -> PlacementResult {
         let request = placement.request
-        if let key = placement.key,
-           let existing = try IdempotencyRecord.fetchOne(db, key: ["tokenId": key.tokenID, "key": key.key]) {
+        if let key = placement.key, let existing = try storedResponse(db, for: key) {
             guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
-            return .replayed(StoredResponse(status: existing.status, body: existing.body))
+            return .replayed(existing.response)
         }
         guard let menu = try cafes.menu(db, cafeID: request.cafeID) else {
             throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(request.cafeID)'",

@@ -125,4 +125,26 @@ struct PickupWindowFormatterTests {
             #expect(small.cachedStyleCount <= 2)
         }
     }
+
+    @Test("labels are remembered per (locale, zone, window) and the label cache stays bounded too")
+    func labelCache() throws {
+        let small = PickupWindowFormatter(cacheCapacity: 8, labelCapacity: 3)
+        let start = try Self.instant("2026-06-01T10:00:00Z")
+        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let english = Locale(identifier: "en_US")
+        let first = small.label(start: start, end: start.addingTimeInterval(900), timeZone: tokyo, locale: english)
+        #expect(small.label(start: start, end: start.addingTimeInterval(900), timeZone: tokyo, locale: english) == first)
+        #expect(small.cachedLabelCount == 1)
+        // A different locale, zone or end is a different label, never the remembered one.
+        #expect(small.label(start: start, end: start.addingTimeInterval(900), timeZone: tokyo,
+                            locale: Locale(identifier: "fr_FR")) == "19:00\u{2009}\u{2013}\u{2009}19:15")
+        #expect(small.label(start: start, end: start.addingTimeInterval(1800), timeZone: tokyo, locale: english)
+            == "7:00\u{2009}\u{2013}\u{2009}7:30\u{202F}PM")
+        for minutes in 1...10 {
+            _ = small.label(start: start, end: start.addingTimeInterval(Double(minutes) * 60), timeZone: tokyo,
+                            locale: english)
+            #expect(small.cachedLabelCount <= 3)
+        }
+        #expect(small.label(start: start, end: start.addingTimeInterval(900), timeZone: tokyo, locale: english) == first)
+    }
 }

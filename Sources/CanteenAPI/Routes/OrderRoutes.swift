@@ -35,8 +35,8 @@ struct OrderRoutes {
                 orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint)
             ) { order, cafe in
                 let presentation = presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
-                let data = try JSONResponse.encoder.encode(OrderDTO(order, cafe: cafe, presentation: presentation))
-                return StoredResponse(status: 201, body: data)
+                let body = JSONWriter.encode(OrderDTO(order, cafe: cafe, presentation: presentation))
+                return StoredResponse(status: 201, body: Data(body))
             }
             switch result {
             case .placed(let order, let stored):
@@ -69,7 +69,7 @@ struct OrderRoutes {
 
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
-        try context.requireToken()
+        _ = try context.requireToken()
         guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
         try context.requireAccess(to: order.cafeID)
         return try await render(order, request)
@@ -89,6 +89,7 @@ struct OrderRoutes {
             throw CanteenError.notFound("cafe", order.cafeID)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        return try JSONResponse.make(OrderDTO(order, cafe: cafe, presentation: presentation), headers: presentation.headers)
+        return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation),
+                                 headers: presentation.headers)
     }
 }

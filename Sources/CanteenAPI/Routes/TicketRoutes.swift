@@ -48,7 +48,7 @@ struct TicketRoutes {
             return Response(status: .notModified, headers: headers)
         }
         if page.body.isEmpty {
-            return try JSONResponse.make(TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
+            return JSONResponse.make(writing: TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
         }
         return JSONResponse.make(encoded: page.body, headers: headers)
     }
@@ -62,10 +62,10 @@ struct TicketRoutes {
         let orders = services.orders
         return try await responses.page(for: key) {
             let page = try await orders.ticketFeed(cafeID: cafe.id, after: query.after, station: query.station)
-            let body = try JSONResponse.encoder.encode(
+            let body = JSONWriter.encode(
                 TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
                               cursor: String(page.cursor)))
-            return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty)
+            return FeedResponses.Rendered(body: Data(body), cursor: page.cursor, isEmpty: page.tickets.isEmpty)
         }
     }
 
@@ -94,7 +94,8 @@ struct TicketRoutes {
             throw CanteenError.notFound("cafe", moved.ticket.cafeID)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        return try JSONResponse.make(TicketDTO(moved, cafe: cafe, presentation: presentation), headers: presentation.headers)
+        return JSONResponse.make(writing: TicketDTO(moved, cafe: cafe, presentation: presentation),
+                                 headers: presentation.headers)
     }
 }
 

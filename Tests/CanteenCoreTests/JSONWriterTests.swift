@@ -1,0 +1,89 @@
+import CanteenCore
+import Foundation
+import Testing
+
+@Suite struct JSONWriterTests {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    func written(_ value: some JSONWritable) -> String { String(decoding: JSONWriter.encode(value), as: UTF8.self) }
+    func encoded(_ value: some Encodable) throws -> String {
+        String(decoding: try Self.encoder.encode(value), as: UTF8.self)
+    }
+
+    @Test("strings escape exactly as JSONEncoder: every ASCII byte, controls, quotes, non-ASCII")
+    func strings() throws {
+        var everyASCII = ""
+        for value in 0..<0x80 { everyASCII.unicodeScalars.append(Unicode.Scalar(value)!) }
+        let samples = [everyASCII, "", "plain", "caf\u{E9} \u{2028}\u{2029} \u{1F600} /slash/ \u{7F}\u{FEFF}",
+                       "\"quoted\" \\ back", "tab\there\nnew\u{0}nul", "日本語のメニュー", "مرحبا"]
+        for sample in samples {
+            #expect(written([sample]) == (try encoded([sample])))
+        }
+    }
+
+    @Test("integers, booleans, null and dates as JSONEncoder writes them")
+    func scalars() throws {
+        #expect(written([Int64.min, Int64.max, 0, -1]) == (try encoded([Int64.min, Int64.max, 0, -1])))
+        #expect(written([1, 99]) == (try encoded([1, 99])))
+        #expect(written([true, false]) == (try encoded([true, false])))
+        let dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_795_000_000.999),
+                     Date(timeIntervalSince1970: -86_400.5), Date(timeIntervalSince1970: 4_102_444_799)]
+        #expect(written(dates) == (try encoded(dates)))
+    }
+
+    struct Sample: Encodable, JSONWritable {
+        var amount: Int64
+        var customer: Customer
+        var lines: [String]
+        var note: String?
+        var when: Date
+
+        func write(to json: inout JSONWriter) {
+            json.object { object in
+                object.field("amount", amount)
+                object.field("customer", customer)
+                object.field("lines", lines)
+                object.field("note", note)
+                object.field("when", when)
+            }
+        }
+    }
+
+    @Test("objects: members in order, nil optionals left out, nesting and empty arrays")
+    func objects() throws {
+        let samples = [
+            Sample(amount: 1250, customer: Customer(name: "Ana \"A\"", userID: "u1"), lines: ["a", "b"], note: "no ice",
+                   when: Date(timeIntervalSince1970: 1_795_000_000)),
+            Sample(amount: -3, customer: Customer(name: "Bo", userID: nil), lines: [], note: nil,
+                   when: Date(timeIntervalSince1970: 1)),
+        ]
+        for sample in samples {
+            #expect(written(sample) == (try encoded(sample)))
+        }
+        #expect(written([samples[1]]) == #"[{"amount":-3,"customer":{"name":"Bo"},"lines":[],"when":"1970-01-01T00:00:01Z"}]"#)
+    }
+
+    @Test("RFC 3339 instants match Date.ISO8601FormatStyle in every kind of zone")
+    func rfc3339() throws {
+        let zones = ["UTC", "America/Chicago", "Europe/Paris", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Chatham",
+                     "America/St_Johns", "Asia/Tokyo", "Pacific/Kiritimati", "Pacific/Pago_Pago"]
+        for zoneID in zones {
+            let zone = try #require(TimeZone(identifier: zoneID))
+            let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: zone)
+            for step in 0..<300 {  // 1906 to 2096 in uneven steps, fractions of a second included
+                let date = Date(timeIntervalSince1970: -2_000_000_000 + Double(step) * 20_000_017.37)
+                #expect(RFC3339.string(date, timeZone: zone) == style.format(date), "\(zoneID) \(date.timeIntervalSince1970)")
+            }
+        }
+        let utc = Date.ISO8601FormatStyle(timeZone: .gmt)
+        for seconds in [0.0, 0.999, -0.5, 1_795_000_000.25, 253_402_300_799] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(RFC3339.utcSeconds(date) == utc.format(date))
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+@testable import CanteenStore
+
+@Suite struct RandomIDTests {
+    @Test func base64URLMatchesFoundationsBase64WithTheURLAlphabet() {
+        var generator = SystemRandomNumberGenerator()
+        for count in 0...40 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(RandomID.base64URL(encoding: bytes[...]) == expected, "\(bytes)")
+        }
+        #expect(RandomID.base64URL(encoding: [0xFB, 0xFF, 0xBF][...]) == "-_-_")
+    }
+
+    @Test func idsHaveThePrefixAndTwelveURLSafeCharacters() {
+        let ids = (0..<1000).map { _ in RandomID.make("ord") }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            #expect(id.hasPrefix("ord_"))
+            let tail = id.dropFirst(4)
+            #expect(tail.count == 12)
+            #expect(tail.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        }
+    }
+}
