@@ -19,7 +19,7 @@ extension Request {
         let buffer = try await collectBody(upTo: APILimits.maxBodyBytes)
         guard buffer.readableBytes > 0 else { return nil }
         try checkJSONContentType()
-        return try JSONValue.parse(Data(buffer.readableBytesView))
+        return try buffer.withUnsafeReadableBytes { bytes in try JSONValue.parse(bytes) }
     }
 
     /// 415 when the body is declared as something other than JSON.

@@ -71,29 +71,39 @@ extension JSONValue: Codable {
 extension JSONValue {
     /// Parses UTF-8 JSON text; a syntax error becomes `malformed_json` naming where it broke.
     public static func parse(_ data: Data) throws(CanteenError) -> JSONValue {
+        let result = data.withUnsafeBytes { bytes in Result { () throws(CanteenError) in try parse(bytes) } }
+        return try result.get()
+    }
+
+    /// Parses UTF-8 JSON text in place (a request body's buffer).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(CanteenError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch let error as DecodingError {
-            throw CanteenError(.malformed, code: "malformed_json", message: JSONValue.describe(error))
+            return try JSONParser.parse(bytes)
         } catch {
-            throw CanteenError(.malformed, code: "malformed_json", message: "the body is not valid JSON")
+            throw CanteenError(.malformed, code: "malformed_json", message: "the body is not valid JSON: \(error.description)")
         }
     }
 
-    /// Canonical JSON text: keys sorted, no insignificant white space.
+    /// Canonical JSON text: keys sorted, no insignificant white space (as `JSONEncoder` with
+    /// `.sortedKeys` writes it).
     public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        Data(JSONWriter.encode(self))
     }
+}
 
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context):
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return "the body is not valid JSON: \(underlying ?? context.debugDescription)"
-        default:
-            return "the body is not valid JSON"
+extension JSONValue: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        switch self {
+        case .null: json.null()
+        case .bool(let value): json.bool(value)
+        case .int(let value): json.integer(value)
+        case .double(let value): json.double(value)
+        case .string(let value): json.string(value)
+        case .array(let elements): json.array(elements)
+        case .object(let members):
+            json.object { object in
+                for key in members.keys.sorted() { object.field(key, members[key]!) }
+            }
         }
     }
 }

@@ -44,6 +44,15 @@ public struct JSONWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// A fractional number: Swift's shortest round-trip digits without a trailing `.0`, as
+    /// `JSONEncoder` writes it; `null` for a value JSON cannot hold (infinity, NaN).
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return null() }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+    }
+
     public mutating func bool(_ value: Bool) {
         bytes.append(contentsOf: value ? Self.trueText : Self.falseText)
     }

@@ -124,7 +124,7 @@ struct OrderRoutesTests {
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         let outcomes = Tally()
         try await withRouter(environment) { sharedClient in
-            nonisolated(unsafe) let client = sharedClient
+            let client = sharedClient
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<200 {
                     group.addTask {

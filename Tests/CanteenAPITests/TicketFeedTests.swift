@@ -69,7 +69,7 @@ struct TicketFeedTests {
     func longPoll() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { sharedClient in
-            nonisolated(unsafe) let client = sharedClient
+            let client = sharedClient
             let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             let cursor = try #require(try start.json["cursor"]?.stringValue)
             try await withThrowingTaskGroup(of: TestResponse.self) { group in
