@@ -37,10 +37,36 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         self.init(year: year, month: month, day: day)
     }
 
-    /// The café-local date of `instant` in `calendar`'s time zone.
+    /// The café-local date of `instant` in `calendar`'s time zone: the zone's offset at that
+    /// instant, then plain day arithmetic (this runs for every order, in the single writer).
     public init(_ instant: Date, in calendar: Calendar) {
-        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-        self.init(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
+        let interval = instant.timeIntervalSince1970.rounded(.down)
+        guard interval.isFinite, abs(interval) < 2.5e11 else {
+            let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+            self.init(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
+            return
+        }
+        let local = Int64(interval) + Int64(calendar.timeZone.secondsFromGMT(for: instant))
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let (year, month, day) = RFC3339.civilDate(daysSinceEpoch: days)
+        self.init(year: Int(year), month: Int(month), day: Int(day))
+    }
+
+    /// The day of the week (1970-01-01 was a Thursday).
+    public var weekday: Weekday {
+        let days = Self.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
+        let thursdayFirst: [Weekday] = [.thursday, .friday, .saturday, .sunday, .monday, .tuesday, .wednesday]
+        return thursdayFirst[Int(((days % 7) + 7) % 7)]
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     public var description: String {
@@ -67,14 +93,29 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 /// real `slotMinutes` with its own capacity, told apart by their UTC offsets.
 extension Cafe {
     /// Every window of `date` (café-local), in order, ignoring lead time and capacity.
+    ///
+    /// Remembered per (zone, date, slot length, that day's hours): every order asks for its
+    /// day's windows inside the single writer, and laying them out takes calendar work.
     public func pickupWindows(on date: LocalDate) -> [PickupWindow] {
-        let calendar = self.calendar
-        guard let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12))
-        else { return [] }
-        let weekday = Weekday(gregorianWeekday: calendar.component(.weekday, from: noon))
+        let spans = hours[date.weekday] ?? []
+        guard !spans.isEmpty else { return [] }
+        let key = WindowScheduleKey(timeZone: timeZone, date: date, slotMinutes: pickup.slotMinutes, spans: spans)
+        return Self.windowSchedules.value(for: key) { layPickupWindows(on: date, spans: spans) }
+    }
+
+    private struct WindowScheduleKey: Hashable, Sendable {
+        let timeZone: String
+        let date: LocalDate
+        let slotMinutes: Int
+        let spans: [LocalTimeRange]
+    }
+
+    private static let windowSchedules = BoundedCache<WindowScheduleKey, [PickupWindow]>(capacity: 4096)
+
+    private func layPickupWindows(on date: LocalDate, spans: [LocalTimeRange]) -> [PickupWindow] {
         let step = TimeInterval(pickup.slotMinutes * 60)
         var windows: [PickupWindow] = []
-        for span in hours[weekday] ?? [] {
+        for span in spans {
             guard let open = instant(of: span.start, on: date), let close = instant(of: span.end, on: date) else { continue }
             var start = open
             while start + step <= close {

@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 
 /// Chooses a request's formatting locale and strings language from its `Accept-Language`

@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 
 /// Renders pickup windows (`1:45 – 3:00 AM`) as wall-clock times in the café's time zone, in

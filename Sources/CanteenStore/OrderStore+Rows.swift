@@ -64,43 +64,44 @@ extension OrderStore {
     }
 }
 
-/// JSON text for the order rows' JSON columns, in the shape their `Codable` records decode.
+/// JSON text for the order rows' JSON columns, in the shape their `Codable` records decode,
+/// written with `JSONWriter` rather than `JSONEncoder` (this runs inside the single writer).
 enum JSONText {
     /// `{"key":"value",…}` with keys sorted.
     static func object(_ strings: [String: String]) -> String {
-        var text = "{"
-        for (index, key) in strings.keys.sorted().enumerated() {
-            if index > 0 { text += "," }
-            text += quoted(key) + ":" + quoted(strings[key] ?? "")
-        }
-        return text + "}"
+        text { json in StoredNames(names: strings).write(to: &json) }
     }
 
-    /// `[{"groupID":…,"optionID":…,"names":{…},"priceDelta":…},…]` (the keys of `SoldOption`).
+    /// `[{"groupID":…,"names":{…},"optionID":…,"priceDelta":…},…]` (the keys of `SoldOption`).
     static func options(_ options: [SoldOption]) -> String {
-        "[" + options.map { option in
-            "{\"groupID\":\(quoted(option.groupID)),\"names\":\(object(option.names.translations)),"
-                + "\"optionID\":\(quoted(option.optionID)),\"priceDelta\":\(option.priceDelta)}"
-        }.joined(separator: ",") + "]"
+        text { json in json.array(options.map(StoredOption.init)) }
     }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
-    static func quoted(_ string: String) -> String {
-        var text = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    private struct StoredOption: JSONWritable {
+        let option: SoldOption
+
+        func write(to json: inout JSONWriter) {
+            json.object { object in
+                object.field("groupID", option.groupID)
+                object.field("names", StoredNames(names: option.names.translations))
+                object.field("optionID", option.optionID)
+                object.field("priceDelta", option.priceDelta)
             }
         }
-        return text + "\""
+    }
+
+    private struct StoredNames: JSONWritable {
+        let names: [String: String]
+
+        func write(to json: inout JSONWriter) {
+            json.object { object in for key in names.keys.sorted() { object.field(key, names[key]!) } }
+        }
+    }
+
+    private static func text(_ write: (inout JSONWriter) -> Void) -> String {
+        var json = JSONWriter(capacity: 256)
+        write(&json)
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 }
 

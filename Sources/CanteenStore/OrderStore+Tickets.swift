@@ -85,6 +85,6 @@ extension OrderStore {
     }
 
     static func nextSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value")) ?? 0
     }
 }

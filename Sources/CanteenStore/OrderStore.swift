@@ -94,17 +94,17 @@ public final class OrderStore: OrderRepository {
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let window = try chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
         let priced = try menu.price(request, pickupStart: window.start, now: now)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO pickupSlot (cafeId, start, used) VALUES (?, ?, ?)
             ON CONFLICT (cafeId, start) DO UPDATE SET used = used + excluded.used
-            """, arguments: [cafe.id, Int64(window.start.timeIntervalSince1970), units])
+            """).execute(arguments: [cafe.id, Int64(window.start.timeIntervalSince1970), units])
 
         let localDate = LocalDate(now, in: cafe.calendar).description
-        let number = try Int.fetchOne(db, sql: """
+        let number = try Int.fetchOne(db.cachedStatement(sql: """
             INSERT INTO orderNumber (cafeId, localDate, last) VALUES (?, ?, 1)
             ON CONFLICT (cafeId, localDate) DO UPDATE SET last = last + 1
             RETURNING last
-            """, arguments: [cafe.id, localDate]) ?? 1
+            """), arguments: [cafe.id, localDate]) ?? 1
 
         let record = OrderRecord(
             id: RandomID.make("ord"), cafeId: cafe.id, number: number, localDate: localDate,
@@ -170,9 +170,9 @@ public final class OrderStore: OrderRepository {
 
     private static func usedCapacity(_ db: Database, cafeID: String, windows: [PickupWindow]) throws -> [Date: Int] {
         guard let first = windows.first, let last = windows.last else { return [:] }
-        let rows = try Row.fetchAll(db, sql: "SELECT start, used FROM pickupSlot WHERE cafeId = ? AND start BETWEEN ? AND ?",
-                                    arguments: [cafeID, Int64(first.start.timeIntervalSince1970),
-                                                Int64(last.start.timeIntervalSince1970)])
+        let statement = try db.cachedStatement(sql: "SELECT start, used FROM pickupSlot WHERE cafeId = ? AND start BETWEEN ? AND ?")
+        let rows = try Row.fetchAll(statement, arguments: [cafeID, Int64(first.start.timeIntervalSince1970),
+                                                           Int64(last.start.timeIntervalSince1970)])
         var used: [Date: Int] = [:]
         for row in rows { used[Date(timeIntervalSince1970: TimeInterval(row["start"] as Int64))] = row["used"] }
         return used

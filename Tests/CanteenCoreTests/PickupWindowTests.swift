@@ -85,6 +85,39 @@ struct PickupWindowTests {
         #expect(windows.count == 12)
     }
 
+    @Test("local dates and weekdays agree with Calendar in every kind of zone, 1900 to 2100")
+    func localDates() throws {
+        for zoneID in ["America/Chicago", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kathmandu", "Europe/Paris"] {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try #require(TimeZone(identifier: zoneID))
+            for step in 0..<400 {
+                let instant = Date(timeIntervalSince1970: -2_208_988_800 + Double(step) * 15_778_463.7)
+                let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: instant)
+                let date = LocalDate(instant, in: calendar)
+                #expect([date.year, date.month, date.day] == [parts.year, parts.month, parts.day], "\(zoneID) \(instant)")
+                #expect(date.weekday == Weekday(gregorianWeekday: parts.weekday!), "\(zoneID) \(instant)")
+            }
+        }
+    }
+
+    @Test("remembered windows follow the café: another zone, slot length or hours is another schedule")
+    func rememberedSchedules() throws {
+        let chicago = try cafe(timeZone: "America/Chicago", hours: [.monday: [span("07:00", "09:00")]])
+        let monday = LocalDate(year: 2026, month: 11, day: 23)
+        #expect(chicago.pickupWindows(on: monday).count == 8)
+        #expect(chicago.pickupWindows(on: monday) == chicago.pickupWindows(on: monday))
+        var tokyo = chicago
+        tokyo.timeZone = "Asia/Tokyo"
+        #expect(iso(tokyo.pickupWindows(on: monday)[0].start, "Asia/Tokyo") == "2026-11-23T07:00:00+09:00")
+        var longer = chicago
+        longer.pickup.slotMinutes = 30
+        #expect(longer.pickupWindows(on: monday).count == 4)
+        var later = chicago
+        later.hours = [.monday: [span("08:00", "09:00")]]
+        #expect(iso(later.pickupWindows(on: monday)[0].start, "America/Chicago") == "2026-11-23T08:00:00-06:00")
+        #expect(chicago.pickupWindows(on: LocalDate(year: 2026, month: 11, day: 24)).isEmpty)
+    }
+
     @Test("dates parse strictly", arguments: ["2026-02-30", "2026-13-01", "26-01-01", "2026-1-1", "today", ""])
     func badDates(text: String) {
         #expect(LocalDate(parsing: text) == nil)

@@ -3,12 +3,12 @@ import Synchronization
 /// A thread-safe dictionary of at most `capacity` entries, for values that are costly to build.
 ///
 /// When full, the cache is emptied before the next insertion: keys come from a small set in
-/// practice (locales × currencies), so a reset is rare and only costs a rebuild.
-final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+/// practice (locales × currencies, cafés × dates), so a reset is rare and only costs a rebuild.
+public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let storage = Mutex<[Key: Value]>([:])
-    let capacity: Int
+    public let capacity: Int
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
@@ -17,7 +17,7 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The cached value for `key`, building and storing it on a miss.
     ///
     /// `build` runs outside the lock, so two threads may each build the same value once.
-    func value(for key: Key, orBuild build: () -> Value) -> Value {
+    public func value(for key: Key, orBuild build: () -> Value) -> Value {
         if let cached = storage.withLock({ $0[key] }) { return cached }
         let built = build()
         storage.withLock { entries in
@@ -28,5 +28,5 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// How many entries are cached now.
-    var count: Int { storage.withLock { $0.count } }
+    public var count: Int { storage.withLock { $0.count } }
 }
