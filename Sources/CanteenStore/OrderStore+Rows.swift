@@ -109,11 +109,48 @@ enum JSONText {
 /// without a `DateFormatter` on the order path; the records read them back as usual.
 enum StoredTimestamp {
     static func text(_ date: Date) -> String {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard micros.isFinite, abs(micros) < 2.5e17 else { return slowText(date) }
+        let millis = Int64(micros).dividedRoundingDown(by: 1000)
+        let seconds = millis.dividedRoundingDown(by: 1000)
+        let days = seconds.dividedRoundingDown(by: 86_400)
+        let (year, month, day) = RFC3339.civilDate(daysSinceEpoch: days)
+        guard (0...9999).contains(year) else { return slowText(date) }
+        let secondOfDay = seconds - days * 86_400
+        var text: [UInt8] = []
+        text.reserveCapacity(23)
+        func digits(_ value: Int64, _ width: Int, then separator: UInt8?) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+            if let separator { text.append(separator) }
+        }
+        digits(year, 4, then: UInt8(ascii: "-"))
+        digits(month, 2, then: UInt8(ascii: "-"))
+        digits(day, 2, then: UInt8(ascii: " "))
+        digits(secondOfDay / 3600, 2, then: UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2, then: UInt8(ascii: "."))
+        digits(millis - seconds * 1000, 3, then: nil)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Years outside 0–9999 (never an order's), through the general formatter.
+    private static func slowText(_ date: Date) -> String {
         // `2026-11-22T04:36:31.123456Z` → `2026-11-22 04:36:31.123`
         let iso = RFC3339.utcMicroseconds(date)
         guard iso.utf8.count >= 27 else { return iso }
         var text = String(iso.dropLast(4))
         if let t = text.firstIndex(of: "T") { text.replaceSubrange(t...t, with: " ") }
         return text
+    }
+}
+
+extension Int64 {
+    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 {
+        self >= 0 ? self / divisor : (self - divisor + 1) / divisor
     }
 }

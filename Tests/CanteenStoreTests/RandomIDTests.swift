@@ -17,6 +17,16 @@ import Testing
         #expect(RandomID.base64URL(encoding: [0xFB, 0xFF, 0xBF][...]) == "-_-_")
     }
 
+    @Test func randomBytesComeInAnyCountAndDoNotRepeat() {
+        #expect(RandomID.randomBytes(0).isEmpty)
+        let long = RandomID.randomBytes(1000)  // more than one pool refill
+        #expect(long.count == 1000)
+        #expect(Set(long).count > 200)
+        let chunks = (0..<100).map { _ in RandomID.randomBytes(9) }
+        #expect(Set(chunks).count == 100)
+        #expect(chunks.allSatisfy { $0.count == 9 })
+    }
+
     @Test func idsHaveThePrefixAndTwelveURLSafeCharacters() {
         let ids = (0..<1000).map { _ in RandomID.make("ord") }
         #expect(Set(ids).count == ids.count)
