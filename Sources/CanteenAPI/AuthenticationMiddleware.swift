@@ -19,7 +19,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw CanteenError(.unauthenticated, code: "unauthenticated",
                                message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
         }
-        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        let secret = parts[1].trimmingHTTPWhitespace()
         guard secret.utf8.count <= 256, let token = try await tokens.authenticate(secret: secret) else {
             throw CanteenError.unauthenticated
         }

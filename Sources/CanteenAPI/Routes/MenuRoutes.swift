@@ -98,7 +98,7 @@ struct MenuRoutes {
 enum ETagMatch {
     static func matches(_ header: String, _ etag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            var tag = candidate.trimmingHTTPWhitespace()
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag.removeFirst(2) }
             return tag == etag

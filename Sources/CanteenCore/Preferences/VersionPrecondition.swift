@@ -9,7 +9,7 @@ public enum VersionPrecondition: Hashable, Sendable {
 
     /// Reads an `If-Match` header: `*`, or a comma-separated list of entity tags.
     public init(ifMatch header: String) {
-        let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let tags = header.split(separator: ",").map { $0.trimmingHTTPWhitespace() }
         self = tags.contains("*") ? .exists : .matches(tags)
     }
 
