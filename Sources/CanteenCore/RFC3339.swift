@@ -18,21 +18,22 @@ public enum RFC3339 {
 
     /// `2026-11-22T15:30:00Z`: the date in UTC, whole seconds (`JSONEncoder`'s `.iso8601`).
     public static func utcSeconds(_ date: Date) -> String {
-        string(date, offsetSeconds: 0, timeZone: .gmt)
+        string(date, offsetSeconds: 0, timeZone: TimeZone(secondsFromGMT: 0)!)
     }
 
-    private static func string(_ date: Date, offsetSeconds offset: Int, timeZone: TimeZone) -> String {
+    /// `timeZone` is only built for the rare fallback through Foundation.
+    private static func string(_ date: Date, offsetSeconds offset: Int, timeZone: @autoclosure () -> TimeZone) -> String {
         let interval = date.timeIntervalSince1970.rounded(.down)
         // Years 1–9999 in whole-minute offsets; anything else goes through Foundation.
         guard interval.isFinite, abs(interval) < 2.5e11, offset % 60 == 0 else {
-            return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone).format(date)
+            return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone()).format(date)
         }
         let local = Int64(interval) + Int64(offset)
         let days = local.floorDivided(by: 86_400)
         let secondOfDay = local - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         guard (1...9999).contains(year) else {
-            return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone).format(date)
+            return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone()).format(date)
         }
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
             + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"

@@ -81,7 +81,7 @@ public struct Strings: Sendable {
 
     /// `template` with each `{name}` replaced by `parameters[name]` (or `…`); other braces stay.
     static func fill(_ template: String, with parameters: [String: String]) -> String {
-        guard template.contains("{") else { return template }
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
         var result = ""
         var rest = template[...]
         while let open = rest.firstIndex(of: "{") {
