@@ -107,7 +107,7 @@ public final class OrderStore: OrderRepository {
             """), arguments: [cafe.id, localDate]) ?? 1
 
         let record = OrderRecord(
-            id: RandomID.make("ord"), cafeId: cafe.id, number: number, localDate: localDate,
+            id: RandomID.timeOrdered("ord", at: now), cafeId: cafe.id, number: number, localDate: localDate,
             customerName: request.customer.name, userId: request.customer.userID, tokenId: tokenID,
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
             tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency,
@@ -120,7 +120,7 @@ public final class OrderStore: OrderRepository {
         for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
         var tickets: [Ticket] = []
         for station in stations {
-            let ticket = TicketRecord(id: RandomID.make("tkt"), orderId: record.id, cafeId: cafe.id, station: station,
+            let ticket = TicketRecord(id: RandomID.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id, station: station,
                                       status: TicketStatus.new.rawValue, sequence: try Self.nextSequence(db),
                                       createdAt: now, updatedAt: now)
             try insert(ticket, db)

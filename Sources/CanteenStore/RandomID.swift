@@ -1,12 +1,34 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Synchronization
 
 /// Random identifiers and secrets from the kernel's secure generator.
 enum RandomID {
     /// `prefix_` and 12 URL-safe random characters (72 bits), e.g. `ord_x3Kq9…`.
     static func make(_ prefix: String) -> String { "\(prefix)_\(base64URL(bytes: 9))" }
+
+    /// `prefix_`, 8 characters of the Unix time in milliseconds and 8 random ones (48 bits),
+    /// e.g. `ord_0n2Kq9Zx…`: ids of one moment sort together, so the orders', lines' and
+    /// tickets' primary-key indexes grow at their end instead of touching a random page per
+    /// row, and a group commit writes far fewer pages. The characters are URL-safe and in
+    /// ASCII order, so text order is time order to the millisecond.
+    static func timeOrdered(_ prefix: String, at instant: Date) -> String {
+        let millis = UInt64(clamping: Int64((instant.timeIntervalSince1970 * 1000).rounded(.down)))
+        var random = UInt64(0)
+        for byte in randomBytes(6) { random = random << 8 | UInt64(byte) }
+        return "\(prefix)_" + sortable(millis & 0xFFFF_FFFF_FFFF) + sortable(random)
+    }
+
+    /// URL-safe characters in ASCII order: `-`, digits, upper case, `_`, lower case.
+    private static let sortableAlphabet = Array("-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz".utf8)
+
+    /// 48 bits as 8 characters, most significant first.
+    static func sortable(_ value: UInt64) -> String {
+        let text = (0..<8).reversed().map { sortableAlphabet[Int((value >> UInt64(6 * $0)) & 0x3F)] }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// `count` random bytes as unpadded base64url.
     static func base64URL(bytes count: Int) -> String {

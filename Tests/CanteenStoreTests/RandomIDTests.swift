@@ -37,4 +37,21 @@ import Testing
             #expect(tail.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         }
     }
+
+    @Test func timeOrderedIDsSortByTimeAndStayUnique() {
+        // Ten ids in each of 200 consecutive milliseconds (mid-millisecond, clear of rounding).
+        let ids = (0..<2000).map { index in
+            RandomID.timeOrdered("ord", at: Date(timeIntervalSince1970: Double(1_795_000_000_123 + index / 10) / 1000 + 0.0004))
+        }
+        #expect(Set(ids).count == ids.count)
+        for (earlier, later) in zip(ids, ids.dropFirst(10)) { #expect(earlier < later) }
+        for id in ids {
+            #expect(id.hasPrefix("ord_") && id.count == 20)
+            #expect(id.dropFirst(4).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        }
+        #expect(RandomID.sortable(0) == "--------")
+        #expect(RandomID.sortable(0xFFFF_FFFF_FFFF) == "zzzzzzzz")
+        #expect(RandomID.sortable(1) < RandomID.sortable(2))
+        #expect(RandomID.sortable(63) < RandomID.sortable(64))
+    }
 }
