@@ -97,7 +97,8 @@ struct MenuRoutes {
 /// `If-None-Match` evaluation: `*`, or a comma-separated list of (possibly weak) tags.
 enum ETagMatch {
     static func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
+        if header == etag { return true }  // what a display polling with its cursor sends
+        return header.split(separator: ",").contains { candidate in
             var tag = candidate.trimmingHTTPWhitespace()
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag.removeFirst(2) }
