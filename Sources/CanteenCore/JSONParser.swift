@@ -48,11 +48,7 @@ struct JSONParser {
         index += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
+        if peek() == UInt8(ascii: "}") { return leaveContainer(.object(members)) }
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
@@ -70,10 +66,7 @@ struct JSONParser {
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return .object(members)
+            case UInt8(ascii: "}"): return leaveContainer(.object(members))
             case nil: throw failure("the text ends inside an object")
             default: throw failure("expected ',' or '}' after an object member")
             }
@@ -85,25 +78,25 @@ struct JSONParser {
         index += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
+        if peek() == UInt8(ascii: "]") { return leaveContainer(.array(elements)) }
         while true {
             skipWhitespace()
             elements.append(try value())
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
+            case UInt8(ascii: "]"): return leaveContainer(.array(elements))
             case nil: throw failure("the text ends inside an array")
             default: throw failure("expected ',' or ']' after an array element")
             }
         }
+    }
+
+    /// Past the closing bracket of the container whose value is `value`.
+    private mutating func leaveContainer(_ value: JSONValue) -> JSONValue {
+        index += 1
+        depth -= 1
+        return value
     }
 
     private mutating func enterContainer() throws(JSONSyntaxError) {
