@@ -99,10 +99,13 @@ public struct IdempotencyKey: Hashable, Sendable {
 public struct StoredResponse: Hashable, Sendable {
     public var status: Int
     public var body: Data
+    /// The body's language (`Content-Language`), kept so that a replay says the same.
+    public var contentLanguage: String?
 
-    public init(status: Int, body: Data) {
+    public init(status: Int, body: Data, contentLanguage: String? = nil) {
         self.status = status
         self.body = body
+        self.contentLanguage = contentLanguage
     }
 }
 

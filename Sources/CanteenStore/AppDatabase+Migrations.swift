@@ -202,6 +202,10 @@ extension AppDatabase {
                 );
                 """)
         }
+
+        migrator.registerMigration("v4: the language of stored order responses") { db in
+            try db.execute(sql: "ALTER TABLE idempotencyKey ADD COLUMN contentLanguage TEXT")
+        }
         return migrator
     }
 }

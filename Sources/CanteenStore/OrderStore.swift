@@ -83,7 +83,7 @@ public final class OrderStore: OrderRepository {
         if let key = placement.key {
             try insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
                                          status: response.status, body: response.body, orderId: order.id,
-                                         createdAt: placement.now), db)
+                                         createdAt: placement.now, contentLanguage: response.contentLanguage), db)
         }
         return .placed(order, response)
     }

@@ -24,9 +24,11 @@ func orderBody(cafe: String = "testcafe", start: String? = nil, lines: JSONValue
 }
 
 extension TestClientProtocol {
-    func placeOrder(_ body: JSONValue, token: String, key: String? = UUID().uuidString) async throws -> TestResponse {
+    func placeOrder(_ body: JSONValue, token: String, key: String? = UUID().uuidString,
+                    acceptLanguage: String? = nil) async throws -> TestResponse {
         var headers = HTTPFields()
         if let key { headers[HTTPField.Name("Idempotency-Key")!] = key }
+        if let acceptLanguage { headers[.acceptLanguage] = acceptLanguage }
         return try await send(.post, "/v1/orders", token: token, json: body, headers: headers)
     }
 }
@@ -77,6 +79,22 @@ struct OrderRoutesTests {
         }
         let orders = try await environment.rowCount("customerOrder")
         #expect(orders == 2)
+    }
+
+    @Test("an order's answer says its language; a replay keeps the first answer's, whatever is asked")
+    func replayLanguage() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            let first = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "key-fr", acceptLanguage: "fr-CA")
+            #expect(first.status == .created)
+            #expect(first.headers[.contentLanguage] == "fr")
+            #expect(first.headers[.vary] == "Accept-Language")
+            #expect(try first.json["statusLabel"] == "Passée")  // Locales/fr.json
+            let replay = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "key-fr", acceptLanguage: "ja")
+            #expect(replay.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            #expect(replay.headers[.contentLanguage] == "fr")
+            #expect(replay.body == first.body)
+        }
     }
 
     @Test("without an Idempotency-Key, or with one over 255 characters, the order is refused with 400")

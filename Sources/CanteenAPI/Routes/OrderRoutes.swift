@@ -36,7 +36,7 @@ struct OrderRoutes {
             ) { order, cafe in
                 let presentation = presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
                 let body = JSONWriter.encode(OrderDTO(order, cafe: cafe, presentation: presentation))
-                return StoredResponse(status: 201, body: Data(body))
+                return StoredResponse(status: 201, body: Data(body), contentLanguage: presentation.contentLanguage)
             }
             switch result {
             case .placed(let order, let stored):
@@ -60,9 +60,15 @@ struct OrderRoutes {
         return key
     }
 
+    /// The stored response with its own `Content-Language` (a replay is in the first answer's
+    /// language, whatever this request's `Accept-Language`).
     static func response(_ stored: StoredResponse, headers extra: HTTPFields) -> Response {
         var headers = extra
         headers[.contentType] = "application/json; charset=utf-8"
+        if let language = stored.contentLanguage {
+            headers[.contentLanguage] = language
+            headers[.vary] = "Accept-Language"
+        }
         return Response(status: HTTPResponse.Status(code: stored.status), headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored.body)))
     }

@@ -75,4 +75,5 @@ struct IdempotencyRecord: Codable, FetchableRecord, PersistableRecord {
     var body: Data
     var orderId: String?
     var createdAt: Date
+    var contentLanguage: String?
 }
