@@ -102,7 +102,7 @@ extension JSONValue: JSONWritable {
         case .array(let elements): json.array(elements)
         case .object(let members):
             json.object { object in
-                for key in members.keys.sorted() { object.field(key, members[key]!) }
+                for key in members.keys.sorted(by: JSONWriter.keyOrder) { object.field(key, members[key]!) }
             }
         }
     }

@@ -100,6 +100,12 @@ public struct JSONWriter {
         storage.append(UInt8(ascii: "]"))
     }
 
+    /// The order of `JSONEncoder`'s `.sortedKeys`: by UTF-8 bytes (Swift's `<` compares
+    /// Unicode-normalized text, which differs for names not in NFC).
+    public static func keyOrder(_ first: String, _ second: String) -> Bool {
+        first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
+
     // MARK: - Escapes
 
     @usableFromInline
@@ -138,7 +144,7 @@ public struct ObjectWriter {
     public mutating func field(_ key: String, _ value: some JSONWritable) {
         guard !value.isAbsent else { return }
         #if DEBUG
-        if let lastKey { assert(lastKey < key, "JSON members out of order: \(key) after \(lastKey)") }
+        if let lastKey { assert(JSONWriter.keyOrder(lastKey, key), "JSON members out of order: \(key) after \(lastKey)") }
         lastKey = key
         #endif
         if count > 0 { writer.storage.append(UInt8(ascii: ",")) }

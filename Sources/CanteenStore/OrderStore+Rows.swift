@@ -97,7 +97,9 @@ enum JSONText {
         let names: [String: String]
 
         func write(to json: inout JSONWriter) {
-            json.object { object in for key in names.keys.sorted() { object.field(key, names[key]!) } }
+            json.object { object in
+                for key in names.keys.sorted(by: JSONWriter.keyOrder) { object.field(key, names[key]!) }
+            }
         }
     }
 

@@ -15,7 +15,7 @@ enum RandomID {
     /// row, and a group commit writes far fewer pages. The characters are URL-safe and in
     /// ASCII order, so text order is time order to the millisecond.
     static func timeOrdered(_ prefix: String, at instant: Date) -> String {
-        let millis = UInt64(clamping: Int64((instant.timeIntervalSince1970 * 1000).rounded(.down)))
+        let millis = Int64(exactly: (instant.timeIntervalSince1970 * 1000).rounded(.down)).map { UInt64(clamping: $0) } ?? 0
         var random = UInt64(0)
         for byte in randomBytes(6) { random = random << 8 | UInt64(byte) }
         return "\(prefix)_" + sortable(millis & 0xFFFF_FFFF_FFFF) + sortable(random)

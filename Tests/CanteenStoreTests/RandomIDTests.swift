@@ -49,6 +49,9 @@ import Testing
             #expect(id.hasPrefix("ord_") && id.count == 20)
             #expect(id.dropFirst(4).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         }
+        // An instant no clock gives (NaN, before 1970) still makes an id rather than trapping.
+        #expect(RandomID.timeOrdered("ord", at: Date(timeIntervalSince1970: .nan)).hasPrefix("ord_--------"))
+        #expect(RandomID.timeOrdered("ord", at: Date(timeIntervalSince1970: -5)).hasPrefix("ord_--------"))
         #expect(RandomID.sortable(0) == "--------")
         #expect(RandomID.sortable(0xFFFF_FFFF_FFFF) == "zzzzzzzz")
         #expect(RandomID.sortable(1) < RandomID.sortable(2))
