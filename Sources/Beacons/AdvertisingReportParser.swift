@@ -32,55 +32,51 @@ public enum AdvertisingReportParser {
         if declaredEnd > event.count { summary.truncated = true }
         let end = min(declaredEnd, event.count)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: event[0..<end]), offset: 2)
-        guard let subevent = reader.u8(), let count = reader.u8() else { return summary }
-        switch subevent {
-        case legacySubevent:
-            summary.isAdvertisingReport = true
-            for _ in 0..<count {
-                guard let eventType = reader.u8(), let addressType = reader.u8(),
-                      let address = reader.address(), let length = reader.u8(),
-                      let data = reader.take(Int(length)), let rssi = reader.i8()
-                else {
-                    summary.truncated = true
-                    break
-                }
-                guard AdvertisingData.isWellFormed(data) else {
-                    summary.malformedCount += 1
-                    continue
-                }
-                summary.reportCount += 1
-                try body(AdvertisingReportView(
-                    format: .legacy, eventType: UInt16(eventType), addressType: addressType,
-                    address: address, rssi: rssi == 127 ? nil : rssi, txPower: nil,
-                    dataStatus: .complete, data: data))
+        guard let subevent = reader.u8(), let count = reader.u8(),
+              subevent == legacySubevent || subevent == extendedSubevent
+        else { return summary }
+        summary.isAdvertisingReport = true
+        for _ in 0..<count {
+            let parsed = subevent == legacySubevent ? legacyReport(&reader) : extendedReport(&reader)
+            guard let report = parsed else {
+                summary.truncated = true
+                break
             }
-        case extendedSubevent:
-            summary.isAdvertisingReport = true
-            for _ in 0..<count {
-                guard let eventType = reader.u16LE(), let addressType = reader.u8(),
-                      let address = reader.address(),
-                      reader.skip(3),  // primary PHY, secondary PHY, SID
-                      let txPower = reader.i8(), let rssi = reader.i8(),
-                      reader.skip(2 + 1 + 6),  // periodic interval, direct address type and address
-                      let length = reader.u8(), let data = reader.take(Int(length))
-                else {
-                    summary.truncated = true
-                    break
-                }
-                guard AdvertisingData.isWellFormed(data) else {
-                    summary.malformedCount += 1
-                    continue
-                }
-                summary.reportCount += 1
-                let status = AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3)) ?? .reserved
-                try body(AdvertisingReportView(
-                    format: .extended, eventType: eventType, addressType: addressType,
-                    address: address, rssi: rssi == 127 ? nil : rssi,
-                    txPower: txPower == 127 ? nil : txPower, dataStatus: status, data: data))
+            guard AdvertisingData.isWellFormed(report.data) else {
+                summary.malformedCount += 1
+                continue
             }
-        default:
-            break
+            summary.reportCount += 1
+            try body(report)
         }
         return summary
+    }
+
+    /// One report of a legacy LE Advertising Report event, or nil when the event ends inside it.
+    private static func legacyReport(_ reader: inout ByteReader) -> AdvertisingReportView? {
+        guard let eventType = reader.u8(), let addressType = reader.u8(),
+              let address = reader.address(), let length = reader.u8(),
+              let data = reader.take(Int(length)), let rssi = reader.i8()
+        else { return nil }
+        return AdvertisingReportView(
+            format: .legacy, eventType: UInt16(eventType), addressType: addressType,
+            address: address, rssi: rssi == 127 ? nil : rssi, txPower: nil,
+            dataStatus: .complete, data: data)
+    }
+
+    /// One report of an LE Extended Advertising Report event, or nil when the event ends inside it.
+    private static func extendedReport(_ reader: inout ByteReader) -> AdvertisingReportView? {
+        guard let eventType = reader.u16LE(), let addressType = reader.u8(),
+              let address = reader.address(),
+              reader.skip(3),  // primary PHY, secondary PHY, SID
+              let txPower = reader.i8(), let rssi = reader.i8(),
+              reader.skip(2 + 1 + 6),  // periodic interval, direct address type and address
+              let length = reader.u8(), let data = reader.take(Int(length))
+        else { return nil }
+        let status = AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3)) ?? .reserved
+        return AdvertisingReportView(
+            format: .extended, eventType: eventType, addressType: addressType,
+            address: address, rssi: rssi == 127 ? nil : rssi,
+            txPower: txPower == 127 ? nil : txPower, dataStatus: status, data: data)
     }
 }

@@ -100,10 +100,7 @@ extension JSONValue: JSONWritable {
         case .double(let value): json.double(value)
         case .string(let value): json.string(value)
         case .array(let elements): json.array(elements)
-        case .object(let members):
-            json.object { object in
-                for key in members.keys.sorted(by: JSONWriter.keyOrder) { object.field(key, members[key]!) }
-            }
+        case .object(let members): members.write(to: &json)
         }
     }
 }

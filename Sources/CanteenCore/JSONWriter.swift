@@ -11,12 +11,10 @@ import Foundation
 /// the writers of other modules' types are specialized rather than called generically.
 public struct JSONWriter {
     /// The text so far.
-    public var bytes: [UInt8] { storage }
-
     @usableFromInline var storage: [UInt8] = []
 
     @inlinable
-    public init(capacity: Int = 1024) {
+    init(capacity: Int) {
         storage.reserveCapacity(capacity)
     }
 
@@ -196,6 +194,15 @@ extension Optional: JSONWritable where Wrapped: JSONWritable {
 
 extension Array: JSONWritable where Element: JSONWritable {
     @inlinable public func write(to json: inout JSONWriter) { json.array(self) }
+}
+
+/// An object of arbitrary names, written in `JSONEncoder`'s `.sortedKeys` order.
+extension Dictionary: JSONWritable where Key == String, Value: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { object in
+            for key in keys.sorted(by: JSONWriter.keyOrder) { object.field(key, self[key]!) }
+        }
+    }
 }
 
 extension Customer: JSONWritable {

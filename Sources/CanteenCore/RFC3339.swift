@@ -72,7 +72,7 @@ public enum RFC3339 {
     }
 
     /// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-    public static func civilDate(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
+    static func civilDate(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = z.floorDivided(by: 146_097)
         let dayOfEra = z - era * 146_097

@@ -72,12 +72,12 @@ extension OrderStore {
 enum JSONText {
     /// `{"key":"value",…}` with keys sorted.
     static func object(_ strings: [String: String]) -> String {
-        text { json in StoredNames(names: strings).write(to: &json) }
+        String(decoding: JSONWriter.encode(strings, capacity: 256), as: UTF8.self)
     }
 
     /// `[{"groupID":…,"names":{…},"optionID":…,"priceDelta":…},…]` (the keys of `SoldOption`).
     static func options(_ options: [SoldOption]) -> String {
-        text { json in json.array(options.map(StoredOption.init)) }
+        String(decoding: JSONWriter.encode(options.map(StoredOption.init), capacity: 256), as: UTF8.self)
     }
 
     private struct StoredOption: JSONWritable {
@@ -86,76 +86,23 @@ enum JSONText {
         func write(to json: inout JSONWriter) {
             json.object { object in
                 object.field("groupID", option.groupID)
-                object.field("names", StoredNames(names: option.names.translations))
+                object.field("names", option.names.translations)
                 object.field("optionID", option.optionID)
                 object.field("priceDelta", option.priceDelta)
             }
         }
     }
 
-    private struct StoredNames: JSONWritable {
-        let names: [String: String]
-
-        func write(to json: inout JSONWriter) {
-            json.object { object in
-                for key in names.keys.sorted(by: JSONWriter.keyOrder) { object.field(key, names[key]!) }
-            }
-        }
-    }
-
-    private static func text(_ write: (inout JSONWriter) -> Void) -> String {
-        var json = JSONWriter(capacity: 256)
-        write(&json)
-        return String(decoding: json.bytes, as: UTF8.self)
-    }
 }
 
 /// Instants as GRDB stores `Date` (`2026-11-22 04:36:31.123`, UTC, milliseconds), written
 /// without a `DateFormatter` on the order path; the records read them back as usual.
 enum StoredTimestamp {
     static func text(_ date: Date) -> String {
-        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        guard micros.isFinite, abs(micros) < 2.5e17 else { return slowText(date) }
-        let millis = Int64(micros).dividedRoundingDown(by: 1000)
-        let seconds = millis.dividedRoundingDown(by: 1000)
-        let days = seconds.dividedRoundingDown(by: 86_400)
-        let (year, month, day) = RFC3339.civilDate(daysSinceEpoch: days)
-        guard (0...9999).contains(year) else { return slowText(date) }
-        let secondOfDay = seconds - days * 86_400
-        var text: [UInt8] = []
-        text.reserveCapacity(23)
-        func digits(_ value: Int64, _ width: Int, then separator: UInt8?) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
-            if let separator { text.append(separator) }
-        }
-        digits(year, 4, then: UInt8(ascii: "-"))
-        digits(month, 2, then: UInt8(ascii: "-"))
-        digits(day, 2, then: UInt8(ascii: " "))
-        digits(secondOfDay / 3600, 2, then: UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2, then: UInt8(ascii: "."))
-        digits(millis - seconds * 1000, 3, then: nil)
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// Years outside 0–9999 (never an order's), through the general formatter.
-    private static func slowText(_ date: Date) -> String {
-        // `2026-11-22T04:36:31.123456Z` → `2026-11-22 04:36:31.123`
-        let iso = RFC3339.utcMicroseconds(date)
-        guard iso.utf8.count >= 27 else { return iso }
-        var text = String(iso.dropLast(4))
-        if let t = text.firstIndex(of: "T") { text.replaceSubrange(t...t, with: " ") }
-        return text
-    }
-}
-
-extension Int64 {
-    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 {
-        self >= 0 ? self / divisor : (self - divisor + 1) / divisor
+        // `2026-11-22T04:36:31.123456Z` → `2026-11-22 04:36:31.123`, as bytes.
+        var utf8 = Array(RFC3339.utcMicroseconds(date).utf8)
+        guard utf8.count == 27 else { return String(decoding: utf8, as: UTF8.self) }
+        utf8[10] = UInt8(ascii: " ")
+        return String(decoding: utf8[..<23], as: UTF8.self)
     }
 }

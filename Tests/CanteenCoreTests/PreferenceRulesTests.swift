@@ -10,16 +10,9 @@ struct PreferenceRulesTests {
         try PreferenceDocument(values: values, version: 1).applying(changes, cafeExists: { cafes.contains($0) })
     }
 
+    /// The `CanteenError` that `body` throws (a test issue when it throws nothing or another error).
     func error(_ body: () throws -> Void) -> CanteenError? {
-        do {
-            try body()
-            return nil
-        } catch let error as CanteenError {
-            return error
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return nil
-        }
+        #expect(throws: CanteenError.self) { try body() }
     }
 
     // MARK: - Known keys

@@ -16,16 +16,9 @@ struct PreferencesStoreTests {
         return PreferencesStore(database: database, clock: clock.closure)
     }
 
+    /// The `CanteenError` that `body` throws (a test issue when it throws nothing or another error).
     func canteenError(_ body: () async throws -> Void) async -> CanteenError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as CanteenError {
-            return error
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return nil
-        }
+        await #expect(throws: CanteenError.self) { try await body() }
     }
 
     @Test("a user who never wrote has an empty document at version 0 and sees the registered default")
