@@ -84,7 +84,8 @@ extension CafeDocument {
 
     private static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
 
-    static func isKnownTimeZone(_ identifier: String) -> Bool {
+    /// An IANA zone name (`America/Chicago`, `UTC`); abbreviations and offsets (`EST`, `GMT+5`) are not.
+    public static func isKnownTimeZone(_ identifier: String) -> Bool {
         knownTimeZones.contains(identifier) || identifier == "UTC"
     }
 }

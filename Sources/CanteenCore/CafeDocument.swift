@@ -166,7 +166,8 @@ public enum CafeDocument {
             guard var beacon = JSONObjectReader(value, path: path, problems: reader.problems) else { failed = true; continue }
             let minor = beacon.integer("minor", in: 0...65_535)
             let label = beacon.string("label")
-            let power = beacon.integer("measuredPower", in: -127...20)
+            let powers = BeaconRegistration.measuredPowerRange
+            let power = beacon.integer("measuredPower", in: Int64(powers.lowerBound)...Int64(powers.upperBound))
             beacon.finish()
             guard let minor, let label, let power else { failed = true; continue }
             if !seen.insert(minor).inserted {

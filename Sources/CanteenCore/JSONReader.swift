@@ -88,7 +88,7 @@ public struct JSONObjectReader {
             problems.add(childPath(key), "expected a string, found \(value.typeName)", code: "invalid_type")
             return nil
         }
-        if nonEmpty && string.trimmingWhitespace().isEmpty {
+        if nonEmpty && string.allSatisfy(\.isWhitespace) {
             problems.add(childPath(key), "must not be empty")
             return nil
         }
@@ -164,14 +164,5 @@ public struct JSONObjectReader {
         for key in object.keys.sorted() where !known.contains(key) {
             problems.add(childPath(key), "unknown field", code: "unknown_field")
         }
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> Substring {
-        var slice = self[...]
-        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
-        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
-        return slice
     }
 }

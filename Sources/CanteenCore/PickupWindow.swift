@@ -30,10 +30,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
               (1...12).contains(month), (1...31).contains(day), year >= 1970
         else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-        guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
-              calendar.component(.day, from: date) == day else { return nil }
+        // A day past the month's end (2026-02-30) comes back from the round trip as another date.
+        let days = Self.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
+        guard RFC3339.civilDate(daysSinceEpoch: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
@@ -47,7 +46,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
             return
         }
         let local = Int64(interval) + Int64(calendar.timeZone.secondsFromGMT(for: instant))
-        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let days = local.floorDivided(by: 86_400)
         let (year, month, day) = RFC3339.civilDate(daysSinceEpoch: days)
         self.init(year: Int(year), month: Int(month), day: Int(day))
     }
@@ -70,11 +69,8 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+        let pad = RFC3339.pad
+        return "\(pad(Int64(year), 4))-\(pad(Int64(month), 2))-\(pad(Int64(day), 2))"
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {

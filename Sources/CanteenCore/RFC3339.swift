@@ -46,7 +46,8 @@ public enum RFC3339 {
         return text
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
+    /// `value` in decimal, zero-padded to `width` digits.
+    static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return text.utf8.count >= width ? text : String(repeating: "0", count: width - text.utf8.count) + text
     }
@@ -87,7 +88,7 @@ public enum RFC3339 {
 
 extension Int64 {
     /// Division rounding towards negative infinity.
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }

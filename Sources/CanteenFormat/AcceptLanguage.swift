@@ -1,3 +1,5 @@
+import CanteenCore
+
 /// A parsed `Accept-Language` header (RFC 9110 §12.5.4): language ranges with their weights.
 ///
 /// Parsing never fails: a malformed part (bad tag, bad `q`) is skipped and the rest is kept.
@@ -67,15 +69,15 @@ public struct AcceptLanguage: Hashable, Sendable {
     static func parseRange(_ text: Substring) -> Range? {
         let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
         guard let first = pieces.first else { return nil }
-        let tag = String(trimmed(first)).replacingUnderscores()
+        let tag = first.trimmingHTTPWhitespace().replacingUnderscores()
         guard isWellFormedRange(tag) else { return nil }
         var quality = 1000
         for parameter in pieces.dropFirst() {
             let nameAndValue = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard nameAndValue.count == 2 else { return nil }
-            let name = trimmed(nameAndValue[0])
+            let name = nameAndValue[0].trimmingHTTPWhitespace()
             guard name.lowercased() == "q" else { continue }
-            guard let parsed = parseQuality(trimmed(nameAndValue[1])) else { return nil }
+            guard let parsed = parseQuality(nameAndValue[1].trimmingHTTPWhitespace()[...]) else { return nil }
             quality = parsed
         }
         return Range(tag: tag, quality: quality)
@@ -113,12 +115,6 @@ public struct AcceptLanguage: Hashable, Sendable {
         return value <= 1000 ? value : nil
     }
 
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = text.firstIndex(where: { !isSpace($0) }),
-              let end = text.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return text[start...end]
-    }
 
     private static func isASCIILetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)

@@ -17,8 +17,7 @@ public enum FormatInput {
     /// An IANA time zone (`America/Chicago`, `UTC`); `unknown_time_zone` otherwise, including
     /// for abbreviations and offsets such as `EST` or `GMT+5`.
     public static func timeZone(_ identifier: String) throws(CanteenError) -> TimeZone {
-        guard identifier == "UTC" || knownTimeZones.contains(identifier),
-              let timeZone = TimeZone(identifier: identifier) else {
+        guard CafeDocument.isKnownTimeZone(identifier), let timeZone = TimeZone(identifier: identifier) else {
             throw CanteenError(.invalid, code: "unknown_time_zone",
                                message: "'\(identifier)' is not an IANA time zone such as America/Chicago",
                                parameters: ["timeZone": identifier])
@@ -29,10 +28,7 @@ public enum FormatInput {
     /// An RFC 3339 timestamp (`2026-03-08T01:45:00-06:00`, fractional seconds allowed);
     /// `invalid_timestamp` otherwise.
     public static func instant(_ text: String) throws(CanteenError) -> Date {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
-        }
+        if let date = RFC3339.parse(text) { return date }
         throw CanteenError(.invalid, code: "invalid_timestamp",
                            message: "'\(text)' is not an RFC 3339 timestamp such as 2026-03-08T01:45:00-06:00",
                            parameters: ["value": text])
@@ -48,6 +44,4 @@ public enum FormatInput {
         }
         return value
     }
-
-    private static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
 }

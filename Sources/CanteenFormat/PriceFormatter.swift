@@ -1,6 +1,5 @@
 import CanteenCore
 import Foundation
-import Synchronization
 
 /// Renders money in a reader's locale with ICU's currency format, caching one style per
 /// (locale, currency).
@@ -11,7 +10,7 @@ import Synchronization
 /// fewer digits than ISO 4217 defines (IQD, RSD, LAK show none), an amount those digits cannot
 /// show exactly keeps its ISO digits rather than being rounded.
 ///
-/// Rendered strings are also remembered per style (up to `renderedPerStyle` amounts): a menu
+/// Rendered strings are also remembered per style (up to 4,096 amounts): a menu
 /// shows the same few hundred prices over and over, and ICU's rendering of a `Decimal` costs
 /// ~3 µs. An amount seen before costs one dictionary lookup; every new one still goes through
 /// the real `FormatStyle`.
@@ -84,17 +83,10 @@ extension PriceFormatter {
         }
 
         /// Amounts already rendered with this style.
-        private let rendered = Mutex<[Int64: String]>([:])
-        static let renderedPerStyle = 4096
+        private let rendered = BoundedCache<Int64, String>(capacity: 4096)
 
         func format(minorUnits: Int64) -> String {
-            if let known = rendered.withLock({ $0[minorUnits] }) { return known }
-            let text = render(minorUnits: minorUnits)
-            rendered.withLock { memo in
-                if memo.count >= Self.renderedPerStyle { memo.removeAll(keepingCapacity: true) }
-                memo[minorUnits] = text
-            }
-            return text
+            rendered.value(for: minorUnits) { render(minorUnits: minorUnits) }
         }
 
         private func render(minorUnits: Int64) -> String {

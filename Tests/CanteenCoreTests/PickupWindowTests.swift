@@ -104,8 +104,10 @@ struct PickupWindowTests {
     func rememberedSchedules() throws {
         let chicago = try cafe(timeZone: "America/Chicago", hours: [.monday: [span("07:00", "09:00")]])
         let monday = LocalDate(year: 2026, month: 11, day: 23)
-        #expect(chicago.pickupWindows(on: monday).count == 8)
-        #expect(chicago.pickupWindows(on: monday) == chicago.pickupWindows(on: monday))
+        let windows = chicago.pickupWindows(on: monday)
+        #expect(windows.count == 8)
+        #expect(iso(windows[0].start, "America/Chicago") == "2026-11-23T07:00:00-06:00")
+        #expect(iso(windows[7].end, "America/Chicago") == "2026-11-23T09:00:00-06:00")
         var tokyo = chicago
         tokyo.timeZone = "Asia/Tokyo"
         #expect(iso(tokyo.pickupWindows(on: monday)[0].start, "Asia/Tokyo") == "2026-11-23T07:00:00+09:00")
