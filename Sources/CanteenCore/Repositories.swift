@@ -156,7 +156,7 @@ public protocol OrderRepository: Sendable {
     /// Cancels the order's open tickets and frees its capacity; `order_not_cancellable` once picked up.
     func cancelOrder(id: String) async throws -> Order
     /// The windows a café offers on a café-local date, with remaining capacity.
-    func pickupWindows(cafeID: String, date: LocalDate) async throws -> [PickupWindowAvailability]
+    func pickupWindows(of cafe: Cafe, date: LocalDate) async throws -> [PickupWindowAvailability]
     /// Tickets of a café changed after `cursor` (every open ticket when nil), optionally of one station.
     func ticketFeed(cafeID: String, after cursor: Int64?, station: String?) async throws -> TicketFeedPage
     /// One ticket, or nil.

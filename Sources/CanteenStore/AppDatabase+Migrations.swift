@@ -4,9 +4,6 @@ extension AppDatabase {
     /// The schema's history. A migration never changes once shipped: add a new one instead.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        #if DEBUG
-        migrator.eraseDatabaseOnSchemaChange = false
-        #endif
 
         migrator.registerMigration("v1: cafes, menus, sold-out marks, beacons, tokens") { db in
             try db.execute(sql: """

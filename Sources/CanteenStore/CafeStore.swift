@@ -45,8 +45,8 @@ public final class CafeStore: CafeRepository {
 
     /// The café's menu inside a transaction: one query while the cached version is current.
     func menu(_ db: Database, cafeID: String) throws -> CafeMenu? {
-        guard let version = try Int64.fetchOne(db, sql: "SELECT menuVersion FROM cafe WHERE id = ?",
-                                               arguments: [cafeID]) else { return nil }
+        let versionQuery = try db.cachedStatement(sql: "SELECT menuVersion FROM cafe WHERE id = ?")
+        guard let version = try Int64.fetchOne(versionQuery, arguments: [cafeID]) else { return nil }
         if let cached = menuCache.withLock({ $0[cafeID] }), cached.version == version {
             return cached
         }

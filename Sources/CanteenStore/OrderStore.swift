@@ -178,12 +178,10 @@ public final class OrderStore: OrderRepository {
         return used
     }
 
-    public func pickupWindows(cafeID: String, date: LocalDate) async throws -> [PickupWindowAvailability] {
-        let now = clock()
+    public func pickupWindows(of cafe: Cafe, date: LocalDate) async throws -> [PickupWindowAvailability] {
+        let offered = cafe.offeredPickupWindows(on: date, now: clock())
         return try await database.writer.read { db in
-            guard let cafe = try CafeStore.fetchCafe(db, id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
-            let offered = cafe.offeredPickupWindows(on: date, now: now)
-            let used = try Self.usedCapacity(db, cafeID: cafeID, windows: offered)
+            let used = try Self.usedCapacity(db, cafeID: cafe.id, windows: offered)
             return offered.map {
                 PickupWindowAvailability(window: $0, capacity: cafe.pickup.capacity,
                                          remaining: max(0, cafe.pickup.capacity - (used[$0.start] ?? 0)))

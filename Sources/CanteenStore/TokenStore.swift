@@ -35,7 +35,7 @@ public final class TokenStore: TokenRepository {
 
     public func revokeToken(id: String) async throws {
         let now = clock()
-        try await database.writer.write { db in
+        let secretHash = try await database.writer.write { db in
             guard var record = try AccessTokenRecord.fetchOne(db, key: id) else {
                 throw CanteenError.notFound("token", id)
             }
@@ -43,8 +43,10 @@ public final class TokenStore: TokenRepository {
                 record.revokedAt = now
                 try record.update(db)
             }
-            self.live.invalidate(record.secretHash)
+            return record.secretHash
         }
+        // After the commit: forgotten earlier, a request reading the old row could cache it again.
+        live.invalidate(secretHash)
     }
 
     /// Live tokens by secret hash, for five seconds: every request authenticates, and a

@@ -297,8 +297,8 @@ final class GatedOrderRepository: OrderRepository, @unchecked Sendable {
     }
     func order(id: String) async throws -> Order? { try await base.order(id: id) }
     func cancelOrder(id: String) async throws -> Order { try await base.cancelOrder(id: id) }
-    func pickupWindows(cafeID: String, date: LocalDate) async throws -> [PickupWindowAvailability] {
-        try await base.pickupWindows(cafeID: cafeID, date: date)
+    func pickupWindows(of cafe: Cafe, date: LocalDate) async throws -> [PickupWindowAvailability] {
+        try await base.pickupWindows(of: cafe, date: date)
     }
     func ticketFeed(cafeID: String, after cursor: Int64?, station: String?) async throws -> TicketFeedPage {
         try await base.ticketFeed(cafeID: cafeID, after: cursor, station: station)

@@ -43,14 +43,14 @@ struct CafeStoreTests {
     @Test("a price or café change is served at once, not from a stale cache")
     func priceChange() async throws {
         let store = try store()
-        var (cafe, menu) = try Fixtures.cafeAndMenu()
+        let (initial, menu) = try Fixtures.cafeAndMenu()
+        var cafe = initial
         try await store.importCafes([(cafe, menu)])
         _ = try await store.menu(cafeID: "testcafe")
         _ = try await store.cafe(id: "testcafe")
         cafe.defaultLocale = "es_US"
         _ = try await store.saveCafe(cafe)
         #expect(try await store.cafe(id: "testcafe")?.cafe.defaultLocale == "es_US")
-        _ = menu
         _ = try await store.updateItem(cafeID: "testcafe", itemID: "latte", changes: [.price(510)])
         #expect(try await store.menu(cafeID: "testcafe")?.menu.item("latte")?.price == 510)
     }
@@ -58,7 +58,8 @@ struct CafeStoreTests {
     @Test("sold-out marks survive a menu replacement for items that remain, and vanish with their item")
     func soldOutAcrossReplace() async throws {
         let store = try store()
-        var (cafe, menu) = try Fixtures.cafeAndMenu()
+        let (cafe, initial) = try Fixtures.cafeAndMenu()
+        var menu = initial
         try await store.importCafes([(cafe, menu)])
         let until = clock.now + 3600
         _ = try await store.updateItem(cafeID: cafe.id, itemID: "latte", changes: [.soldOut(true, until: until)])
@@ -70,7 +71,6 @@ struct CafeStoreTests {
         #expect(stored.soldOut["salad"] == nil)
         _ = try await store.updateItem(cafeID: cafe.id, itemID: "latte", changes: [.soldOut(false, until: nil)])
         #expect(try await store.menu(cafeID: cafe.id)?.soldOut.isEmpty == true)
-        _ = cafe
     }
 
     @Test("changing an unknown item or café is item_not_found / cafe_not_found and changes nothing")

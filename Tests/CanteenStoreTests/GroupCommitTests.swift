@@ -35,7 +35,7 @@ struct GroupCommitTests {
 
     @Test("a batch that returns too few results fails the rest instead of hanging")
     func missingResults() async throws {
-        let commit = GroupCommit<Int, Int>(maxBatch: 64) { jobs in Array(jobs.prefix(0).map { .success($0) }) }
+        let commit = GroupCommit<Int, Int>(maxBatch: 64) { _ in [] }
         await #expect(throws: GroupCommitError.self) { try await commit.submit(1) }
     }
 }

@@ -24,7 +24,7 @@ struct PickupWindowRoutes {
             date = LocalDate(services.clock(), in: cafe.calendar)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        let windows = try await services.orders.pickupWindows(cafeID: cafeID, date: date)
+        let windows = try await services.orders.pickupWindows(of: cafe, date: date)
         return try JSONResponse.make(PickupWindowsDTO(
             cafeId: cafeID, date: date.description, timeZone: cafe.timeZone,
             capacityUnit: cafe.pickup.capacityUnit.rawValue,

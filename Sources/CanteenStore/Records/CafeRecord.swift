@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A row of `cafe`: a café's configuration and its menu version.
-struct CafeRecord: Codable, FetchableRecord, PersistableRecord {
+struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "cafe"
 
     var id: String

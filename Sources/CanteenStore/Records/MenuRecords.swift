@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A row of `dayPart`.
-struct DayPartRecord: Codable, FetchableRecord, PersistableRecord {
+struct DayPartRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "dayPart"
     var cafeId: String
     var id: String
@@ -14,7 +14,7 @@ struct DayPartRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `menuCategory`.
-struct MenuCategoryRecord: Codable, FetchableRecord, PersistableRecord {
+struct MenuCategoryRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "menuCategory"
     var cafeId: String
     var id: String
@@ -23,7 +23,7 @@ struct MenuCategoryRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `menuItem`; the price is integer minor units of the café's currency.
-struct MenuItemRecord: Codable, FetchableRecord, PersistableRecord {
+struct MenuItemRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "menuItem"
     var cafeId: String
     var id: String
@@ -38,7 +38,7 @@ struct MenuItemRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `modifierGroup`.
-struct ModifierGroupRecord: Codable, FetchableRecord, PersistableRecord {
+struct ModifierGroupRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "modifierGroup"
     var cafeId: String
     var itemId: String
@@ -50,7 +50,7 @@ struct ModifierGroupRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `modifierOption`; the delta is integer minor units.
-struct ModifierOptionRecord: Codable, FetchableRecord, PersistableRecord {
+struct ModifierOptionRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "modifierOption"
     var cafeId: String
     var itemId: String

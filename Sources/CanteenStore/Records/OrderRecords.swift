@@ -27,7 +27,7 @@ struct OrderRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `orderLine`: the unit price the line was sold at, in minor units.
-struct OrderLineRecord: Codable, FetchableRecord, PersistableRecord {
+struct OrderLineRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumns {
     static let databaseTableName = "orderLine"
     var orderId: String
     var position: Int
