@@ -17,6 +17,7 @@ extension CafeMenu {
         let currency = try Currency(code: cafe.currency)
         var lines: [OrderLine] = []
         var subtotal = Money.zero(currency)
+        let pickupTime = cafe.localMoment(of: pickupStart).time
         for (index, line) in request.lines.enumerated() {
             let path = "lines[\(index)]"
             guard let item = menu.item(line.itemID) else {
@@ -26,7 +27,7 @@ extension CafeMenu {
             if let soldOut = soldOut[item.id], soldOut.applies(at: now) {
                 throw CanteenError.itemUnavailable(item, reason: .soldOut, field: "\(path).itemId")
             }
-            if menu.unavailability(of: item, soldOut: nil, cafe: cafe, at: pickupStart) != nil {
+            if menu.unavailability(of: item, soldOut: nil, localTime: pickupTime, at: pickupStart) != nil {
                 throw CanteenError.itemUnavailable(item, reason: .outsideDayPart, field: "\(path).itemId")
             }
             let options = try selectedOptions(line.options, of: item, path: path)

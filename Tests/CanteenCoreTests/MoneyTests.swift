@@ -40,8 +40,11 @@ struct AvailabilityTests {
     func dayPart() throws {
         let (cafe, menu) = try Fixtures.cafeAndMenu()
         let burrito = try #require(menu.item("burrito"))
-        #expect(menu.unavailability(of: burrito, soldOut: nil, cafe: cafe, at: Fixtures.chicagoMonday(hour: 8)) == nil)
-        #expect(menu.unavailability(of: burrito, soldOut: nil, cafe: cafe, at: Fixtures.chicagoMonday(hour: 11)) == .outsideDayPart)
+        func availability(at instant: Date) -> Unavailability? {
+            menu.unavailability(of: burrito, soldOut: nil, localTime: cafe.localMoment(of: instant).time, at: instant)
+        }
+        #expect(availability(at: Fixtures.chicagoMonday(hour: 8)) == nil)
+        #expect(availability(at: Fixtures.chicagoMonday(hour: 11)) == .outsideDayPart)
     }
 
     @Test("a sold-out mark with an end stops applying at that instant")
@@ -49,10 +52,13 @@ struct AvailabilityTests {
         let (cafe, menu) = try Fixtures.cafeAndMenu()
         let salad = try #require(menu.item("salad"))
         let noon = Fixtures.chicagoMonday(hour: 12)
+        func availability(_ mark: SoldOut, at instant: Date) -> Unavailability? {
+            menu.unavailability(of: salad, soldOut: mark, localTime: cafe.localMoment(of: instant).time, at: instant)
+        }
         let mark = SoldOut(itemID: "salad", until: noon)
-        #expect(menu.unavailability(of: salad, soldOut: mark, cafe: cafe, at: noon - 60) == .soldOut)
-        #expect(menu.unavailability(of: salad, soldOut: mark, cafe: cafe, at: noon) == nil)
-        #expect(menu.unavailability(of: salad, soldOut: SoldOut(itemID: "salad", until: nil), cafe: cafe, at: noon) == .soldOut)
+        #expect(availability(mark, at: noon - 60) == .soldOut)
+        #expect(availability(mark, at: noon) == nil)
+        #expect(availability(SoldOut(itemID: "salad", until: nil), at: noon) == .soldOut)
     }
 
     @Test("opening hours are judged in the café's time zone")

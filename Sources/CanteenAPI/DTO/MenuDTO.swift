@@ -52,8 +52,6 @@ struct MenuDTO: Encodable {
     let categories: [Category]
 
     /// Item ids not orderable at the instant the menu was rendered (part of the ETag).
-    let unavailableItemIDs: [String]
-
     init(_ stored: CafeMenu, presentation: Presentation, now: Date) {
         let cafe = stored.cafe
         cafeId = cafe.id
@@ -62,14 +60,13 @@ struct MenuDTO: Encodable {
         dayParts = stored.menu.dayParts.map {
             DayPartDTO(id: $0.id, name: presentation.text($0.names), start: $0.start.description, end: $0.end.description)
         }
-        var unavailable: [String] = []
+        let localTime = cafe.localMoment(of: now).time
         let itemsByCategory = Dictionary(grouping: stored.menu.items, by: \.category)
         categories = stored.menu.categories.map { category in
             Category(id: category.id, name: presentation.text(category.names),
                      items: (itemsByCategory[category.id] ?? []).map { item in
                 let soldOut = stored.soldOut[item.id]
-                let reason = stored.menu.unavailability(of: item, soldOut: soldOut, cafe: cafe, at: now)
-                if reason != nil { unavailable.append(item.id) }
+                let reason = stored.menu.unavailability(of: item, soldOut: soldOut, localTime: localTime, at: now)
                 return Item(
                     id: item.id, name: presentation.text(item.names),
                     description: presentation.text(item.descriptions),
@@ -87,26 +84,30 @@ struct MenuDTO: Encodable {
                     })
             })
         }
-        unavailableItemIDs = unavailable
     }
 
     private enum CodingKeys: String, CodingKey { case cafeId, version, currency, dayParts, categories }
-
-    /// A strong validator: the version, the text language and what is unavailable right now
-    /// (a day part starting or a sold-out mark expiring changes the body without a new version).
-    func etag(variant: String) -> String {
-        var hasher = FNV1a()
-        for id in unavailableItemIDs { hasher.add(id); hasher.add("\u{0}") }
-        return "\"\(cafeId)-v\(version)-\(variant)-\(String(hasher.value, radix: 16))\""
-    }
 }
 
 extension MenuDTO {
-    /// The menu as `GET /v1/cafes/{id}/menu` serves it at `now`, with the `ETag` it carries
-    /// (café resolution reports the same tag, so a kiosk can revalidate its cached menu).
-    static func served(_ menu: CafeMenu, presentation: Presentation, now: Date) -> (body: MenuDTO, etag: String) {
-        let body = MenuDTO(menu, presentation: presentation, now: now)
-        return (body, body.etag(variant: presentation.variant))
+    /// The `ETag` of the menu `GET /v1/cafes/{id}/menu` serves at `now` for `variant`, worked out
+    /// without building the body (a revalidating kiosk gets its 304 without one; café
+    /// resolution reports the same tag). A strong validator: the version, the reader's language
+    /// and locale, and which items are unavailable right now (a day part starting or a sold-out
+    /// mark expiring changes the body without a new version).
+    static func etag(_ stored: CafeMenu, variant: String, now: Date) -> String {
+        let localTime = stored.cafe.localMoment(of: now).time
+        let itemsByCategory = Dictionary(grouping: stored.menu.items, by: \.category)
+        var hasher = FNV1a()
+        for category in stored.menu.categories {
+            for item in itemsByCategory[category.id] ?? []
+            where stored.menu.unavailability(of: item, soldOut: stored.soldOut[item.id], localTime: localTime,
+                                             at: now) != nil {
+                hasher.add(item.id)
+                hasher.add("\u{0}")
+            }
+        }
+        return "\"\(stored.cafe.id)-v\(stored.version)-\(variant)-\(String(hasher.value, radix: 16))\""
     }
 }
 

@@ -26,7 +26,7 @@ struct CafeResolutionRoutes {
             throw CanteenError.notFound("cafe", choice.cafe.cafe.id)
         }
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
-        let etag = MenuDTO.served(menu, presentation: presentation, now: now).etag
+        let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)
         return try JSONResponse.make(
             CafeChoiceDTO(cafe: CafeDTO(choice.cafe, presentation: presentation, now: now),
                           reason: choice.reason.rawValue, detail: choice.detail, menuETag: etag),

@@ -83,14 +83,15 @@ struct MenuRoutes {
     /// The menu with its ETag; 304 when the request's `If-None-Match` already has it.
     private func respond(with menu: CafeMenu, request: Request, conditional: Bool = true) throws -> Response {
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
-        let (dto, etag) = MenuDTO.served(menu, presentation: presentation, now: services.clock())
+        let now = services.clock()
+        let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)
         var headers = presentation.headers
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"
         if conditional, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        return try JSONResponse.make(dto, headers: headers)
+        return try JSONResponse.make(MenuDTO(menu, presentation: presentation, now: now), headers: headers)
     }
 }
 
