@@ -35,7 +35,8 @@ struct CafeResolver {
         let allowed: (String) -> Bool = { token.serves(cafeID: $0) }
         var skipped: [String] = []
 
-        let location = try await services.preferences.defaultLocation(userID: userID)
+        let preferences = try await services.preferences.searchList(userID: userID)
+        let location = preferences.defaultLocation
         switch location.location {
         case .cafe(let id):
             let origin = location.source == .user ? "the user's defaultLocation" : "the \(location.source.rawValue) default location"
@@ -52,7 +53,8 @@ struct CafeResolver {
             if let choice { return choice }
             skipped.append(reason)
         }
-        return try await fallback(userID: userID, allowed: allowed, skipped: skipped)
+        let siteDefault = preferences.site[PreferenceKey.defaultLocation].flatMap(DefaultLocation.init)
+        return try await fallback(userID: userID, siteDefault: siteDefault, allowed: allowed, skipped: skipped)
     }
 
     // MARK: - Nearest
@@ -92,7 +94,8 @@ struct CafeResolver {
 
     // MARK: - Fallback
 
-    private func fallback(userID: String, allowed: (String) -> Bool, skipped: [String]) async throws -> CafeChoice {
+    private func fallback(userID: String, siteDefault: DefaultLocation?, allowed: (String) -> Bool,
+                          skipped: [String]) async throws -> CafeChoice {
         var skipped = skipped
         if let id = try await services.orders.latestOrderCafeID(userID: userID) {
             if allowed(id), let cafe = try await services.cafes.cafe(id: id) {
@@ -103,7 +106,6 @@ struct CafeResolver {
         } else {
             skipped.append("the user has no order yet")
         }
-        let siteDefault = try await services.preferences.siteDefaults()[PreferenceKey.defaultLocation].flatMap(DefaultLocation.init)
         if case .cafe(let id)? = siteDefault {
             if allowed(id), let cafe = try await services.cafes.cafe(id: id) {
                 return CafeChoice(cafe: cafe, reason: .fallback, detail: Self.detail("the site default café '\(id)'", skipped))

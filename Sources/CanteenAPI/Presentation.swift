@@ -27,11 +27,7 @@ public struct Presenter: Sendable {
     func presentation(acceptLanguage: String?, cafe: Cafe?) -> Presentation {
         let negotiation = negotiator.negotiate(acceptLanguage: acceptLanguage,
                                                defaultLocale: cafe?.defaultLocale ?? Self.neutralLocale)
-        var textLanguages: [String] = []
-        if let acceptLanguage {
-            let header = AcceptLanguage(header: acceptLanguage)
-            textLanguages = header.preferred.filter { !$0.isWildcard }.map(\.tag)
-        }
+        var textLanguages = negotiation.readerTags
         textLanguages.append(negotiation.language)
         textLanguages += cafe?.languages ?? []
         return Presentation(locale: negotiation.formattingLocale, language: negotiation.language,

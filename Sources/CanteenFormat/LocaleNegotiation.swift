@@ -9,10 +9,14 @@ public struct LocaleNegotiation: Hashable, Sendable {
     public var language: String
     /// The value for the response's `Content-Language` header: the language of its strings.
     public var contentLanguage: String
+    /// The header's acceptable tags, most wanted first, without `*` (menu texts are looked up in
+    /// this order before the café's languages).
+    public var readerTags: [String]
 
-    public init(formattingLocale: Locale, language: String, contentLanguage: String) {
+    public init(formattingLocale: Locale, language: String, contentLanguage: String, readerTags: [String] = []) {
         self.formattingLocale = formattingLocale
         self.language = language
         self.contentLanguage = contentLanguage
+        self.readerTags = readerTags
     }
 }

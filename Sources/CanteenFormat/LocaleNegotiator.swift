@@ -55,7 +55,8 @@ public struct LocaleNegotiator: Sendable {
         return LocaleNegotiation(
             formattingLocale: Locale(identifier: formattingTag ?? cafeTag),
             language: chosen,
-            contentLanguage: chosen)
+            contentLanguage: chosen,
+            readerTags: preferred.filter { !$0.isWildcard }.map(\.tag))
     }
 
     /// The `Locales/` language serving `tag`, or nil.

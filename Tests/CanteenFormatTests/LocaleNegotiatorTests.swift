@@ -20,6 +20,13 @@ struct LocaleNegotiatorTests {
         #expect(result.contentLanguage == "es")
     }
 
+    @Test("the reader's acceptable tags come back most wanted first, without * or refused ones")
+    func readerTags() {
+        let negotiation = negotiator.negotiate(acceptLanguage: "en;q=0.2, fr-CA, *;q=0.5, de;q=0", defaultLocale: "ja_JP")
+        #expect(negotiation.readerTags == ["fr-CA", "en"])
+        #expect(negotiator.negotiate(acceptLanguage: nil, defaultLocale: "ja_JP").readerTags.isEmpty)
+    }
+
     @Test("Chinese tags reach zh-Hans through their likely script", arguments: ["zh-CN", "zh-Hans-CN", "zh", "zh-SG"])
     func simplifiedChinese(header: String) {
         #expect(negotiate(header).language == "zh-Hans")
