@@ -8,8 +8,6 @@ public enum AdvertisingReportParser {
 
     /// What the parser made of one event.
     public struct Summary: Hashable, Sendable {
-        /// Whether the event was an advertising report event at all.
-        public var isAdvertisingReport = false
         /// Reports handed to the callback.
         public var reportCount = 0
         /// Reports skipped because their AD structures ran past their data.
@@ -35,7 +33,6 @@ public enum AdvertisingReportParser {
         guard let subevent = reader.u8(), let count = reader.u8(),
               subevent == legacySubevent || subevent == extendedSubevent
         else { return summary }
-        summary.isAdvertisingReport = true
         for _ in 0..<count {
             let parsed = subevent == legacySubevent ? legacyReport(&reader) : extendedReport(&reader)
             guard let report = parsed else {

@@ -12,7 +12,6 @@ public struct BeaconTrack: Sendable {
     public internal(set) var address: BluetoothAddress
     /// Measured power at 1 m used for distance: the registry's, else the advertised one.
     public internal(set) var measuredPower: Double
-    public internal(set) var firstSeen: Date
     public internal(set) var lastSeen: Date
     public internal(set) var filter: RSSIFilter
     /// Estimated distance in metres from the smoothed RSSI; nil without an RSSI.

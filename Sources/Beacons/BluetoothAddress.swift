@@ -9,18 +9,6 @@ public struct BluetoothAddress: RawRepresentable, Hashable, Sendable, Comparable
         self.rawValue = rawValue & 0xFFFF_FFFF_FFFF
     }
 
-    /// Parses `AA:BB:CC:DD:EE:FF` (most significant byte first).
-    public init?(_ text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 6 else { return nil }
-        var value: UInt64 = 0
-        for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
-            value = value << 8 | UInt64(byte)
-        }
-        self.init(rawValue: value)
-    }
-
     /// The six bytes as they travel on the wire (little-endian).
     public var littleEndianBytes: [UInt8] {
         (0..<6).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64($0))) }

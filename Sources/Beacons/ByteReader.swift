@@ -79,7 +79,7 @@ extension Array where Element == UInt8 {
         append(UInt8(truncatingIfNeeded: value))
     }
 
-    mutating func appendLittleEndian(_ value: UInt16) {
+    package mutating func appendLittleEndian(_ value: UInt16) {
         append(UInt8(truncatingIfNeeded: value))
         append(UInt8(truncatingIfNeeded: value >> 8))
     }

@@ -17,9 +17,6 @@ public struct H4Deframer: Sendable {
 
     public init() {}
 
-    /// Bytes received but not yet part of a whole packet.
-    public var pendingByteCount: Int { buffer.count - start }
-
     /// Adds received bytes.
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         if start > 0 && start == buffer.count {

@@ -87,9 +87,4 @@ public struct HCICommand: Hashable, Sendable {
         packet += parameters
         return packet
     }
-
-    /// Makes an opcode from its group (OGF) and command (OCF) fields.
-    public static func opcode(group: UInt16, command: UInt16) -> UInt16 {
-        group << 10 | (command & 0x03FF)
-    }
 }

@@ -79,13 +79,12 @@ public struct RangingEngine: Sendable {
                 cafeIndex: registration.flatMap { registry.cafeIndex(of: $0.cafeID) },
                 address: sighting.address,
                 measuredPower: Double(registration?.measuredPower ?? Int(sighting.txPower)),
-                firstSeen: time, lastSeen: time, filter: RSSIFilter(smoothing: configuration.smoothing),
+                lastSeen: time, filter: RSSIFilter(smoothing: configuration.smoothing),
                 distance: nil, inRegion: false))
             trackIndex[sighting.identity] = index
         }
         if !tracks[index].inRegion {
             tracks[index].inRegion = true
-            tracks[index].firstSeen = time
             events(.regionEntered(sighting.identity, cafeID: tracks[index].registration?.cafeID, at: time))
         }
         tracks[index].lastSeen = max(tracks[index].lastSeen, time)

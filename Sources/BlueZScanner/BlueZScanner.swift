@@ -79,8 +79,8 @@ public final class BlueZScanner: Service, Sendable {
         case .extended:
             // Own address public, accept all, scan on the 1M PHY: type, interval, window.
             var parameters: [UInt8] = [0x00, 0x00, 0x01, scanType]
-            parameters.appendLE(configuration.interval)
-            parameters.appendLE(configuration.window)
+            parameters.appendLittleEndian(configuration.interval)
+            parameters.appendLittleEndian(configuration.window)
             _ = try await channel.execute(HCICommand(opcode: HCIOpcode.leSetExtendedScanParameters, parameters: parameters),
                                           timeout: timeout)
             // Enable, duplicate filtering off, no duration, no period.
@@ -88,8 +88,8 @@ public final class BlueZScanner: Service, Sendable {
                                                      parameters: [0x01, 0x00, 0x00, 0x00, 0x00, 0x00]), timeout: timeout)
         case .legacy:
             var parameters: [UInt8] = [scanType]
-            parameters.appendLE(configuration.interval)
-            parameters.appendLE(configuration.window)
+            parameters.appendLittleEndian(configuration.interval)
+            parameters.appendLittleEndian(configuration.window)
             parameters += [0x00, 0x00]  // own address public, accept all
             _ = try await channel.execute(HCICommand(opcode: HCIOpcode.leSetScanParameters, parameters: parameters),
                                           timeout: timeout)
@@ -121,12 +121,5 @@ public final class BlueZScanner: Service, Sendable {
             logger.warning("could not restore the HCI filter", metadata: ["error": "\(error)"])
         }
         eventContinuation.yield(.stopped)
-    }
-}
-
-extension Array where Element == UInt8 {
-    mutating func appendLE(_ value: UInt16) {
-        append(UInt8(truncatingIfNeeded: value))
-        append(UInt8(truncatingIfNeeded: value >> 8))
     }
 }

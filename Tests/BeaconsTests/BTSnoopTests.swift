@@ -66,11 +66,8 @@ struct BTSnoopTests {
     func notBTSnoop() {
         #expect(throws: BTSnoopError.self) { try BTSnoopReader(bytes: Array("hello world, not a capture".utf8)) }
         #expect(throws: BTSnoopError.self) { try BTSnoopReader(bytes: []) }
-        do {
-            _ = try BTSnoopReader(bytes: Array("{\"json\": true}".utf8))
-        } catch {
-            #expect(error.code == "btsnoop_not_btsnoop")
-        }
+        let json = #expect(throws: BTSnoopError.self) { try BTSnoopReader(bytes: Array("{\"json\": true}".utf8)) }
+        #expect(json?.code == "btsnoop_not_btsnoop")
         var wrongDatalink = BTSnoopWriter.header(datalink: .hciUART)
         wrongDatalink[15] = 0xFF
         #expect(throws: BTSnoopError.self) { try BTSnoopReader(bytes: wrongDatalink) }
