@@ -118,10 +118,8 @@ public enum ErrorResponse {
         let body = Body(error: .init(code: error.code, message: message ?? error.message, field: error.field,
                                      problems: problems.map { Body.Problem(code: $0.code, field: $0.path, message: $0.message) }))
         var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
-        let data = (try? JSONResponse.encoder.encode(body)) ?? Data()
-        return Response(status: status(for: error), headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return JSONResponse.make(encoded: (try? JSONResponse.encoder.encode(body)) ?? Data(), status: status(for: error),
+                                 headers: headers)
     }
 }

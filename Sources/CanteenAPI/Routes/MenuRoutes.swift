@@ -86,12 +86,19 @@ struct MenuRoutes {
         let now = services.clock()
         let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)
         var headers = presentation.headers
-        headers[.eTag] = etag
-        headers[.cacheControl] = "no-cache"
+        headers.setValidator(etag)
         if conditional, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
         return try JSONResponse.make(MenuDTO(menu, presentation: presentation, now: now), headers: headers)
+    }
+}
+
+extension HTTPFields {
+    /// `ETag: tag` and `Cache-Control: no-cache`: clients may keep the answer but must revalidate.
+    mutating func setValidator(_ etag: String) {
+        self[.eTag] = etag
+        self[.cacheControl] = "no-cache"
     }
 }
 

@@ -64,13 +64,11 @@ struct OrderRoutes {
     /// language, whatever this request's `Accept-Language`).
     static func response(_ stored: StoredResponse, headers extra: HTTPFields) -> Response {
         var headers = extra
-        headers[.contentType] = "application/json; charset=utf-8"
         if let language = stored.contentLanguage {
             headers[.contentLanguage] = language
             headers[.vary] = "Accept-Language"
         }
-        return Response(status: HTTPResponse.Status(code: stored.status), headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored.body)))
+        return JSONResponse.make(encoded: stored.body, status: HTTPResponse.Status(code: stored.status), headers: headers)
     }
 
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {

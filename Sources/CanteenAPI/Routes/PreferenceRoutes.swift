@@ -108,8 +108,7 @@ struct PreferenceRoutes {
 
     static func etag(_ version: Int64) -> HTTPFields {
         var headers = HTTPFields()
-        headers[.eTag] = VersionPrecondition.entityTag(version)
-        headers[.cacheControl] = "no-cache"
+        headers.setValidator(VersionPrecondition.entityTag(version))
         return headers
     }
 }

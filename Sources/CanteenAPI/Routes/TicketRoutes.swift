@@ -41,9 +41,8 @@ struct TicketRoutes {
         }
 
         var headers = presentation.headers
-        let etag = "\"\(page.cursor)\""
-        headers[.eTag] = etag
-        headers[.cacheControl] = "no-cache"
+        let etag = VersionPrecondition.entityTag(page.cursor)
+        headers.setValidator(etag)
         if page.isEmpty, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
