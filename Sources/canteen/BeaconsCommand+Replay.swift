@@ -24,7 +24,7 @@ extension BeaconsCommand {
                 let summary = reader.forEachPacket { packet in
                     guard packet.type == .event, packet.direction == .received else { return }
                     IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date) { sighting in
-                        output.line(format == .jsonl ? BeaconsConsole.jsonLine(sighting) : BeaconsConsole.tableRow(sighting))
+                        output.line(format == .jsonl ? sighting.jsonLine : BeaconsConsole.tableRow(sighting))
                     }
                 }
                 output.flush()

@@ -44,7 +44,7 @@ extension BeaconsCommand {
                     case let .sighting(sighting):
                         engine.process(sighting)
                         if format == .jsonl {
-                            output.line(BeaconsConsole.jsonLine(sighting))
+                            output.line(sighting.jsonLine)
                             output.flush()
                         } else if Date().timeIntervalSince(lastDraw) >= 1 {
                             lastDraw = Date()

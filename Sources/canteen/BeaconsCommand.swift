@@ -57,20 +57,19 @@ enum BeaconsConsole {
 
     /// Runs a command body; failures go to stderr with exit status 1.
     static func run(_ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch let error as BeaconsCommandFailure {
-            warn("error: \(error.description)")
-            throw ExitCode.failure
-        } catch let error as ScannerError {
-            warn("error: \(error.message) [\(error.code)]")
-            throw ExitCode.failure
-        } catch let error as BTSnoopError {
-            warn("error: \(error.message) [\(error.code)]")
-            throw ExitCode.failure
-        } catch let error as CanteenError {
-            warn("error: \(error.message) [\(error.code)]")
-            throw ExitCode.failure
+        try await reportingErrors {
+            do {
+                try await body()
+            } catch let error as BeaconsCommandFailure {
+                warn("error: \(error.description)")
+                throw ExitCode.failure
+            } catch let error as ScannerError {
+                warn("error: \(error.message) [\(error.code)]")
+                throw ExitCode.failure
+            } catch let error as BTSnoopError {
+                warn("error: \(error.message) [\(error.code)]")
+                throw ExitCode.failure
+            }
         }
     }
 
@@ -87,11 +86,6 @@ enum BeaconsConsole {
         } catch {
             throw BeaconsCommandFailure("\(path): \(error.message)")
         }
-    }
-
-    /// One sighting as a JSON line with the documented key order.
-    static func jsonLine(_ sighting: IBeaconSighting) -> String {
-        sighting.jsonLine
     }
 
     /// One sighting as a table row.

@@ -21,12 +21,9 @@ struct TokensCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let stores = try CanteenStores.open(dataDirectory: URL(fileURLWithPath: data.dataDirectory))
-            do {
-                let (_, secret) = try await stores.tokens.createToken(role: role, cafeID: cafe, name: name)
+            try await reportingErrors {
+                let (_, secret) = try await data.openStores().tokens.createToken(role: role, cafeID: cafe, name: name)
                 print(secret)
-            } catch let error as CanteenError {
-                throw ValidationError(error.message)
             }
         }
     }
@@ -36,7 +33,7 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let stores = try CanteenStores.open(dataDirectory: URL(fileURLWithPath: data.dataDirectory))
+            let stores = try data.openStores()
             let formatter = Date.ISO8601FormatStyle()
             for token in try await stores.tokens.tokens() {
                 let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
@@ -52,12 +49,9 @@ struct TokensCommand: AsyncParsableCommand {
         @Argument(help: "The token's id, as `tokens list` shows it.") var id: String
 
         func run() async throws {
-            let stores = try CanteenStores.open(dataDirectory: URL(fileURLWithPath: data.dataDirectory))
-            do {
-                try await stores.tokens.revokeToken(id: id)
+            try await reportingErrors {
+                try await data.openStores().tokens.revokeToken(id: id)
                 print("revoked \(id)")
-            } catch let error as CanteenError {
-                throw ValidationError(error.message)
             }
         }
     }
