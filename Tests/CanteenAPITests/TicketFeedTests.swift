@@ -38,6 +38,32 @@ struct TicketFeedTests {
         }
     }
 
+    @Test("a display far behind pages through the feed, 500 tickets at a time, missing none")
+    func paging() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            for number in 0..<251 {  // two stations each: 502 tickets
+                let placed = try await client.placeOrder(orderBody(name: "Guest \(number)"), token: environment.kiosk)
+                try #require(placed.status == .created)
+            }
+            var seen: [String] = []
+            var query = ""
+            var pages: [Int] = []
+            for _ in 0..<4 {
+                let page = try await client.send(.get, "/v1/cafes/testcafe/tickets\(query)", token: environment.kitchen)
+                let list = try tickets(page)
+                pages.append(list.count)
+                seen += list.compactMap { $0["id"]?.stringValue }
+                let cursor = try #require(try page.json["cursor"]?.stringValue)
+                query = "?after=\(cursor)"
+                if list.isEmpty { break }
+            }
+            #expect(pages == [500, 2, 0])
+            #expect(seen.count == 502)
+            #expect(Set(seen).count == 502)
+        }
+    }
+
     @Test("after the cursor only changed tickets come; with no change the ETag gives 304")
     func cursor() async throws {
         let environment = try await TestEnvironment.make()
