@@ -1,28 +1,36 @@
 import CanteenCore
 import Foundation
 
-/// Everything the routes need, as protocols: the composition root supplies real stores,
-/// tests may supply others.
+/// Everything the routes need, as protocols and app-owned parts: the composition root supplies
+/// real stores, tests may supply others.
 public struct APIServices: Sendable {
     public var cafes: any CafeRepository
     public var tokens: any TokenRepository
     public var orders: any OrderRepository
+    public var pickupCapacity: any PickupCapacityRepository
+    public var tickets: any TicketRepository
     public var preferences: any PreferencesRepository
+    public var beacons: any BeaconRepository
     /// Renders responses in the reader's language and locale.
     public var presenter: Presenter
-    public var beacons: any BeaconRepository
+    /// The kitchen feed: where each café stands, parked displays, shared pages.
+    public var feed: TicketFeed
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
+                pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
-                clock: @escaping @Sendable () -> Date = Date.init) {
+                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
+        self.pickupCapacity = pickupCapacity
+        self.tickets = tickets
         self.preferences = preferences
         self.presenter = presenter
         self.beacons = beacons
+        self.feed = feed
         self.clock = clock
     }
 }

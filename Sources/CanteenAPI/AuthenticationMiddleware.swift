@@ -1,5 +1,6 @@
 import Foundation
 import CanteenCore
+import CanteenFormat
 import Hummingbird
 
 /// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
@@ -16,7 +17,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw CanteenError(.unauthenticated, code: "unauthenticated",
+            throw CanteenError(.unauthenticated, code: .unauthenticated,
                                message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
         }
         let secret = parts[1].trimmingHTTPWhitespace()

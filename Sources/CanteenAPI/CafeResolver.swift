@@ -115,7 +115,7 @@ struct CafeResolver {
             skipped.append("the site has no default café")
         }
         guard let first = try await services.cafes.cafes().first(where: { allowed($0.cafe.id) }) else {
-            throw CanteenError(.notFound, code: "no_cafe", message: "there is no café to choose from")
+            throw CanteenError(.notFound, code: .noCafe, message: "there is no café to choose from")
         }
         return CafeChoice(cafe: first, reason: .fallback, detail: Self.detail("the first café, '\(first.cafe.id)'", skipped))
     }

@@ -26,7 +26,7 @@ public struct CanteenRequestContext: RequestContext {
     public func require(_ roles: Role..., cafe cafeID: String? = nil) throws(CanteenError) -> AccessToken {
         let token = try requireToken()
         guard roles.contains(token.role) else {
-            throw CanteenError(.forbidden, code: "forbidden",
+            throw CanteenError(.forbidden, code: .forbidden,
                                message: "a \(token.role.rawValue) token cannot do this; it needs \(roles.map(\.rawValue).joined(separator: " or "))",
                                parameters: ["role": token.role.rawValue])
         }
@@ -44,7 +44,7 @@ public struct CanteenRequestContext: RequestContext {
 
     private func requireAccess(_ token: AccessToken, to cafeID: String) throws(CanteenError) {
         guard token.serves(cafeID: cafeID) else {
-            throw CanteenError(.forbidden, code: "forbidden",
+            throw CanteenError(.forbidden, code: .forbidden,
                                message: "this token is bound to café '\(token.cafeID ?? "")', not '\(cafeID)'",
                                parameters: ["cafe": cafeID])
         }
@@ -58,6 +58,6 @@ public enum APILimits {
 
 extension CanteenError {
     static let unauthenticated = CanteenError(
-        .unauthenticated, code: "unauthenticated",
+        .unauthenticated, code: .unauthenticated,
         message: "missing or unknown bearer token; send Authorization: Bearer TOKEN")
 }

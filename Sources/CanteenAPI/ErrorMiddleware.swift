@@ -19,9 +19,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch {
             var canteenError = Self.canteenError(for: error)
-            let allowed = canteenError.code == "route_not_found" ? methods.methods(for: request.uri.path) : []
+            let allowed = canteenError.code == .routeNotFound ? methods.methods(for: request.uri.path) : []
             if !allowed.isEmpty {
-                canteenError = CanteenError(.methodNotAllowed, code: "method_not_allowed",
+                canteenError = CanteenError(.invalid, code: .methodNotAllowed,
                                             message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
             }
             if canteenError.kind == .internal {
@@ -44,24 +44,24 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as ValidationError:
             return error.firstError
         case is NIOTooManyBytesError:
-            return CanteenError(.tooLarge, code: "body_too_large",
+            return CanteenError(.invalid, code: .bodyTooLarge,
                                 message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
         case let error as HTTPError:
             switch error.status {
             case .notFound:
-                return CanteenError(.notFound, code: "route_not_found", message: "no such route")
+                return CanteenError(.notFound, code: .routeNotFound, message: "no such route")
             case .methodNotAllowed:
-                return CanteenError(.methodNotAllowed, code: "method_not_allowed", message: "this route does not take that method")
+                return CanteenError(.invalid, code: .methodNotAllowed, message: "this route does not take that method")
             case .contentTooLarge:
-                return CanteenError(.tooLarge, code: "body_too_large",
+                return CanteenError(.invalid, code: .bodyTooLarge,
                                     message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
             default:
                 return CanteenError(error.status.code < 500 ? .invalid : .internal,
-                                    code: error.status.code < 500 ? "bad_request" : "internal_error",
+                                    code: error.status.code < 500 ? .badRequest : .internalError,
                                     message: error.body ?? error.status.reasonPhrase)
             }
         default:
-            return CanteenError(.internal, code: "internal_error", message: "something went wrong on our side")
+            return CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
         }
     }
 }
@@ -70,7 +70,7 @@ struct ErrorMiddleware: RouterMiddleware {
 public enum ErrorResponse {
     struct Body: Encodable {
         struct Detail: Encodable {
-            let code: String
+            let code: ErrorCode
             let message: String
             let field: String?
             /// Every problem of a document that had several (the first is `field`/`message`).
@@ -88,7 +88,7 @@ public enum ErrorResponse {
         }
 
         struct Problem: Encodable {
-            let code: String
+            let code: ErrorCode
             let field: String
             let message: String
         }
@@ -96,19 +96,23 @@ public enum ErrorResponse {
         let error: Detail
     }
 
-    /// The HTTP status of each kind of domain error.
+    /// The HTTP status of an error: transport-level codes have their own, domain errors follow
+    /// their kind.
     public static func status(for error: CanteenError) -> HTTPResponse.Status {
+        switch error.code {
+        case .bodyTooLarge: return .contentTooLarge
+        case .unsupportedMediaType: return .unsupportedMediaType
+        case .methodNotAllowed: return .methodNotAllowed
+        default: break
+        }
         switch error.kind {
         case .invalid: return .unprocessableContent
         case .malformed: return .badRequest
-        case .unsupportedMediaType: return .unsupportedMediaType
-        case .methodNotAllowed: return .methodNotAllowed
         case .notFound: return .notFound
         case .conflict: return .conflict
         case .unauthenticated: return .unauthorized
         case .forbidden: return .forbidden
         case .preconditionFailed: return .preconditionFailed
-        case .tooLarge: return .contentTooLarge
         case .internal: return .internalServerError
         }
     }

@@ -15,7 +15,7 @@ final class IdempotencyGate: Sendable {
         let slot = "\(tokenID)\u{0}\(key)"
         let acquired = running.withLock { $0.insert(slot).inserted }
         guard acquired else {
-            throw CanteenError(.conflict, code: "idempotency_key_in_use",
+            throw CanteenError(.conflict, code: .idempotencyKeyInUse,
                                message: "a request with this Idempotency-Key is still being processed; retry shortly",
                                field: "Idempotency-Key")
         }

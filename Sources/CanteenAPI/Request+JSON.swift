@@ -9,7 +9,7 @@ extension Request {
     mutating func jsonBody() async throws -> JSONValue {
         try checkJSONContentType()
         guard let body = try await optionalJSONBody() else {
-            throw CanteenError(.malformed, code: "malformed_json", message: "the request body is empty; expected JSON")
+            throw CanteenError(.malformed, code: .malformedJson, message: "the request body is empty; expected JSON")
         }
         return body
     }
@@ -25,7 +25,7 @@ extension Request {
     /// 415 when the body is declared as something other than JSON.
     private func checkJSONContentType() throws(CanteenError) {
         if let type = headers[.contentType], !type.lowercased().contains("json") {
-            throw CanteenError(.unsupportedMediaType, code: "unsupported_media_type",
+            throw CanteenError(.malformed, code: .unsupportedMediaType,
                                message: "the body must be application/json, not \(type)")
         }
     }
@@ -66,7 +66,7 @@ extension Parameters {
     /// A path parameter that the route pattern guarantees.
     func path(_ name: String) throws(CanteenError) -> String {
         guard let value = get(name) else {
-            throw CanteenError(.invalid, code: "invalid_field", message: "missing path parameter \(name)")
+            throw CanteenError(.invalid, code: .invalidField, message: "missing path parameter \(name)")
         }
         return value
     }

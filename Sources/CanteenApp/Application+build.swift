@@ -13,6 +13,9 @@ public struct CanteenStores: Sendable {
     public let cafes: any CafeRepository
     public let tokens: any TokenRepository
     public let orders: any OrderRepository
+    public let pickupCapacity: any PickupCapacityRepository
+    public let tickets: any TicketRepository
+    public let idempotency: any IdempotencyRepository
     public let preferences: any PreferencesRepository
     public let beacons: any BeaconRepository
 
@@ -20,15 +23,20 @@ public struct CanteenStores: Sendable {
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
+        let tickets = TicketStore(database: database, clock: clock)
         return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
-                             orders: OrderStore(database: database, cafes: cafes, clock: clock),
+                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, clock: clock),
+                             pickupCapacity: PickupCapacityStore(database: database, clock: clock), tickets: tickets,
+                             idempotency: IdempotencyStore(database: database),
                              preferences: PreferencesStore(database: database, clock: clock),
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
     }
 
+    /// The routes' services over these stores, with a kitchen feed of its own.
     public func apiServices(strings: Strings, clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
-        APIServices(cafes: cafes, tokens: tokens, orders: orders, preferences: preferences, beacons: beacons,
-                    presenter: Presenter(strings: strings), clock: clock)
+        APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
+                    preferences: preferences, beacons: beacons, presenter: Presenter(strings: strings),
+                    feed: TicketFeed(tickets: tickets), clock: clock)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -53,7 +61,8 @@ public func buildApplication(_ configuration: AppConfiguration,
         if imported > 0 { logger.info("imported \(imported) cafés from \(menus.relativePath)") }
     }
     let strings = try Strings(directory: configuration.localesDirectory)
-    let routes = CanteenRouter.build(stores.apiServices(strings: strings, clock: clock))
+    let services = stores.apiServices(strings: strings, clock: clock)
+    let routes = CanteenRouter.build(services)
     let serverLogger = logger
     var app = Application(
         router: routes.router,
@@ -63,8 +72,8 @@ public func buildApplication(_ configuration: AppConfiguration,
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
         },
         logger: logger)
-    app.addServices(DatabaseService(database: stores.database),
-                    IdempotencyPurgeService(orders: stores.orders, clock: clock, logger: logger))
+    app.addServices(DatabaseService(database: stores.database), services.feed,
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger))
     return app
 }
 

@@ -38,7 +38,7 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
             do {
                 return try BeaconRegistry(contentsOf: url)
             } catch {
-                throw CanteenError(.invalid, code: "invalid_beacon_file",
+                throw CanteenError(.invalid, code: .invalidBeaconFile,
                                    message: "cannot read the beacon registry \(url.path): \(error)")
             }
         case .database(let directory):
@@ -58,7 +58,7 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
     public func storeMeasuredPower(_ measuredPower: Int, for identity: BeaconIdentity) async throws
         -> (previous: BeaconRegistration, updated: BeaconRegistration) {
         guard BeaconRegistration.measuredPowerRange.contains(measuredPower) else {
-            throw CanteenError(.invalid, code: "out_of_range",
+            throw CanteenError(.invalid, code: .outOfRange,
                                message: "a measured power of \(measuredPower) dBm is outside −127…20; not stored",
                                field: "measuredPower")
         }

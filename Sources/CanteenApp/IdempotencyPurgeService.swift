@@ -7,14 +7,14 @@ import ServiceLifecycle
 struct IdempotencyPurgeService: Service {
     static let retention: TimeInterval = 24 * 3600
 
-    let orders: any OrderRepository
+    let idempotency: any IdempotencyRepository
     let clock: @Sendable () -> Date
     let logger: Logger
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let purged = try await orders.purgeIdempotencyKeys(createdBefore: clock() - Self.retention)
+                let purged = try await idempotency.purgeIdempotencyKeys(createdBefore: clock() - Self.retention)
                 if purged > 0 { logger.info("purged \(purged) idempotency keys older than 24 hours") }
             } catch {
                 logger.warning("purging idempotency keys failed: \(error)")

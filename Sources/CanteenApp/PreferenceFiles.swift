@@ -20,7 +20,7 @@ public enum PreferenceFiles {
         try UserID.validate(userID)
         let value = try JSONValue.parse(data)
         guard let values = value.objectValue else {
-            throw CanteenError(.invalid, code: "invalid_preferences",
+            throw CanteenError(.invalid, code: .invalidPreferences,
                                message: "a preference file holds a JSON object of keys to values, not \(value.typeName)")
         }
         return try await preferences.replace(userID: userID, values: values, condition: nil)

@@ -25,7 +25,7 @@ extension CafeDocument {
         if let languages {
             for language in languages where translations[language] == nil {
                 reader.problems.add(textReader.childPath(language), "missing the '\(language)' translation",
-                                    code: "missing_translation")
+                                    code: .missingTranslation)
                 failed = true
             }
             for language in translations.keys.sorted() where !languages.contains(language) {

@@ -20,7 +20,7 @@ extension CafeDocument {
             part.finish()
             guard let id, let names, let start, let end else { continue }
             if !dayPartIDs.insert(id).inserted {
-                problems.add(part.childPath("id"), "duplicate day part id '\(id)'", code: "duplicate_id")
+                problems.add(part.childPath("id"), "duplicate day part id '\(id)'", code: .duplicateId)
             }
             guard start < end else {
                 problems.add(path, "ends at \(end), not after it starts at \(start)")
@@ -29,7 +29,7 @@ extension CafeDocument {
             let dayPart = DayPart(id: id, names: names, start: start, end: end)
             if let cafe, !cafe.hours.values.contains(where: { $0.contains { $0.contains(dayPart.range) } }) {
                 problems.add(path, "\(start)–\(end) is outside the opening hours of every day",
-                             code: "day_part_outside_hours")
+                             code: .dayPartOutsideHours)
             }
             dayParts.append(dayPart)
         }
@@ -43,7 +43,7 @@ extension CafeDocument {
             category.finish()
             guard let id, let names else { continue }
             if !categoryIDs.insert(id).inserted {
-                problems.add(category.childPath("id"), "duplicate category id '\(id)'", code: "duplicate_id")
+                problems.add(category.childPath("id"), "duplicate category id '\(id)'", code: .duplicateId)
             }
             categories.append(MenuCategory(id: id, names: names))
         }
@@ -54,11 +54,11 @@ extension CafeDocument {
             guard var item = JSONObjectReader(value, path: path, problems: problems) else { continue }
             let id = readIdentifier(&item, "id")
             if let id, !itemIDs.insert(id).inserted {
-                problems.add(item.childPath("id"), "duplicate item id '\(id)'", code: "duplicate_id")
+                problems.add(item.childPath("id"), "duplicate item id '\(id)'", code: .duplicateId)
             }
             let category = item.string("category")
             if let category, !categoryIDs.contains(category) {
-                problems.add(item.childPath("category"), "no category with id '\(category)'", code: "unknown_reference")
+                problems.add(item.childPath("category"), "no category with id '\(category)'", code: .unknownReference)
             }
             let names = readText(&item, "names", languages: languages)
             let descriptions = readText(&item, "descriptions", languages: languages)
@@ -67,7 +67,7 @@ extension CafeDocument {
             let allergens = readStrings(&item, "allergens", required: true)
             let parts = readStrings(&item, "dayParts", required: false) ?? []
             for (index, part) in parts.enumerated() where !dayPartIDs.contains(part) {
-                problems.add("\(item.childPath("dayParts"))[\(index)]", "no day part with id '\(part)'", code: "unknown_reference")
+                problems.add("\(item.childPath("dayParts"))[\(index)]", "no day part with id '\(part)'", code: .unknownReference)
             }
             let groups = readModifierGroups(&item, languages: languages, currency: currency)
             item.finish()
@@ -90,7 +90,7 @@ extension CafeDocument {
             guard var group = JSONObjectReader(value, path: path, problems: reader.problems) else { failed = true; continue }
             let id = readIdentifier(&group, "id")
             if let id, !ids.insert(id).inserted {
-                reader.problems.add(group.childPath("id"), "duplicate modifier group id '\(id)'", code: "duplicate_id")
+                reader.problems.add(group.childPath("id"), "duplicate modifier group id '\(id)'", code: .duplicateId)
                 failed = true
             }
             let names = readText(&group, "names", languages: languages)
@@ -105,7 +105,7 @@ extension CafeDocument {
                 }
                 let optionID = readIdentifier(&option, "id")
                 if let optionID, !optionIDs.insert(optionID).inserted {
-                    reader.problems.add(option.childPath("id"), "duplicate option id '\(optionID)'", code: "duplicate_id")
+                    reader.problems.add(option.childPath("id"), "duplicate option id '\(optionID)'", code: .duplicateId)
                     failed = true
                 }
                 let optionNames = readText(&option, "names", languages: languages)
@@ -116,7 +116,7 @@ extension CafeDocument {
             }
             group.finish()
             if let min, let max, min > max {
-                reader.problems.add(group.childPath("min"), "min \(min) is greater than max \(max)", code: "min_exceeds_max")
+                reader.problems.add(group.childPath("min"), "min \(min) is greater than max \(max)", code: .minExceedsMax)
                 failed = true
             }
             if let min, min > options.count {

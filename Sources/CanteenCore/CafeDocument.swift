@@ -62,12 +62,12 @@ public enum CafeDocument {
         let names = readText(&reader, "names", languages: languages)
         let timeZone = reader.string("timeZone")
         if let timeZone, !isKnownTimeZone(timeZone) {
-            problems.add(reader.childPath("timeZone"), "'\(timeZone)' is not an IANA time zone", code: "unknown_time_zone")
+            problems.add(reader.childPath("timeZone"), "'\(timeZone)' is not an IANA time zone", code: .unknownTimeZone)
         }
         let currency = reader.string("currency")
         if let currency, !Currency.isKnown(currency) {
             problems.add(reader.childPath("currency"), "'\(currency)' is not an active ISO 4217 currency code",
-                         code: "unknown_currency")
+                         code: .unknownCurrency)
         }
         let defaultLocale = reader.string("defaultLocale")
         if let defaultLocale, !LanguageTag.isWellFormed(defaultLocale) {
@@ -96,7 +96,7 @@ public enum CafeDocument {
                 continue
             }
             if languages.contains(language) {
-                reader.problems.add("\(path)[\(index)]", "duplicate language '\(language)'", code: "duplicate_id")
+                reader.problems.add("\(path)[\(index)]", "duplicate language '\(language)'", code: .duplicateId)
             }
             languages.append(language)
         }
@@ -120,7 +120,7 @@ public enum CafeDocument {
         for key in hoursReader.keys {
             let dayPath = hoursReader.childPath(key)
             guard let day = Weekday(rawValue: key) else {
-                reader.problems.add(dayPath, "unknown weekday; expected monday … sunday", code: "unknown_field")
+                reader.problems.add(dayPath, "unknown weekday; expected monday … sunday", code: .unknownField)
                 failed = true
                 continue
             }
@@ -171,7 +171,7 @@ public enum CafeDocument {
             beacon.finish()
             guard let minor, let label, let power else { failed = true; continue }
             if !seen.insert(minor).inserted {
-                reader.problems.add(beacon.childPath("minor"), "duplicate beacon minor \(minor)", code: "duplicate_id")
+                reader.problems.add(beacon.childPath("minor"), "duplicate beacon minor \(minor)", code: .duplicateId)
                 failed = true
             }
             beacons.append(BeaconPlacement(minor: UInt16(minor), label: label, measuredPower: Int(power)))

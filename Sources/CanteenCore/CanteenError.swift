@@ -3,7 +3,7 @@ import Foundation
 /// A domain error: a stable machine-readable `code`, an English message, the JSON path of the
 /// offending field when there is one, and the values the message was built from (for translation).
 public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What kind of failure this is; the API layer maps each kind to an HTTP status.
+    /// What kind of failure this is, in domain terms; the API layer decides how to answer it.
     public enum Kind: String, Sendable, Hashable {
         /// The input is malformed or breaks a rule (422, or 400 for unparseable input).
         case invalid
@@ -17,21 +17,15 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
         case unauthenticated
         /// Valid credentials without the right (403).
         case forbidden
-        /// A precondition such as `If-Match` failed (412).
+        /// The caller's idea of a version is out of date (a preference document changed).
         case preconditionFailed
-        /// The request body is larger than allowed (413).
-        case tooLarge
-        /// The body is not in a format the route reads (415).
-        case unsupportedMediaType
-        /// The route exists but not for this method (405).
-        case methodNotAllowed
         /// Something on our side failed (500); the message never leaks internals.
         case `internal`
     }
 
     public var kind: Kind
     /// Stable snake_case identifier, e.g. `item_unavailable`.
-    public var code: String
+    public var code: ErrorCode
     /// Human-readable English message.
     public var message: String
     /// JSON path of the field at fault (`items[3].price`), or nil.
@@ -39,7 +33,7 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Named values used in the message, so a translation can place them.
     public var parameters: [String: String]
 
-    public init(_ kind: Kind, code: String, message: String, field: String? = nil,
+    public init(_ kind: Kind, code: ErrorCode, message: String, field: String? = nil,
                 parameters: [String: String] = [:]) {
         self.kind = kind
         self.code = code
@@ -55,9 +49,28 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
 
 }
 
+/// The things a request can name that may not exist; each has its own `…_not_found` code.
+public enum MissingThing: String, Sendable {
+    case cafe, beacon, item, order, ticket, token, preference
+
+    /// `cafe_not_found`, `ticket_not_found`, …
+    public var code: ErrorCode {
+        switch self {
+        case .cafe: .cafeNotFound
+        case .beacon: .beaconNotFound
+        case .item: .itemNotFound
+        case .order: .orderNotFound
+        case .ticket: .ticketNotFound
+        case .token: .tokenNotFound
+        case .preference: .preferenceNotFound
+        }
+    }
+}
+
 extension CanteenError {
-    public static func notFound(_ what: String, _ id: String, field: String? = nil) -> CanteenError {
-        CanteenError(.notFound, code: "\(what)_not_found", message: "no \(what.replacingOccurrences(of: "_", with: " ")) with id '\(id)'",
-                     field: field, parameters: ["id": id])
+    /// `no cafe with id 'x'` with the thing's own `…_not_found` code.
+    public static func notFound(_ what: MissingThing, _ id: String, field: String? = nil) -> CanteenError {
+        CanteenError(.notFound, code: what.code, message: "no \(what.rawValue) with id '\(id)'", field: field,
+                     parameters: ["id": id])
     }
 }

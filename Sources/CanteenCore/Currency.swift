@@ -9,7 +9,7 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     public init(code: String) throws(CanteenError) {
         guard let minorUnits = Currency.iso4217[code] else {
             throw CanteenError(
-                .invalid, code: "unknown_currency",
+                .invalid, code: .unknownCurrency,
                 message: "'\(code)' is not an active ISO 4217 currency code",
                 parameters: ["currency": code])
         }

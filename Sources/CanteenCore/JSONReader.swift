@@ -2,9 +2,9 @@
 public struct ValidationProblem: Hashable, Sendable, CustomStringConvertible {
     public var path: String
     public var message: String
-    public var code: String
+    public var code: ErrorCode
 
-    public init(path: String, message: String, code: String = "invalid_field") {
+    public init(path: String, message: String, code: ErrorCode = .invalidField) {
         self.path = path
         self.message = message
         self.code = code
@@ -19,13 +19,13 @@ public final class ValidationProblems {
 
     public init() {}
 
-    public func add(_ path: String, _ message: String, code: String = "invalid_field") {
+    public func add(_ path: String, _ message: String, code: ErrorCode = .invalidField) {
         all.append(ValidationProblem(path: path, message: message, code: code))
     }
 
     public var isEmpty: Bool { all.isEmpty }
 
-    /// Throws the problems as one `validation_failed` error (the first one names the field).
+    /// Throws the problems as one error (the first one names the field).
     public func throwIfAny() throws(ValidationError) {
         if !all.isEmpty { throw ValidationError(problems: all) }
     }
@@ -60,7 +60,7 @@ public struct JSONObjectReader {
     /// Nil (with a problem recorded) when `value` is not an object.
     public init?(_ value: JSONValue, path: String, problems: ValidationProblems) {
         guard case .object(let object) = value else {
-            problems.add(path, "expected an object, found \(value.typeName)", code: "invalid_type")
+            problems.add(path, "expected an object, found \(value.typeName)", code: .invalidType)
             return nil
         }
         self.object = object
@@ -76,7 +76,7 @@ public struct JSONObjectReader {
     public mutating func value(_ key: String, required: Bool = true) -> JSONValue? {
         known.insert(key)
         guard let value = object[key], value != .null else {
-            if required { problems.add(childPath(key), "is required", code: "missing_field") }
+            if required { problems.add(childPath(key), "is required", code: .missingField) }
             return nil
         }
         return value
@@ -85,7 +85,7 @@ public struct JSONObjectReader {
     public mutating func string(_ key: String, required: Bool = true, nonEmpty: Bool = true) -> String? {
         guard let value = value(key, required: required) else { return nil }
         guard case .string(let string) = value else {
-            problems.add(childPath(key), "expected a string, found \(value.typeName)", code: "invalid_type")
+            problems.add(childPath(key), "expected a string, found \(value.typeName)", code: .invalidType)
             return nil
         }
         if nonEmpty && string.allSatisfy(\.isWhitespace) {
@@ -98,7 +98,7 @@ public struct JSONObjectReader {
     public mutating func bool(_ key: String, required: Bool = true) -> Bool? {
         guard let value = value(key, required: required) else { return nil }
         guard case .bool(let bool) = value else {
-            problems.add(childPath(key), "expected true or false, found \(value.typeName)", code: "invalid_type")
+            problems.add(childPath(key), "expected true or false, found \(value.typeName)", code: .invalidType)
             return nil
         }
         return bool
@@ -117,15 +117,15 @@ public struct JSONObjectReader {
         switch value {
         case .int(let int):
             guard range.contains(int) else {
-                problems.add(path, JSONObjectReader.rangeMessage(range, found: "\(int)"), code: "out_of_range")
+                problems.add(path, JSONObjectReader.rangeMessage(range, found: "\(int)"), code: .outOfRange)
                 return nil
             }
             return int
         case .double(let double):
-            problems.add(path, fractionalMessage ?? "expected a whole number, found \(double)", code: "invalid_type")
+            problems.add(path, fractionalMessage ?? "expected a whole number, found \(double)", code: .invalidType)
             return nil
         default:
-            problems.add(path, "expected a whole number, found \(value.typeName)", code: "invalid_type")
+            problems.add(path, "expected a whole number, found \(value.typeName)", code: .invalidType)
             return nil
         }
     }
@@ -138,7 +138,7 @@ public struct JSONObjectReader {
     public mutating func array(_ key: String, required: Bool = true) -> [JSONValue]? {
         guard let value = value(key, required: required) else { return nil }
         guard case .array(let array) = value else {
-            problems.add(childPath(key), "expected an array, found \(value.typeName)", code: "invalid_type")
+            problems.add(childPath(key), "expected an array, found \(value.typeName)", code: .invalidType)
             return nil
         }
         return array
@@ -162,7 +162,7 @@ public struct JSONObjectReader {
     /// Records every key that no accessor asked for: typos such as `pirce`.
     public func finish() {
         for key in object.keys.sorted() where !known.contains(key) {
-            problems.add(childPath(key), "unknown field", code: "unknown_field")
+            problems.add(childPath(key), "unknown field", code: .unknownField)
         }
     }
 }

@@ -80,7 +80,7 @@ extension JSONValue {
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            throw CanteenError(.malformed, code: "malformed_json", message: "the body is not valid JSON: \(error.description)")
+            throw CanteenError(.malformed, code: .malformedJson, message: "the body is not valid JSON: \(error.description)")
         }
     }
 

@@ -17,7 +17,7 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
     /// The sum, or `amount_overflow` when it does not fit in Int64 or the currencies differ.
     public func adding(_ other: Money) throws(CanteenError) -> Money {
         guard other.currency == currency else {
-            throw CanteenError(.invalid, code: "currency_mismatch",
+            throw CanteenError(.invalid, code: .currencyMismatch,
                                message: "cannot add \(other.currency.code) to \(currency.code)")
         }
         let (sum, overflow) = minorUnits.addingReportingOverflow(other.minorUnits)
@@ -35,5 +35,5 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
 
 extension CanteenError {
     static let amountOverflow = CanteenError(
-        .invalid, code: "amount_overflow", message: "the amount is too large to represent")
+        .invalid, code: .amountOverflow, message: "the amount is too large to represent")
 }

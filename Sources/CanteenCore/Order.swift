@@ -150,3 +150,18 @@ public enum OrderStatus: String, Hashable, Sendable, Codable {
         }
     }
 }
+
+extension Order {
+    /// The order as it was when placed: every ticket new, as first written. An idempotent replay
+    /// shows this, whatever the kitchen has done since.
+    public var asPlaced: Order {
+        var order = self
+        order.tickets = tickets.map { ticket in
+            var ticket = ticket
+            ticket.status = .new
+            ticket.updatedAt = ticket.createdAt
+            return ticket
+        }
+        return order
+    }
+}

@@ -21,7 +21,7 @@ extension CafeMenu {
         for (index, line) in request.lines.enumerated() {
             let path = "lines[\(index)]"
             guard let item = menu.item(line.itemID) else {
-                throw CanteenError(.invalid, code: "unknown_item", message: "no item '\(line.itemID)' on this menu",
+                throw CanteenError(.invalid, code: .unknownItem, message: "no item '\(line.itemID)' on this menu",
                                    field: "\(path).itemId", parameters: ["item": line.itemID])
             }
             if let soldOut = soldOut[item.id], soldOut.applies(at: now) {
@@ -36,7 +36,7 @@ extension CafeMenu {
                 unit = try unit.adding(Money(minorUnits: option.priceDelta, currency: currency))
             }
             guard unit.minorUnits >= 0 else {
-                throw CanteenError(.invalid, code: "invalid_field", message: "options make the price negative",
+                throw CanteenError(.invalid, code: .invalidField, message: "options make the price negative",
                                    field: "\(path).options")
             }
             let lineTotal = try unit.multiplied(by: Int64(line.quantity))
@@ -58,7 +58,7 @@ extension CafeMenu {
         for (index, id) in ids.enumerated() {
             guard let group = item.modifierGroups.first(where: { $0.options.contains { $0.id == id } }),
                   let option = group.options.first(where: { $0.id == id }) else {
-                throw CanteenError(.invalid, code: "unknown_option", message: "'\(item.id)' has no option '\(id)'",
+                throw CanteenError(.invalid, code: .unknownOption, message: "'\(item.id)' has no option '\(id)'",
                                    field: "\(path).options[\(index)]", parameters: ["option": id, "item": item.id])
             }
             perGroup[group.id, default: 0] += 1
@@ -68,7 +68,7 @@ extension CafeMenu {
             let count = perGroup[group.id] ?? 0
             guard (group.min...group.max).contains(count) else {
                 let rule = group.min == group.max ? "exactly \(group.min)" : "\(group.min) to \(group.max)"
-                throw CanteenError(.invalid, code: "invalid_selection",
+                throw CanteenError(.invalid, code: .invalidSelection,
                                    message: "'\(group.id)' of '\(item.id)' takes \(rule) options; \(count) chosen",
                                    field: "\(path).options",
                                    parameters: ["group": group.id, "min": "\(group.min)", "max": "\(group.max)", "count": "\(count)"])
@@ -102,7 +102,7 @@ extension TaxPolicy {
 extension CanteenError {
     static func itemUnavailable(_ item: MenuItem, reason: Unavailability, field: String) -> CanteenError {
         let why = reason == .soldOut ? "is sold out" : "is not served at that time"
-        return CanteenError(.conflict, code: "item_unavailable", message: "'\(item.id)' \(why)", field: field,
+        return CanteenError(.conflict, code: .itemUnavailable, message: "'\(item.id)' \(why)", field: field,
                             parameters: ["item": item.id, "reason": reason.rawValue])
     }
 }

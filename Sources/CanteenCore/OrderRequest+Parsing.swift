@@ -16,7 +16,7 @@ extension OrderRequest {
             problems.add("lines", "an order needs at least one line")
         }
         if lineValues.count > maxLines {
-            problems.add("lines", "an order has at most \(maxLines) lines, found \(lineValues.count)", code: "too_many_lines")
+            problems.add("lines", "an order has at most \(maxLines) lines, found \(lineValues.count)", code: .tooManyLines)
         }
         var lines: [OrderLineRequest] = []
         for (path, value) in lineValues.prefix(maxLines) {
@@ -47,7 +47,7 @@ extension OrderRequest {
         var ids: [String] = []
         for (index, value) in values.enumerated() {
             guard let id = value.stringValue else {
-                line.problems.add("\(path)[\(index)]", "expected an option id, found \(value.typeName)", code: "invalid_type")
+                line.problems.add("\(path)[\(index)]", "expected an option id, found \(value.typeName)", code: .invalidType)
                 return nil
             }
             ids.append(id)

@@ -46,7 +46,7 @@ public enum TicketStatus: String, CaseIterable, Hashable, Sendable, Codable {
     /// The move, or `invalid_transition` (409) naming the current state.
     public func moved(to next: TicketStatus) throws(CanteenError) -> TicketStatus {
         guard canMove(to: next) else {
-            throw CanteenError(.conflict, code: "invalid_transition",
+            throw CanteenError(.conflict, code: .invalidTransition,
                                message: "a ticket that is \(rawValue) cannot become \(next.rawValue)",
                                field: "status", parameters: ["current": rawValue, "requested": next.rawValue])
         }

@@ -7,7 +7,7 @@ public enum FormatInput {
     /// A locale from a well-formed identifier (`hi_IN`, `ar-EG-u-nu-latn`); `invalid_locale` otherwise.
     public static func locale(_ identifier: String) throws(CanteenError) -> Locale {
         guard LanguageTag.isWellFormed(identifier) else {
-            throw CanteenError(.invalid, code: "invalid_locale",
+            throw CanteenError(.invalid, code: .invalidLocale,
                                message: "'\(identifier)' is not a locale identifier such as en_US or ar-EG-u-nu-latn",
                                parameters: ["locale": identifier])
         }
@@ -18,7 +18,7 @@ public enum FormatInput {
     /// for abbreviations and offsets such as `EST` or `GMT+5`.
     public static func timeZone(_ identifier: String) throws(CanteenError) -> TimeZone {
         guard CafeDocument.isKnownTimeZone(identifier), let timeZone = TimeZone(identifier: identifier) else {
-            throw CanteenError(.invalid, code: "unknown_time_zone",
+            throw CanteenError(.invalid, code: .unknownTimeZone,
                                message: "'\(identifier)' is not an IANA time zone such as America/Chicago",
                                parameters: ["timeZone": identifier])
         }
@@ -29,7 +29,7 @@ public enum FormatInput {
     /// `invalid_timestamp` otherwise.
     public static func instant(_ text: String) throws(CanteenError) -> Date {
         if let date = RFC3339.parse(text) { return date }
-        throw CanteenError(.invalid, code: "invalid_timestamp",
+        throw CanteenError(.invalid, code: .invalidTimestamp,
                            message: "'\(text)' is not an RFC 3339 timestamp such as 2026-03-08T01:45:00-06:00",
                            parameters: ["value": text])
     }
@@ -38,7 +38,7 @@ public enum FormatInput {
     /// number that fits in 64 bits.
     public static func minorUnits(_ text: String) throws(CanteenError) -> Int64 {
         guard let value = Int64(text) else {
-            throw CanteenError(.invalid, code: "invalid_amount",
+            throw CanteenError(.invalid, code: .invalidAmount,
                                message: "'\(text)' is not a whole number of minor units between \(Int64.min) and \(Int64.max)",
                                parameters: ["value": text])
         }

@@ -74,7 +74,7 @@ public struct Strings: Sendable {
     public func message(for error: CanteenError, language: String) -> String {
         var parameters = error.parameters
         if parameters["field"] == nil, let field = error.field { parameters["field"] = field }
-        return string("error.\(error.code)", language: language, parameters: parameters)
+        return string("error.\(error.code.rawValue)", language: language, parameters: parameters)
     }
 
     // MARK: - Placeholders
@@ -126,7 +126,7 @@ public struct Strings: Sendable {
     }
 
     private static func unreadable(_ path: String, _ reason: String) -> CanteenError {
-        CanteenError(.internal, code: "locales_unreadable", message: "\(path): \(reason)",
+        CanteenError(.internal, code: .localesUnreadable, message: "\(path): \(reason)",
                      parameters: ["path": path])
     }
 }

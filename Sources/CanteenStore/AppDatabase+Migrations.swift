@@ -203,6 +203,21 @@ extension AppDatabase {
         migrator.registerMigration("v4: the language of stored order responses") { db in
             try db.execute(sql: "ALTER TABLE idempotencyKey ADD COLUMN contentLanguage TEXT")
         }
+        migrator.registerMigration("v5: idempotency records keep the order and its answer's language, not the answer") { db in
+            // Rows of `idempotencyKey` (answers stored as bytes) keep replaying until they are purged.
+            try db.execute(sql: """
+                CREATE TABLE idempotencyRecord (
+                    tokenId TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    requestHash BLOB NOT NULL,
+                    orderId TEXT NOT NULL,
+                    answerLanguage TEXT,
+                    createdAt DATETIME NOT NULL,
+                    PRIMARY KEY (tokenId, key)
+                );
+                CREATE INDEX idempotencyRecord_on_createdAt ON idempotencyRecord(createdAt);
+                """)
+        }
         return migrator
     }
 }

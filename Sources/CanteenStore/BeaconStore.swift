@@ -42,12 +42,12 @@ public final class BeaconStore: BeaconRepository {
         defer { cafes.recentCafes.removeAll() }
         return try await database.writer.write { db in
             guard let cafe = try CafeRecord.fetchOne(db, key: beacon.cafeID) else {
-                throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(beacon.cafeID)'",
+                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(beacon.cafeID)'",
                                    field: "cafeId", parameters: ["cafe": beacon.cafeID])
             }
             guard cafe.beaconUUID == beacon.uuid.uuidString, cafe.beaconMajor == Int(beacon.major) else {
                 throw CanteenError(
-                    .invalid, code: "beacon_outside_region",
+                    .invalid, code: .beaconOutsideRegion,
                     message: "café '\(cafe.id)' has the beacon region \(cafe.beaconUUID)/\(cafe.beaconMajor); "
                         + "\(beacon.identityText) is outside it (change the café's beaconRegion first)",
                     field: "cafeId", parameters: ["cafe": cafe.id])

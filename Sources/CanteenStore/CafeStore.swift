@@ -122,7 +122,7 @@ public final class CafeStore: CafeRepository {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
-            guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+            guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
             try Self.writeMenu(db, cafeID: cafeID, menu: menu)
             return try Self.bumpVersion(db, cafeID: cafeID, now: now)
         }
@@ -132,9 +132,9 @@ public final class CafeStore: CafeRepository {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
-            guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+            guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
             guard var item = try MenuItemRecord.fetchOne(db, key: ["cafeId": cafeID, "id": itemID]) else {
-                throw CanteenError.notFound("item", itemID)
+                throw CanteenError.notFound(.item, itemID)
             }
             for change in changes {
                 switch change {
@@ -165,10 +165,10 @@ public final class CafeStore: CafeRepository {
     public func deleteCafe(id: String) async throws {
         defer { recentCafes.invalidate(id) }
         try await database.writer.write { db in
-            guard try CafeRecord.exists(db, key: id) else { throw CanteenError.notFound("cafe", id) }
+            guard try CafeRecord.exists(db, key: id) else { throw CanteenError.notFound(.cafe, id) }
             let orders = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder WHERE cafeId = ?", arguments: [id]) ?? 0
             guard orders == 0 else {
-                throw CanteenError(.conflict, code: "cafe_in_use",
+                throw CanteenError(.conflict, code: .cafeInUse,
                                    message: "café '\(id)' has \(orders) orders; a café with orders is never deleted",
                                    parameters: ["cafe": id, "orders": "\(orders)"])
             }
@@ -191,7 +191,7 @@ public final class CafeStore: CafeRepository {
                                       cafeId: cafe.id, label: beacon.label, measuredPower: beacon.measuredPower)
             if let other = try BeaconRecord.fetchOne(db, key: ["uuid": uuid, "major": record.major, "minor": record.minor]),
                other.cafeId != cafe.id {
-                throw CanteenError(.conflict, code: "beacon_in_use",
+                throw CanteenError(.conflict, code: .beaconInUse,
                                    message: "beacon \(uuid)/\(record.major)/\(record.minor) is registered to café '\(other.cafeId)'",
                                    field: "beacons")
             }

@@ -32,39 +32,6 @@ extension OrderStore {
             line.unitPrice, line.lineTotal, JSONText.options(line.options), line.note,
         ])
     }
-
-    static func insert(_ ticket: TicketRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try statement.execute(arguments: [
-            ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
-            StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt),
-        ])
-    }
-
-    /// The response stored under a token's key, with the fingerprint of the request that made it.
-    static func storedResponse(_ db: Database, for key: IdempotencyKey) throws
-        -> (requestHash: Data, response: StoredResponse)? {
-        let statement = try db.cachedStatement(sql: """
-            SELECT requestHash, status, body, contentLanguage FROM idempotencyKey WHERE tokenId = ? AND key = ?
-            """)
-        guard let row = try Row.fetchOne(statement, arguments: [key.tokenID, key.key]) else { return nil }
-        return (row["requestHash"], StoredResponse(status: row["status"], body: row["body"],
-                                                   contentLanguage: row["contentLanguage"]))
-    }
-
-    static func insert(_ record: IdempotencyRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt, contentLanguage)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try statement.execute(arguments: [
-            record.tokenId, record.key, record.requestHash, record.status, record.body, record.orderId,
-            StoredTimestamp.text(record.createdAt), record.contentLanguage,
-        ])
-    }
 }
 
 /// JSON text for the order rows' JSON columns, in the shape their `Codable` records decode,

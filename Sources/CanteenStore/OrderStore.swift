@@ -5,99 +5,103 @@ import GRDB
 /// The SQLite implementation of `OrderRepository`.
 ///
 /// Placing an order is one savepoint of a write transaction: idempotency check, pricing against
-/// the current menu, pickup capacity, order number, order, lines, tickets and the stored
-/// response. SQLite runs one writer at a time, so capacity can never be overbooked by concurrent
-/// kiosks. Orders arriving together share a transaction (group commit): one fsync makes the
-/// whole batch durable before any of them is answered.
+/// the current menu, pickup capacity, order number, order, lines, tickets and the idempotency
+/// record. It stores facts and returns them; rendering the answer happens after commit, outside
+/// SQLite's only writer. SQLite runs one writer at a time, so capacity can never be overbooked
+/// by concurrent kiosks. Orders arriving together share a transaction (group commit): one fsync
+/// makes the whole batch durable before any of them is answered.
 public final class OrderStore: OrderRepository {
     let database: AppDatabase
     private let cafes: CafeStore
+    private let tickets: TicketStore
     let clock: @Sendable () -> Date
-    let signal: FeedSignal
-    private let placements: GroupCommit<Placement, PlacementResult>
+    private let placements: GroupCommit<Placement, OrderPlacement>
 
-    public init(database: AppDatabase, cafes: CafeStore, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
+                clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.cafes = cafes
+        self.tickets = tickets
         self.clock = clock
-        let signal = FeedSignal()
-        self.signal = signal
-        placements = GroupCommit { batch in await Self.place(batch, database: database, cafes: cafes, signal: signal) }
+        placements = GroupCommit { batch in await Self.place(batch, database: database, cafes: cafes, tickets: tickets) }
     }
 
-    // MARK: - Orders
+    // MARK: - Placing
 
-    public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
-                           render: @escaping @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
-        try await placements.submit(Placement(request: request, key: key, render: render, now: clock()))
+    public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
+        try await placements.submit(Placement(request: request, key: key, now: clock()))
     }
 
     /// One order waiting for the next group commit.
     struct Placement: Sendable {
         let request: OrderRequest
         let key: IdempotencyKey?
-        let render: @Sendable (Order, Cafe) throws -> StoredResponse
         let now: Date
     }
 
     /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so
     /// that a refused order leaves no trace and does not affect the others.
     private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore,
-                              signal: FeedSignal) async -> [Result<PlacementResult, any Error>] {
+                              tickets: TicketStore) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
                 batch.map { placement in
-                    Result { () throws -> PlacementResult in
-                        var outcome: PlacementResult?
+                    Result { () throws -> OrderPlacement in
+                        var outcome: OrderPlacement?
                         try db.inSavepoint {
                             outcome = try place(db, placement, cafes: cafes)
                             return .commit
                         }
-                        return outcome!
+                        guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
+                        return outcome
                     }
                 }
             }
             var latest: [String: Int64] = [:]
-            for case .success(.placed(let order, _)) in results {
+            for case .success(.placed(let order)) in results {
                 latest[order.cafeID] = max(latest[order.cafeID] ?? 0, order.tickets.map(\.sequence).max() ?? 0)
             }
-            for (cafeID, sequence) in latest { signal.publish(cafeID: cafeID, sequence: sequence) }
+            tickets.published(latest)
             return results
         } catch {
             return batch.map { _ in .failure(error) }
         }
     }
 
-    private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore) throws -> PlacementResult {
+    private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore) throws -> OrderPlacement {
         let request = placement.request
-        if let key = placement.key, let existing = try storedResponse(db, for: key) {
+        if let key = placement.key, let existing = try IdempotencyStore.stored(db, for: key) {
             guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
-            return .replayed(existing.response)
+            switch existing.stored {
+            case .order(let id, let language):
+                guard let order = try fetchOrder(db, id: id) else {
+                    throw StoredRow.invalid(table: "idempotencyRecord", id: key.key, "its order '\(id)' does not exist")
+                }
+                return .replayed(order.asPlaced, answerLanguage: language)
+            case .answer(let body, let language):
+                return .replayedAnswer(body, contentLanguage: language)
+            }
         }
         guard let menu = try cafes.menu(db, cafeID: request.cafeID) else {
-            throw CanteenError(.invalid, code: "unknown_cafe", message: "no café with id '\(request.cafeID)'",
+            throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
                                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
         let order = try insertOrder(db, request, menu: menu, tokenID: placement.key?.tokenID, now: placement.now)
-        let response = try placement.render(order, menu.cafe)
         if let key = placement.key {
-            try insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
-                                         status: response.status, body: response.body, orderId: order.id,
-                                         createdAt: placement.now, contentLanguage: response.contentLanguage), db)
+            try IdempotencyStore.insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
+                                                          orderId: order.id, answerLanguage: key.answerLanguage,
+                                                          createdAt: placement.now), db)
         }
-        return .placed(order, response)
+        return .placed(order)
     }
 
     private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu, tokenID: String?,
-                             now: Date) throws -> Order {
+                                    now: Date) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
-        let window = try chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
+        let window = try PickupCapacityStore.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
         let priced = try menu.price(request, pickupStart: window.start, now: now)
-        try db.cachedStatement(sql: """
-            INSERT INTO pickupSlot (cafeId, start, used) VALUES (?, ?, ?)
-            ON CONFLICT (cafeId, start) DO UPDATE SET used = used + excluded.used
-            """).execute(arguments: [cafe.id, Int64(window.start.timeIntervalSince1970), units])
+        try PickupCapacityStore.take(db, cafeID: cafe.id, window: window, units: units)
 
         let localDate = LocalDate(now, in: cafe.calendar).description
         let number = try Int.fetchOne(db.cachedStatement(sql: """
@@ -120,74 +124,18 @@ public final class OrderStore: OrderRepository {
         for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
         var tickets: [Ticket] = []
         for station in stations {
-            let ticket = TicketRecord(id: RandomID.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id, station: station,
-                                      status: TicketStatus.new.rawValue, sequence: try Self.nextSequence(db),
-                                      createdAt: now, updatedAt: now)
-            try insert(ticket, db)
-            tickets.append(ticket.ticket)
+            let ticket = TicketRecord(id: RandomID.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id,
+                                      station: station, status: TicketStatus.new.rawValue,
+                                      sequence: try TicketStore.nextSequence(db), createdAt: now, updatedAt: now)
+            try TicketStore.insert(ticket, db)
+            tickets.append(try ticket.ticket())
         }
         return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
                      lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
                      createdAt: now, tickets: tickets)
     }
 
-    /// The requested window if it is offered and has room, or the earliest offered one with room.
-    private static func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
-                              now: Date) throws -> PickupWindow {
-        let date: LocalDate
-        switch choice {
-        case .asap: date = LocalDate(now, in: cafe.calendar)
-        case .window(let start): date = LocalDate(start, in: cafe.calendar)
-        }
-        let all = cafe.pickupWindows(on: date)
-        guard !all.isEmpty else {
-            throw CanteenError(.invalid, code: "cafe_closed", message: "café '\(cafe.id)' is closed on \(date)",
-                               field: "pickup", parameters: ["date": date.description])
-        }
-        let offered = cafe.offeredPickupWindows(on: date, now: now)
-        let used = try usedCapacity(db, cafeID: cafe.id, windows: offered)
-        let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
-        switch choice {
-        case .asap:
-            guard !offered.isEmpty else {
-                throw CanteenError(.invalid, code: "cafe_closed",
-                                   message: "café '\(cafe.id)' has no pickup window left today", field: "pickup")
-            }
-            guard let window = offered.first(where: hasRoom) else { throw CanteenError.windowFull(field: "pickup") }
-            return window
-        case .window(let start):
-            guard let window = offered.first(where: { $0.start == start }) else {
-                let reason = all.contains { $0.start == start }
-                    ? "starts too soon: the earliest window starts \(cafe.pickup.leadMinutes) minutes from now"
-                    : "is not one of the café's pickup windows on \(date)"
-                throw CanteenError(.invalid, code: "pickup_window_unavailable", message: "the window \(reason)",
-                                   field: "pickup.start")
-            }
-            guard hasRoom(window) else { throw CanteenError.windowFull(field: "pickup.start") }
-            return window
-        }
-    }
-
-    private static func usedCapacity(_ db: Database, cafeID: String, windows: [PickupWindow]) throws -> [Date: Int] {
-        guard let first = windows.first, let last = windows.last else { return [:] }
-        let statement = try db.cachedStatement(sql: "SELECT start, used FROM pickupSlot WHERE cafeId = ? AND start BETWEEN ? AND ?")
-        let rows = try Row.fetchAll(statement, arguments: [cafeID, Int64(first.start.timeIntervalSince1970),
-                                                           Int64(last.start.timeIntervalSince1970)])
-        var used: [Date: Int] = [:]
-        for row in rows { used[Date(timeIntervalSince1970: TimeInterval(row["start"] as Int64))] = row["used"] }
-        return used
-    }
-
-    public func pickupWindows(of cafe: Cafe, date: LocalDate) async throws -> [PickupWindowAvailability] {
-        let offered = cafe.offeredPickupWindows(on: date, now: clock())
-        return try await database.writer.read { db in
-            let used = try Self.usedCapacity(db, cafeID: cafe.id, windows: offered)
-            return offered.map {
-                PickupWindowAvailability(window: $0, capacity: cafe.pickup.capacity,
-                                         remaining: max(0, cafe.pickup.capacity - (used[$0.start] ?? 0)))
-            }
-        }
-    }
+    // MARK: - Reading and cancelling
 
     public func order(id: String) async throws -> Order? {
         try await database.writer.read { db in try Self.fetchOrder(db, id: id) }
@@ -196,60 +144,58 @@ public final class OrderStore: OrderRepository {
     static func fetchOrder(_ db: Database, id: String) throws -> Order? {
         guard let record = try OrderRecord.fetchOne(db, key: id) else { return nil }
         let lines = try OrderLineRecord.filter(Column("orderId") == id).order(Column("position")).fetchAll(db)
-        let tickets = try TicketRecord.filter(Column("orderId") == id).order(Column("sequence")).fetchAll(db)
-        let currency = (try? Currency(code: record.currency)) ?? .usd
+        let rows = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
+        let currency = try record.currencyValue()
+        // Tickets in the order they were written: one per station, by the station's first line.
+        var stations: [String] = []
+        for line in lines where !stations.contains(line.station) { stations.append(line.station) }
+        let tickets = try rows.map { try $0.ticket() }.sorted {
+            (stations.firstIndex(of: $0.station) ?? .max, $0.id) < (stations.firstIndex(of: $1.station) ?? .max, $1.id)
+        }
         return Order(id: record.id, cafeID: record.cafeId, number: record.number, customer: record.customer,
                      pickup: record.pickup, lines: lines.map(\.line),
                      subtotal: Money(minorUnits: record.subtotal, currency: currency),
                      tax: Money(minorUnits: record.tax, currency: currency),
                      total: Money(minorUnits: record.total, currency: currency),
-                     createdAt: record.createdAt, tickets: tickets.map(\.ticket))
+                     createdAt: record.createdAt, tickets: tickets)
     }
 
     public func cancelOrder(id: String) async throws -> Order {
         let now = clock()
         let (order, sequence) = try await database.writer.write { db -> (Order, Int64?) in
-            guard var record = try OrderRecord.fetchOne(db, key: id) else { throw CanteenError.notFound("order", id) }
-            let tickets = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
-            if tickets.contains(where: { $0.status == TicketStatus.pickedUp.rawValue }) {
-                throw CanteenError(.conflict, code: "order_not_cancellable",
+            guard var record = try OrderRecord.fetchOne(db, key: id) else { throw CanteenError.notFound(.order, id) }
+            let rows = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
+            let statuses = try rows.map { try $0.ticket().status }
+            if statuses.contains(.pickedUp) {
+                throw CanteenError(.conflict, code: .orderNotCancellable,
                                    message: "order \(record.number) has been picked up", parameters: ["status": "picked_up"])
             }
-            guard record.cancelledAt == nil else { return (try Self.fetchOrder(db, id: id)!, nil) }
+            if record.cancelledAt != nil {
+                guard let order = try Self.fetchOrder(db, id: id) else { throw CanteenError.notFound(.order, id) }
+                return (order, nil)
+            }
             var last: Int64?
-            for var ticket in tickets where TicketStatus(rawValue: ticket.status)?.isOpen ?? false {
+            for (var ticket, status) in zip(rows, statuses) where status.isOpen {
                 ticket.status = TicketStatus.cancelled.rawValue
-                ticket.sequence = try Self.nextSequence(db)
+                ticket.sequence = try TicketStore.nextSequence(db)
                 ticket.updatedAt = now
                 try ticket.update(db)
                 last = ticket.sequence
             }
-            try db.execute(sql: "UPDATE pickupSlot SET used = MAX(0, used - ?) WHERE cafeId = ? AND start = ?",
-                           arguments: [record.capacityUnits, record.cafeId, Int64(record.pickupStart.timeIntervalSince1970)])
+            try PickupCapacityStore.release(db, cafeID: record.cafeId, windowStart: record.pickupStart,
+                                            units: record.capacityUnits)
             record.cancelledAt = now
             try record.update(db)
-            return (try Self.fetchOrder(db, id: id)!, last)
+            guard let cancelled = try Self.fetchOrder(db, id: id) else { throw CanteenError.notFound(.order, id) }
+            return (cancelled, last)
         }
-        if let sequence { signal.publish(cafeID: order.cafeID, sequence: sequence) }
+        if let sequence { tickets.published([order.cafeID: sequence]) }
         return order
-    }
-
-    // MARK: - Idempotency keys
-
-    public func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int {
-        try await database.writer.write { db in
-            try IdempotencyRecord.filter(Column("createdAt") < cutoff).deleteAll(db)
-        }
     }
 }
 
 extension CanteenError {
     static let idempotencyKeyReused = CanteenError(
-        .invalid, code: "idempotency_key_reused",
+        .invalid, code: .idempotencyKeyReused,
         message: "this Idempotency-Key was already used with a different request", field: "Idempotency-Key")
-
-    static func windowFull(field: String) -> CanteenError {
-        CanteenError(.conflict, code: "pickup_window_full", message: "the pickup window is full; choose another",
-                     field: field)
-    }
 }

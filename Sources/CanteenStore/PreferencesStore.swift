@@ -122,6 +122,6 @@ public final class PreferencesStore: PreferencesRepository {
     }
 
     private static func corrupt(_ message: String) -> CanteenError {
-        CanteenError(.internal, code: "internal_error", message: message)
+        CanteenError(.internal, code: .internalError, message: message)
     }
 }

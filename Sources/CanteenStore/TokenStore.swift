@@ -20,7 +20,7 @@ public final class TokenStore: TokenRepository {
                                        secretHash: Self.hash(secret), createdAt: clock(), revokedAt: nil)
         try await database.writer.write { db in
             if let cafeID, try !CafeRecord.exists(db, key: cafeID) {
-                throw CanteenError.notFound("cafe", cafeID, field: "cafe")
+                throw CanteenError.notFound(.cafe, cafeID, field: "cafe")
             }
             try record.insert(db)
         }
@@ -37,7 +37,7 @@ public final class TokenStore: TokenRepository {
         let now = clock()
         let secretHash = try await database.writer.write { db in
             guard var record = try AccessTokenRecord.fetchOne(db, key: id) else {
-                throw CanteenError.notFound("token", id)
+                throw CanteenError.notFound(.token, id)
             }
             if record.revokedAt == nil {
                 record.revokedAt = now

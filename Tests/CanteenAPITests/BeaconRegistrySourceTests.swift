@@ -43,9 +43,9 @@ struct BeaconRegistrySourceTests {
         let source = BeaconRegistrySource.database(directory)
         let stranger = BeaconIdentity(uuid: Self.door.uuid, major: 900, minor: 42)
         let unknown = await #expect(throws: CanteenError.self) { try await source.storeMeasuredPower(-60, for: stranger) }
-        #expect(unknown?.code == "beacon_not_found")
+        #expect(unknown?.code == .beaconNotFound)
         let tooLow = await #expect(throws: CanteenError.self) { try await source.storeMeasuredPower(-128, for: Self.door) }
-        #expect(tooLow?.code == "out_of_range")
+        #expect(tooLow?.code == .outOfRange)
         #expect(try await source.load()[Self.door]?.measuredPower == -59)
     }
 
@@ -80,7 +80,7 @@ struct BeaconRegistrySourceTests {
             _ = try await source.load()
             Issue.record("loaded a missing file")
         } catch let error as CanteenError {
-            #expect(error.code == "invalid_beacon_file")
+            #expect(error.code == .invalidBeaconFile)
         }
     }
 }

@@ -105,33 +105,4 @@ struct LocalizationTests {
             #expect(try placed.json["statusLabel"] == .string(TestEnvironment.strings.string("state.placed", language: "fr")))
         }
     }
-
-    @Test("every error code the code can produce has a message in Locales/en.json")
-    func everyCodeHasAMessage() throws {
-        // What the HTTP API can return: the domain, the store and the API itself.
-        let folders = ["CanteenCore", "CanteenStore", "CanteenAPI"].map {
-            Fixtures.repositoryRoot.appendingPathComponent("Sources").appendingPathComponent($0)
-        }
-        let english = try JSONValue.parse(Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Locales/en.json")))
-        let keys = Set(english.objectValue?.keys.map { $0 } ?? [])
-        var codes: Set<String> = []
-        let files = folders.flatMap { folder in
-            (FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.allObjects as? [URL]) ?? []
-        }
-        for file in files {
-            guard file.pathExtension == "swift" else { continue }
-            let text = try String(contentsOf: file, encoding: .utf8)
-            var rest = text[...]
-            while let range = rest.range(of: "code: \"") {
-                let after = rest[range.upperBound...]
-                guard let close = after.firstIndex(of: "\"") else { break }
-                let code = String(after[..<close])
-                if code.allSatisfy({ $0.isLowercase || $0 == "_" }) { codes.insert(code) }
-                rest = after[close...]
-            }
-        }
-        #expect(codes.count > 30)
-        let missing = codes.filter { !keys.contains("error.\($0)") }.sorted()
-        #expect(missing == [], "codes without a message in Locales/en.json")
-    }
 }

@@ -272,7 +272,7 @@ struct OrderRoutesTests {
         try await withRouter(environment) { client in
             _ = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "old")
         }
-        let orders = environment.stores.orders
+        let orders = environment.stores.idempotency
         #expect(try await orders.purgeIdempotencyKeys(createdBefore: environment.clock.now - 24 * 3600) == 0)
         #expect(try await orders.purgeIdempotencyKeys(createdBefore: environment.clock.now + 1) == 1)
     }
@@ -289,29 +289,13 @@ final class GatedOrderRepository: OrderRepository, @unchecked Sendable {
     func waitUntilEntered() async { for await _ in entered.stream { return } }
     func release() { gate.continuation.yield() }
 
-    func placeOrder(_ request: OrderRequest, key: IdempotencyKey?,
-                    render: @escaping @Sendable (Order, Cafe) throws -> StoredResponse) async throws -> PlacementResult {
+    func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
         entered.continuation.yield()
         for await _ in gate.stream { break }
-        return try await base.placeOrder(request, key: key, render: render)
+        return try await base.placeOrder(request, key: key)
     }
     func order(id: String) async throws -> Order? { try await base.order(id: id) }
     func cancelOrder(id: String) async throws -> Order { try await base.cancelOrder(id: id) }
-    func pickupWindows(of cafe: Cafe, date: LocalDate) async throws -> [PickupWindowAvailability] {
-        try await base.pickupWindows(of: cafe, date: date)
-    }
-    func ticketFeed(cafeID: String, after cursor: Int64?, station: String?) async throws -> TicketFeedPage {
-        try await base.ticketFeed(cafeID: cafeID, after: cursor, station: station)
-    }
-    func ticket(id: String) async throws -> TicketView? { try await base.ticket(id: id) }
-    func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView { try await base.moveTicket(id: id, to: status) }
-    func latestSequence(cafeID: String) async throws -> Int64 { try await base.latestSequence(cafeID: cafeID) }
-    func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
-        await base.waitForChange(cafeID: cafeID, after: cursor, timeout: timeout)
-    }
-    func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int {
-        try await base.purgeIdempotencyKeys(createdBefore: cutoff)
-    }
     func latestOrderCafeID(userID: String) async throws -> String? {
         try await base.latestOrderCafeID(userID: userID)
     }

@@ -103,7 +103,7 @@ struct TicketFeedTests {
                     try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
                 }
                 // Wait until the display is parked, then place the order.
-                while (environment.stores.orders as? OrderStore)?.waitingDisplays == 0 {
+                while environment.services.feed.waitingDisplays == 0 {
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 let began = ContinuousClock.now

@@ -43,28 +43,28 @@ struct CafeDocumentTests {
     @Test("a misspelt field is reported as unknown with its path")
     func unknownField() {
         let found = problems { doc in item(&doc, 1) { $0["pirce"] = 5 } }
-        #expect(found.contains(ValidationProblem(path: "items[1].pirce", message: "unknown field", code: "unknown_field")))
+        #expect(found.contains(ValidationProblem(path: "items[1].pirce", message: "unknown field", code: .unknownField)))
     }
 
     @Test("a missing field is reported as required")
     func missingField() {
         let found = problems { doc in doc.removeValue(forKey: "timeZone") }
         #expect(found.map(\.path) == ["timeZone"])
-        #expect(found.first?.code == "missing_field")
+        #expect(found.first?.code == .missingField)
     }
 
     @Test("an unknown currency code is rejected")
     func unknownCurrency() {
         let found = problems { $0["currency"] = "XYZ" }
         #expect(found.first?.path == "currency")
-        #expect(found.first?.code == "unknown_currency")
+        #expect(found.first?.code == .unknownCurrency)
     }
 
     @Test("an unknown time zone is rejected")
     func unknownTimeZone() {
         let found = problems { $0["timeZone"] = "Mars/Olympus_Mons" }
         #expect(found.first?.path == "timeZone")
-        #expect(found.first?.code == "unknown_time_zone")
+        #expect(found.first?.code == .unknownTimeZone)
     }
 
     @Test("a fractional JPY price says JPY has no minor units")
@@ -87,14 +87,14 @@ struct CafeDocumentTests {
     func negativePrice() {
         let found = problems { doc in item(&doc, 2) { $0["price"] = -1 } }
         #expect(found.first?.path == "items[2].price")
-        #expect(found.first?.code == "out_of_range")
+        #expect(found.first?.code == .outOfRange)
     }
 
     @Test("duplicate item ids are rejected")
     func duplicateIDs() {
         let found = problems { doc in item(&doc, 2) { $0["id"] = "latte" } }
         #expect(found.map(\.path) == ["items[2].id"])
-        #expect(found.first?.code == "duplicate_id")
+        #expect(found.first?.code == .duplicateId)
     }
 
     @Test("a modifier group with min above max is rejected")
@@ -108,7 +108,7 @@ struct CafeDocumentTests {
                 item["modifierGroups"] = .array(groups)
             }
         }
-        #expect(found.contains { $0.path == "items[0].modifierGroups[1].min" && $0.code == "min_exceeds_max" })
+        #expect(found.contains { $0.path == "items[0].modifierGroups[1].min" && $0.code == .minExceedsMax })
     }
 
     @Test("an item without a station is rejected")
@@ -123,14 +123,14 @@ struct CafeDocumentTests {
             doc["dayParts"] = [["id": "breakfast", "names": ["en": "Early", "es": "Temprano"], "start": "05:00", "end": "06:30"]]
         }
         #expect(found.map(\.path) == ["dayParts[0]"])
-        #expect(found.first?.code == "day_part_outside_hours")
+        #expect(found.first?.code == .dayPartOutsideHours)
     }
 
     @Test("a text missing one of the café's languages is rejected")
     func missingTranslation() {
         let found = problems { doc in item(&doc, 2) { $0["names"] = ["en": "Salad"] } }
         #expect(found.map(\.path) == ["items[2].names.es"])
-        #expect(found.first?.code == "missing_translation")
+        #expect(found.first?.code == .missingTranslation)
     }
 
     @Test("an item in a category that does not exist is rejected")

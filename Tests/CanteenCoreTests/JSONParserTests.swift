@@ -75,7 +75,7 @@ struct JSONParserTests {
         ("{\"a\":1", "the text ends inside an object (line 1, column 7)"),
     ])
     func malformed(text: String, message: String) {
-        #expect(throws: CanteenError(.malformed, code: "malformed_json", message: "the body is not valid JSON: \(message)")) {
+        #expect(throws: CanteenError(.malformed, code: .malformedJson, message: "the body is not valid JSON: \(message)")) {
             try parse(text)
         }
     }

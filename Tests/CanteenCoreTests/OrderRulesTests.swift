@@ -63,7 +63,7 @@ struct OrderRulesTests {
             _ = try menu.price(fourShots, pickupStart: nine, now: nine)
             Issue.record("four shots were accepted")
         } catch {
-            #expect(error.code == "invalid_selection")
+            #expect(error.code == .invalidSelection)
             #expect(error.field == "lines[0].options")
         }
     }
@@ -75,14 +75,14 @@ struct OrderRulesTests {
             _ = try menu.price(request([OrderLineRequest(itemID: "latte", quantity: 1, options: ["small", "oat"], note: nil)]),
                                pickupStart: nine, now: nine)
         } catch {
-            #expect(error.code == "unknown_option")
+            #expect(error.code == .unknownOption)
             #expect(error.field == "lines[0].options[1]")
         }
         do {
             _ = try menu.price(request([OrderLineRequest(itemID: "pizza", quantity: 1, options: [], note: nil)]),
                                pickupStart: nine, now: nine)
         } catch {
-            #expect(error.code == "unknown_item")
+            #expect(error.code == .unknownItem)
         }
     }
 

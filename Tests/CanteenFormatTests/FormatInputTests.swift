@@ -12,7 +12,7 @@ struct FormatInputTests {
             try body()
             return nil
         } catch {
-            return (error as? CanteenError)?.code ?? "not a CanteenError: \(error)"
+            return (error as? CanteenError)?.code.rawValue ?? "not a CanteenError: \(error)"
         }
     }
 

@@ -88,7 +88,7 @@ struct PriceFormatterTests {
             _ = try formatter.format(minorUnits: 100, currencyCode: "usd", locale: Locale(identifier: "en_US"))
             Issue.record("lower-case code accepted")
         } catch {
-            #expect(error.code == "unknown_currency")
+            #expect(error.code == .unknownCurrency)
             #expect(error.parameters["currency"] == "usd")
         }
     }

@@ -13,19 +13,6 @@ struct StringsTests {
 
     static func catalog() throws -> Strings { try Strings(directory: localesFolder) }
 
-    /// Every error code the API returns (issue 3).
-    static let apiErrorCodes = """
-        malformed_json missing_field invalid_type unknown_field out_of_range invalid_field unknown_currency \
-        unknown_time_zone duplicate_id min_exceeds_max missing_translation unknown_reference \
-        day_part_outside_hours validation_failed unauthenticated forbidden not_found route_not_found \
-        cafe_not_found item_not_found token_not_found order_not_found ticket_not_found body_too_large \
-        precondition_failed method_not_allowed unsupported_media_type item_unavailable pickup_window_full \
-        pickup_window_unavailable cafe_closed too_many_lines idempotency_key_missing idempotency_key_invalid \
-        idempotency_key_reused idempotency_key_in_use invalid_transition order_not_cancellable invalid_cursor \
-        invalid_query preference_too_large too_many_preferences preference_key_too_long invalid_preference \
-        version_mismatch internal_error amount_overflow currency_mismatch
-        """.split(separator: " ").map(String.init)
-
     // MARK: - The files
 
     @Test("Locales/ has at least en, ja, fr, es, zh-Hans and ar")
@@ -71,10 +58,23 @@ struct StringsTests {
         }
     }
 
-    @Test("every API error code, ticket state and label has an en string")
+    @Test("every error code has a string in every language", arguments: ErrorCode.allCases)
+    func errorCodes(code: ErrorCode) throws {
+        for (language, table) in try Self.catalog().tables {
+            #expect(table["error.\(code.rawValue)"] != nil, "\(language).json has no error.\(code.rawValue)")
+        }
+    }
+
+    @Test("every error string names a code Canteen gives (or is the generic fallback)")
+    func noStaleErrorStrings() throws {
+        let codes = Set(ErrorCode.allCases.map { "error.\($0.rawValue)" } + ["error.unknown"])
+        let english = try #require(try Self.catalog().tables["en"])
+        #expect(english.keys.filter { $0.hasPrefix("error.") && !codes.contains($0) }.sorted() == [])
+    }
+
+    @Test("every ticket state and label has an en string")
     func coverage() throws {
         let english = try #require(try Self.catalog().tables["en"])
-        for code in Self.apiErrorCodes { #expect(english["error.\(code)"] != nil, "error.\(code)") }
         for state in ["new", "preparing", "ready", "picked_up", "cancelled", "placed"] {
             #expect(english["state.\(state)"] != nil, "state.\(state)")
         }
@@ -96,9 +96,9 @@ struct StringsTests {
     @Test("an error's message uses its code, parameters and field")
     func errorMessage() throws {
         let strings = try Self.catalog()
-        let missing = CanteenError(.invalid, code: "missing_field", message: "is required", field: "items[0].price")
+        let missing = CanteenError(.invalid, code: .missingField, message: "is required", field: "items[0].price")
         #expect(strings.message(for: missing, language: "es") == "El campo items[0].price es obligatorio.")
-        let currency = CanteenError(.invalid, code: "unknown_currency", message: "", parameters: ["currency": "XYZ"])
+        let currency = CanteenError(.invalid, code: .unknownCurrency, message: "", parameters: ["currency": "XYZ"])
         #expect(strings.message(for: currency, language: "en") == "XYZ is not a known currency code.")
     }
 

@@ -43,7 +43,7 @@ struct BeaconStoreTests {
     @Test("a café that does not exist, or a beacon outside the café's region, is refused naming cafeId")
     func refusals() async throws {
         let stores = try await Self.stores()
-        for (cafe, major, code) in [("nowhere", 900, "unknown_cafe"), ("othercafe", 900, "beacon_outside_region")] as [(String, UInt16, String)] {
+        for (cafe, major, code) in [("nowhere", 900, ErrorCode.unknownCafe), ("othercafe", 900, ErrorCode.beaconOutsideRegion)] as [(String, UInt16, ErrorCode)] {
             do {
                 try await stores.beacons.saveBeacon(
                     BeaconRegistration(uuid: Self.uuid, major: major, minor: 5, cafeID: cafe, label: "", measuredPower: -60))
@@ -68,7 +68,7 @@ struct BeaconStoreTests {
             try await stores.cafes.deleteCafe(id: "othercafe")
             Issue.record("deleted twice")
         } catch let error as CanteenError {
-            #expect(error.code == "cafe_not_found")
+            #expect(error.code == .cafeNotFound)
         }
     }
 }

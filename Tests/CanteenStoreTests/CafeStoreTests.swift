@@ -77,10 +77,10 @@ struct CafeStoreTests {
     func unknownItem() async throws {
         let store = try store()
         try await store.importCafes([try Fixtures.cafeAndMenu()])
-        await #expect(throws: CanteenError.notFound("item", "nope")) {
+        await #expect(throws: CanteenError.notFound(.item, "nope")) {
             try await store.updateItem(cafeID: "testcafe", itemID: "nope", changes: [.price(1)])
         }
-        await #expect(throws: CanteenError.notFound("cafe", "elsewhere")) {
+        await #expect(throws: CanteenError.notFound(.cafe, "elsewhere")) {
             try await store.updateItem(cafeID: "elsewhere", itemID: "latte", changes: [.price(1)])
         }
         #expect(try await store.cafe(id: "testcafe")?.menuVersion == 1)
@@ -173,6 +173,6 @@ struct TokenStoreTests {
     @Test("revoking an unknown token is token_not_found")
     func revokeUnknown() async throws {
         let store = TokenStore(database: try AppDatabase.inMemory())
-        await #expect(throws: CanteenError.notFound("token", "tok_nope")) { try await store.revokeToken(id: "tok_nope") }
+        await #expect(throws: CanteenError.notFound(.token, "tok_nope")) { try await store.revokeToken(id: "tok_nope") }
     }
 }

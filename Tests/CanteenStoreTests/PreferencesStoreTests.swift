@@ -61,14 +61,14 @@ struct PreferencesStoreTests {
         try await store.removeSiteDefault(key: "app.banner")
         #expect(try await store.preference(userID: "ana", key: "app.banner") == nil)
         let missing = await canteenError { try await store.removeSiteDefault(key: "app.banner") }
-        #expect(missing?.code == "preference_not_found")
+        #expect(missing?.code == .preferenceNotFound)
     }
 
     @Test("a site default is validated as a user's value is")
     func siteValidation() async throws {
         let store = try await store()
         let error = await canteenError { try await store.setSiteDefault(key: "defaultLocation", value: "nosuchcafe") }
-        #expect(error?.code == "invalid_preference")
+        #expect(error?.code == .invalidPreference)
         #expect(try await store.siteDefaults().isEmpty)
     }
 
@@ -79,7 +79,7 @@ struct PreferencesStoreTests {
         let error = await canteenError {
             _ = try await store.update(userID: "ana", changes: ["b": .set(2), "defaultLocation": .set("nosuchcafe")], condition: nil)
         }
-        #expect(error?.code == "invalid_preference")
+        #expect(error?.code == .invalidPreference)
         #expect(error?.field == "defaultLocation")
         #expect(try await store.document(userID: "ana") == PreferenceDocument(values: ["a": 1], version: 1))
     }
@@ -87,11 +87,11 @@ struct PreferencesStoreTests {
     @Test("a write with a stale If-Match is version_mismatch and changes nothing")
     func staleVersion() async throws {
         let store = try await store()
-        _ = try await store.update(userID: "ana", changes: ["a": .set(1)], condition: .matches(["\"0\""]))
+        _ = try await store.update(userID: "ana", changes: ["a": .set(1)], condition: .matches([0]))
         let error = await canteenError {
-            _ = try await store.update(userID: "ana", changes: ["a": .set(2)], condition: .matches(["\"0\""]))
+            _ = try await store.update(userID: "ana", changes: ["a": .set(2)], condition: .matches([0]))
         }
-        #expect(error?.code == "version_mismatch")
+        #expect(error?.code == .versionMismatch)
         #expect(error?.kind == .preconditionFailed)
         #expect(try await store.document(userID: "ana") == PreferenceDocument(values: ["a": 1], version: 1))
     }
@@ -108,10 +108,10 @@ struct PreferencesStoreTests {
                 group.addTask {
                     do {
                         _ = try await store.update(userID: "ana", changes: ["writer": .set(.int(Int64(writer)))],
-                                                   condition: .matches(["\"1\""]))
+                                                   condition: .matches([1]))
                         return "won"
                     } catch let error as CanteenError {
-                        return error.code
+                        return error.code.rawValue
                     } catch {
                         return "\(error)"
                     }

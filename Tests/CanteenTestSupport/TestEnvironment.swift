@@ -10,6 +10,8 @@ import CanteenStore
 public struct TestEnvironment: Sendable {
     public let stores: CanteenStores
     public let clock: TestClock
+    /// The routes' services (one kitchen feed for the environment's life).
+    public let services: APIServices
     /// Bearer secrets: `ops`, unbound `kiosk` and `kitchen`, and `boundKiosk` for the test café only.
     public let ops: String
     public let kiosk: String
@@ -28,14 +30,12 @@ public struct TestEnvironment: Sendable {
             try await stores.cafes.importCafes(try CafeFiles.load(directory: Fixtures.menusDirectory).get())
         }
         return TestEnvironment(
-            stores: stores, clock: clock,
+            stores: stores, clock: clock, services: stores.apiServices(strings: Self.strings, clock: clock.closure),
             ops: try await stores.tokens.createToken(role: .ops, cafeID: nil, name: "ops").secret,
             kiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: nil, name: "kiosk").secret,
             kitchen: try await stores.tokens.createToken(role: .kitchen, cafeID: nil, name: "kitchen").secret,
             boundKiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: "testcafe", name: "bound").secret)
     }
-
-    public var services: APIServices { stores.apiServices(strings: Self.strings, clock: clock.closure) }
 
     /// The repository's `Locales/`, loaded once.
     public static let strings: Strings = {

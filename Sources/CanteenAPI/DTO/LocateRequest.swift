@@ -29,7 +29,7 @@ struct LocateRequest: Sendable {
         reader.finish()
         if elements.count > maxSightings {
             problems.add("sightings", "at most \(maxSightings) sightings per request, found \(elements.count)",
-                         code: "too_many_sightings")
+                         code: .tooManySightings)
             throw ValidationError(problems: problems.all)
         }
         var sightings: [LocateSighting] = []

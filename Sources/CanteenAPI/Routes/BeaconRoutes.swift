@@ -42,7 +42,7 @@ struct BeaconRoutes {
     static func identity(_ context: CanteenRequestContext) throws(CanteenError) -> (uuid: UUID, major: UInt16, minor: UInt16) {
         let uuidText = try context.parameters.path("uuid")
         guard let uuid = UUID(uuidString: uuidText) else {
-            throw CanteenError(.invalid, code: "invalid_field",
+            throw CanteenError(.invalid, code: .invalidField,
                                message: "'\(uuidText.prefix(64))' is not a UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
                                field: "uuid")
         }
@@ -52,7 +52,7 @@ struct BeaconRoutes {
     private static func number(_ context: CanteenRequestContext, _ name: String) throws(CanteenError) -> UInt16 {
         let text = try context.parameters.path(name)
         guard text.count <= 5, text.allSatisfy(\.isASCII), let value = UInt16(text) else {
-            throw CanteenError(.invalid, code: "out_of_range",
+            throw CanteenError(.invalid, code: .outOfRange,
                                message: "\(name) must be a whole number between 0 and 65535, found '\(text.prefix(64))'",
                                field: name)
         }

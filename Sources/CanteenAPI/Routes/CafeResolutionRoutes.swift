@@ -23,7 +23,7 @@ struct CafeResolutionRoutes {
         } ?? .empty
         let choice = try await CafeResolver(services: services).resolve(userID: userID, request: input, token: token)
         guard let menu = try await services.cafes.menu(cafeID: choice.cafe.cafe.id) else {
-            throw CanteenError.notFound("cafe", choice.cafe.cafe.id)
+            throw CanteenError.notFound(.cafe, choice.cafe.cafe.id)
         }
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
         let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)

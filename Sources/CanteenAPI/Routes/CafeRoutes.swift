@@ -28,7 +28,7 @@ struct CafeRoutes {
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.requireAccess(to: cafeID)
-        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe.cafe)
         return try JSONResponse.make(CafeDTO(cafe, presentation: presentation, now: services.clock()),
                                      headers: presentation.headers)
@@ -39,7 +39,7 @@ struct CafeRoutes {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops)
         guard Identifier.isValid(cafeID) else {
-            throw CanteenError(.invalid, code: "invalid_field",
+            throw CanteenError(.invalid, code: .invalidField,
                                message: "'\(cafeID)' is not an id: use 1–64 of a-z, 0-9, '-' and '_'", field: "cafeId")
         }
         var request = request

@@ -26,7 +26,7 @@ struct MenuRoutes {
         try context.require(.ops)
         var request = request
         let body = try await request.jsonBody()
-        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let menu = try CafeDocument.parseMenu(body, cafe: cafe.cafe)
         _ = try await services.cafes.replaceMenu(cafeID: cafeID, with: menu)
         return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
@@ -39,7 +39,7 @@ struct MenuRoutes {
         try context.require(.ops)
         var request = request
         let body = try await request.jsonBody()
-        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let changes = try Self.readItemChanges(body, currency: cafe.cafe.currencyValue, now: services.clock())
         _ = try await services.cafes.updateItem(cafeID: cafeID, itemID: itemID, changes: changes)
         return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
@@ -66,7 +66,7 @@ struct MenuRoutes {
             }
         }
         if problems.isEmpty && soldOut == nil && price == nil {
-            problems.add("", "nothing to change: send soldOut, soldOutUntil or price", code: "missing_field")
+            problems.add("", "nothing to change: send soldOut, soldOutUntil or price", code: .missingField)
         }
         try problems.throwIfAny()
         var changes: [MenuItemChange] = []
@@ -76,7 +76,7 @@ struct MenuRoutes {
     }
 
     private func loadMenu(_ cafeID: String) async throws -> CafeMenu {
-        guard let menu = try await services.cafes.menu(cafeID: cafeID) else { throw CanteenError.notFound("cafe", cafeID) }
+        guard let menu = try await services.cafes.menu(cafeID: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         return menu
     }
 
@@ -87,30 +87,9 @@ struct MenuRoutes {
         let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)
         var headers = presentation.headers
         headers.setValidator(etag)
-        if conditional, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
+        if conditional, let condition = request.headers[.ifNoneMatch], EntityTags.noneMatch(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
         return try JSONResponse.make(MenuDTO(menu, presentation: presentation, now: now), headers: headers)
-    }
-}
-
-extension HTTPFields {
-    /// `ETag: tag` and `Cache-Control: no-cache`: clients may keep the answer but must revalidate.
-    mutating func setValidator(_ etag: String) {
-        self[.eTag] = etag
-        self[.cacheControl] = "no-cache"
-    }
-}
-
-/// `If-None-Match` evaluation: `*`, or a comma-separated list of (possibly weak) tags.
-enum ETagMatch {
-    static func matches(_ header: String, _ etag: String) -> Bool {
-        if header == etag { return true }  // what a display polling with its cursor sends
-        return header.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingHTTPWhitespace()
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            return tag == etag
-        }
     }
 }

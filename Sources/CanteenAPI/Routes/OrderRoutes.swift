@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenFormat
 import Crypto
 import Foundation
 import HTTPTypes
@@ -20,6 +21,8 @@ struct OrderRoutes {
     }
 
     /// Places an order under the request's `Idempotency-Key` (required, 1–255 characters).
+    /// The store commits the order; its answer is rendered after the commit. A replay renders
+    /// the order as it was placed, in the first answer's language.
     func place(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let token = try context.require(.kiosk, .ops)
         let key = try Self.idempotencyKey(request)
@@ -29,52 +32,58 @@ struct OrderRoutes {
             let orderRequest = try OrderRequest.parse(body)
             try context.requireAccess(to: orderRequest.cafeID)
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
-            let presenter = services.presenter
-            let acceptLanguage = request.headers[.acceptLanguage]
-            let result = try await services.orders.placeOrder(
-                orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint)
-            ) { order, cafe in
-                let presentation = presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
-                let body = JSONWriter.encode(OrderDTO(order, cafe: cafe, presentation: presentation))
-                return StoredResponse(status: 201, body: Data(body), contentLanguage: presentation.contentLanguage)
-            }
-            switch result {
-            case .placed(let order, let stored):
-                return Self.response(stored, headers: [.location: "/v1/orders/\(order.id)"])
-            case .replayed(let stored):
-                return Self.response(stored, headers: [Self.replayedHeader: "true"])
+            let language = request.headers[.acceptLanguage].map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
+            let placement = try await services.orders.placeOrder(
+                orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint,
+                                                  answerLanguage: language))
+            switch placement {
+            case .placed(let order):
+                return try await answer(order, acceptLanguage: language, status: .created,
+                                        headers: [.location: "/v1/orders/\(order.id)"])
+            case .replayed(let order, let firstLanguage):
+                return try await answer(order, acceptLanguage: firstLanguage, status: .created,
+                                        headers: [Self.replayedHeader: "true"])
+            case .replayedAnswer(let body, let contentLanguage):
+                var headers: HTTPFields = [Self.replayedHeader: "true"]
+                if let contentLanguage {
+                    headers[.contentLanguage] = contentLanguage
+                    headers[.vary] = "Accept-Language"
+                }
+                return JSONResponse.make(encoded: body, status: .created, headers: headers)
             }
         }
     }
 
+    /// An order's answer in the language negotiated from `acceptLanguage` at its café.
+    private func answer(_ order: Order, acceptLanguage: String?, status: HTTPResponse.Status,
+                        headers extra: HTTPFields) async throws -> Response {
+        guard let cafe = try await services.cafes.cafe(id: order.cafeID)?.cafe else {
+            throw CanteenError.notFound(.cafe, order.cafeID)
+        }
+        let presentation = services.presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
+        var headers = presentation.headers
+        for field in extra { headers[field.name] = field.value }
+        return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation), status: status,
+                                 headers: headers)
+    }
+
     static func idempotencyKey(_ request: Request) throws(CanteenError) -> String {
         guard let key = request.headers[idempotencyHeader] else {
-            throw CanteenError(.malformed, code: "idempotency_key_missing",
+            throw CanteenError(.malformed, code: .idempotencyKeyMissing,
                                message: "POST /v1/orders needs an Idempotency-Key header (1–255 characters)",
                                field: "Idempotency-Key")
         }
         guard (1...255).contains(key.count), key.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }) else {
-            throw CanteenError(.malformed, code: "idempotency_key_invalid",
+            throw CanteenError(.malformed, code: .idempotencyKeyInvalid,
                                message: "an Idempotency-Key is 1–255 visible ASCII characters", field: "Idempotency-Key")
         }
         return key
     }
 
-    /// The stored response with its own `Content-Language` (a replay is in the first answer's
-    /// language, whatever this request's `Accept-Language`).
-    static func response(_ stored: StoredResponse, headers extra: HTTPFields) -> Response {
-        var headers = extra
-        if let language = stored.contentLanguage {
-            headers[.contentLanguage] = language
-            headers[.vary] = "Accept-Language"
-        }
-        return JSONResponse.make(encoded: stored.body, status: HTTPResponse.Status(code: stored.status), headers: headers)
-    }
-
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
         _ = try context.requireToken()
-        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
+        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound(.order, id) }
         try context.requireAccess(to: order.cafeID)
         return try await render(order, request)
     }
@@ -83,14 +92,14 @@ struct OrderRoutes {
     func cancel(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
         try context.require(.kiosk, .ops)
-        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound("order", id) }
+        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound(.order, id) }
         try context.requireAccess(to: order.cafeID)
         return try await render(try await services.orders.cancelOrder(id: id), request)
     }
 
     private func render(_ order: Order, _ request: Request) async throws -> Response {
         guard let cafe = try await services.cafes.cafe(id: order.cafeID)?.cafe else {
-            throw CanteenError.notFound("cafe", order.cafeID)
+            throw CanteenError.notFound(.cafe, order.cafeID)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
         return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation),

@@ -12,11 +12,11 @@ struct PickupWindowRoutes {
     func list(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.requireAccess(to: cafeID)
-        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
+        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
         let date: LocalDate
         if let text = request.uri.queryParameters.get("date") {
             guard let parsed = LocalDate(parsing: text) else {
-                throw CanteenError(.invalid, code: "invalid_query", message: "'\(text)' is not a date YYYY-MM-DD",
+                throw CanteenError(.invalid, code: .invalidQuery, message: "'\(text)' is not a date YYYY-MM-DD",
                                    field: "date")
             }
             date = parsed
@@ -24,7 +24,7 @@ struct PickupWindowRoutes {
             date = LocalDate(services.clock(), in: cafe.calendar)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        let windows = try await services.orders.pickupWindows(of: cafe, date: date)
+        let windows = try await services.pickupCapacity.pickupWindows(of: cafe, date: date)
         return try JSONResponse.make(PickupWindowsDTO(
             cafeId: cafeID, date: date.description, timeZone: cafe.timeZone,
             capacityUnit: cafe.pickup.capacityUnit.rawValue,

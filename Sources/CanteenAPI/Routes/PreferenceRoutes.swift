@@ -40,7 +40,7 @@ struct PreferenceRoutes {
         var request = request
         let body = try await request.jsonBody()
         guard let object = body.objectValue else {
-            throw CanteenError(.invalid, code: "invalid_preferences",
+            throw CanteenError(.invalid, code: .invalidPreferences,
                                message: "PATCH takes a JSON object of keys to values (null removes a key), not \(body.typeName)")
         }
         let changes = object.mapValues { $0 == .null ? PreferenceChange.remove : .set($0) }
@@ -96,19 +96,19 @@ struct PreferenceRoutes {
     static func decodedPath(_ context: CanteenRequestContext, _ name: String) throws(CanteenError) -> String {
         let raw = try context.parameters.path(name)
         guard let decoded = raw.removingPercentEncoding else {
-            throw CanteenError(.invalid, code: "invalid_field", message: "'\(raw.prefix(140))' has a broken %-escape",
+            throw CanteenError(.invalid, code: .invalidField, message: "'\(raw.prefix(140))' has a broken %-escape",
                                field: name)
         }
         return decoded
     }
 
     static func condition(_ request: Request) -> VersionPrecondition? {
-        request.headers[.ifMatch].map(VersionPrecondition.init(ifMatch:))
+        request.headers[.ifMatch].map(EntityTags.precondition(ifMatch:))
     }
 
     static func etag(_ version: Int64) -> HTTPFields {
         var headers = HTTPFields()
-        headers.setValidator(VersionPrecondition.entityTag(version))
+        headers.setValidator(EntityTags.tag(version))
         return headers
     }
 }

@@ -5,7 +5,6 @@ import Hummingbird
 /// The kitchen: the ticket feed of a café (cursor, station filter, long-poll) and status moves.
 struct TicketRoutes {
     let services: APIServices
-    let responses = FeedResponses()
 
     /// The longest a display may long-poll, in seconds.
     static let maxWait = 30
@@ -15,56 +14,30 @@ struct TicketRoutes {
         routes.on(.post, "/v1/tickets/:ticketId/status") { request, context in try await move(request, context) }
     }
 
-    /// `?after=CURSOR&station=S&wait=SECONDS`: tickets changed after the cursor (every open
-    /// ticket without one); with `wait`, answers as soon as a change arrives or empty at the deadline.
+    /// `?after=CURSOR&station=S&wait=SECONDS`: tickets changed after the cursor (the open
+    /// tickets without one), at most `TicketFeed.pageSize`; with `wait`, answers as soon as a
+    /// change arrives or empty at the deadline. `If-None-Match` with the cursor a display holds
+    /// answers 304 while nothing changed.
     func feed(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.kitchen, .ops, cafe: cafeID)
         let query = try FeedQuery(request.uri.queryParameters)
-        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound("cafe", cafeID) }
-
+        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        let deadline = ContinuousClock.now + .seconds(query.wait)
-        var seen = try await services.orders.latestSequence(cafeID: cafeID)
-        var page: FeedResponses.Rendered
-        if let after = query.after, after >= seen {
-            page = FeedResponses.Rendered(body: Data(), cursor: after, isEmpty: true)
-        } else {
-            page = try await render(cafe, query, latest: seen, presentation)
-        }
-        while page.isEmpty, query.wait > 0 {
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { break }
-            guard await services.orders.waitForChange(cafeID: cafeID, after: seen, timeout: remaining) else { break }
-            seen = try await services.orders.latestSequence(cafeID: cafeID)
-            page = try await render(cafe, query, latest: seen, presentation)
-        }
-
+        let known = request.headers[.ifNoneMatch].flatMap(EntityTags.cursor(ifNoneMatch:))
+        let answer = try await services.feed.page(cafe: cafe, after: query.after, station: query.station, known: known,
+                                                  wait: .seconds(query.wait), presentation: presentation)
         var headers = presentation.headers
-        let etag = VersionPrecondition.entityTag(page.cursor)
-        headers.setValidator(etag)
-        if page.isEmpty, let condition = request.headers[.ifNoneMatch], ETagMatch.matches(condition, etag) {
+        switch answer {
+        case .unchanged(let cursor):
+            headers.setValidator(EntityTags.tag(cursor))
             return Response(status: .notModified, headers: headers)
-        }
-        if page.body.isEmpty {
-            return JSONResponse.make(writing: TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
-        }
-        return JSONResponse.make(encoded: page.body, headers: headers)
-    }
-
-    /// The page for this question while the café's latest change is `latest`, queried and
-    /// encoded once for every display asking it.
-    private func render(_ cafe: Cafe, _ query: FeedQuery, latest: Int64,
-                        _ presentation: Presentation) async throws -> FeedResponses.Rendered {
-        let key = FeedResponses.Key(cafeID: cafe.id, after: query.after, station: query.station, latest: latest,
-                                    variant: presentation.variant)
-        let orders = services.orders
-        return try await responses.page(for: key) {
-            let page = try await orders.ticketFeed(cafeID: cafe.id, after: query.after, station: query.station)
-            let body = JSONWriter.encode(
-                TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
-                              cursor: String(page.cursor)))
-            return FeedResponses.Rendered(body: Data(body), cursor: page.cursor, isEmpty: page.tickets.isEmpty)
+        case .page(let page):
+            headers.setValidator(EntityTags.tag(page.cursor))
+            if page.body.isEmpty {
+                return JSONResponse.make(writing: TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
+            }
+            return JSONResponse.make(encoded: page.body, headers: headers)
         }
     }
 
@@ -86,11 +59,11 @@ struct TicketRoutes {
             reader.finish()
         }
         try problems.throwIfAny()
-        guard let current = try await services.orders.ticket(id: id) else { throw CanteenError.notFound("ticket", id) }
+        guard let current = try await services.tickets.ticket(id: id) else { throw CanteenError.notFound(.ticket, id) }
         try context.requireAccess(to: current.ticket.cafeID)
-        let moved = try await services.orders.moveTicket(id: id, to: status!)
+        let moved = try await services.tickets.moveTicket(id: id, to: status!)
         guard let cafe = try await services.cafes.cafe(id: moved.ticket.cafeID)?.cafe else {
-            throw CanteenError.notFound("cafe", moved.ticket.cafeID)
+            throw CanteenError.notFound(.cafe, moved.ticket.cafeID)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
         return JSONResponse.make(writing: TicketDTO(moved, cafe: cafe, presentation: presentation),
@@ -107,21 +80,21 @@ struct FeedQuery {
     init(_ parameters: Parameters) throws(CanteenError) {
         if let text = parameters.get("after") {
             guard let cursor = Int64(text), cursor >= 0 else {
-                throw CanteenError(.malformed, code: "invalid_cursor",
+                throw CanteenError(.malformed, code: .invalidCursor,
                                    message: "'\(text)' is not a cursor this feed gave out", field: "after")
             }
             after = cursor
         }
         if let text = parameters.get("station") {
             guard Identifier.isValid(text) else {
-                throw CanteenError(.invalid, code: "invalid_query", message: "'\(text)' is not a station id", field: "station")
+                throw CanteenError(.invalid, code: .invalidQuery, message: "'\(text)' is not a station id", field: "station")
             }
             station = text
         }
         wait = 0
         if let text = parameters.get("wait") {
             guard let seconds = Int(text), (0...TicketRoutes.maxWait).contains(seconds) else {
-                throw CanteenError(.invalid, code: "invalid_query",
+                throw CanteenError(.invalid, code: .invalidQuery,
                                    message: "wait is a whole number of seconds from 0 to \(TicketRoutes.maxWait)", field: "wait")
             }
             wait = seconds

@@ -34,7 +34,7 @@ public struct BeaconRegistration: Hashable, Sendable {
 
     /// 404 `beacon_not_found` for `UUID/MAJOR/MINOR`.
     public static func notFound(uuid: UUID, major: UInt16, minor: UInt16) -> CanteenError {
-        CanteenError.notFound("beacon", "\(uuid.uuidString)/\(major)/\(minor)")
+        CanteenError.notFound(.beacon, "\(uuid.uuidString)/\(major)/\(minor)")
     }
 }
 

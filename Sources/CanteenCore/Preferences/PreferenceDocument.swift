@@ -57,7 +57,7 @@ extension PreferenceDocument {
     public static func validated(_ document: JSONValue,
                                  cafeExists: (String) throws -> Bool) throws -> [String: JSONValue] {
         guard let object = document.objectValue else {
-            throw CanteenError(.invalid, code: "invalid_preferences",
+            throw CanteenError(.invalid, code: .invalidPreferences,
                                message: "a preference document is a JSON object of keys to values, not \(document.typeName)")
         }
         return try PreferenceDocument().applying(object.mapValues { .set($0) }, cafeExists: cafeExists)

@@ -14,11 +14,11 @@ public enum PreferenceKey {
     /// Throws `invalid_preference_key` for an empty key and `preference_key_too_long` above 128 characters.
     public static func validate(_ key: String) throws(CanteenError) {
         if key.isEmpty {
-            throw CanteenError(.invalid, code: "invalid_preference_key", message: "a preference key must not be empty",
+            throw CanteenError(.invalid, code: .invalidPreferenceKey, message: "a preference key must not be empty",
                                field: key)
         }
         if key.count > maxLength {
-            throw CanteenError(.invalid, code: "preference_key_too_long",
+            throw CanteenError(.invalid, code: .preferenceKeyTooLong,
                                message: "a preference key has at most \(maxLength) characters; this one has \(key.count)",
                                field: shown(key), parameters: ["limit": "\(maxLength)"])
         }
@@ -55,7 +55,7 @@ public enum PreferenceKey {
 
     /// 404 `preference_not_found` naming the key.
     public static func notFound(_ key: String) -> CanteenError {
-        CanteenError(.notFound, code: "preference_not_found", message: "no preference '\(key)'", field: key,
+        CanteenError(.notFound, code: .preferenceNotFound, message: "no preference '\(key)'", field: key,
                      parameters: ["key": key])
     }
 
@@ -65,7 +65,7 @@ public enum PreferenceKey {
     }
 
     private static func invalid(_ key: String, _ message: String, parameters: [String: String] = [:]) -> CanteenError {
-        CanteenError(.invalid, code: "invalid_preference", message: message, field: key,
+        CanteenError(.invalid, code: .invalidPreference, message: message, field: key,
                      parameters: parameters)
     }
 }

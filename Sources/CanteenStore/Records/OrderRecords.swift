@@ -23,6 +23,14 @@ struct OrderRecord: Codable, FetchableRecord, PersistableRecord {
     var cancelledAt: Date?
 
     var customer: Customer { Customer(name: customerName, userID: userId) }
+
+    /// The order's currency; a code that is not ISO 4217 is an error naming the row.
+    func currencyValue() throws -> Currency {
+        guard let currency = try? Currency(code: currency) else {
+            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(currency)' is not an ISO 4217 currency code")
+        }
+        return currency
+    }
     var pickup: PickupWindow { PickupWindow(start: pickupStart, end: pickupEnd) }
 }
 
@@ -58,22 +66,24 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Date
     var updatedAt: Date
 
-    var ticket: Ticket {
-        Ticket(id: id, orderID: orderId, cafeID: cafeId, station: station,
-               status: TicketStatus(rawValue: status) ?? .new, sequence: sequence,
-               createdAt: createdAt, updatedAt: updatedAt)
+    /// The ticket; a status this version does not know is an error naming the row.
+    func ticket() throws -> Ticket {
+        guard let status = TicketStatus(rawValue: status) else {
+            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(status)' is not a ticket status")
+        }
+        return Ticket(id: id, orderID: orderId, cafeID: cafeId, station: station, status: status, sequence: sequence,
+                      createdAt: createdAt, updatedAt: updatedAt)
     }
 }
 
-/// A row of `idempotencyKey`: the response first given for a token's key.
+/// A row of `idempotencyRecord`: the order placed under a token's key, and the language of
+/// the first answer (the answer itself is rendered again from the order).
 struct IdempotencyRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "idempotencyKey"
+    static let databaseTableName = "idempotencyRecord"
     var tokenId: String
     var key: String
     var requestHash: Data
-    var status: Int
-    var body: Data
-    var orderId: String?
+    var orderId: String
+    var answerLanguage: String?
     var createdAt: Date
-    var contentLanguage: String?
 }

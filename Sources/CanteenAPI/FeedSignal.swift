@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Wakes kitchen displays long-polling a café's ticket feed the moment a change commits.
+/// Wakes kitchen displays long-polling a café's ticket feed the moment a change is known.
 ///
 /// Waiters are suspended continuations (no thread, no polling loop each); a change resumes
 /// every waiter of its café. The latest sequence per café is kept so that a change committed
@@ -10,25 +10,35 @@ final class FeedSignal: Sendable {
     private struct State {
         var latest: [String: Int64] = [:]
         var waiters: [String: [UUID: CheckedContinuation<Bool, Never>]] = [:]
+        var released = false
     }
 
     private let state = Mutex(State())
 
-    /// Records a committed change and wakes the café's waiters.
-    func publish(cafeID: String, sequence: Int64) {
+    /// Records committed changes (café → its latest sequence) and wakes the waiters of every
+    /// café whose latest change moved.
+    func publish(_ changes: [String: Int64]) {
         let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.latest[cafeID] = max(state.latest[cafeID] ?? 0, sequence)
-            return Array((state.waiters.removeValue(forKey: cafeID) ?? [:]).values)
+            var woken: [CheckedContinuation<Bool, Never>] = []
+            for (cafeID, sequence) in changes where sequence > (state.latest[cafeID] ?? 0) {
+                state.latest[cafeID] = sequence
+                woken += (state.waiters.removeValue(forKey: cafeID) ?? [:]).values
+            }
+            return woken
         }
         for continuation in woken { continuation.resume(returning: true) }
     }
 
-    /// The latest sequence seen for the café, if any change was seen since start.
-    func latest(cafeID: String) -> Int64? { state.withLock { $0.latest[cafeID] } }
+    /// The latest sequence known for the café (0 when it has no ticket).
+    func latest(cafeID: String) -> Int64 { state.withLock { $0.latest[cafeID] ?? 0 } }
 
-    /// Raises the known latest sequence (used to seed it from the database).
-    func seed(cafeID: String, sequence: Int64) {
-        state.withLock { $0.latest[cafeID] = max($0.latest[cafeID] ?? 0, sequence) }
+    /// Wakes every waiter (on shutdown): they answer with what they have.
+    func releaseAll() {
+        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            defer { state.waiters.removeAll(); state.released = true }
+            return state.waiters.values.flatMap(\.values)
+        }
+        for continuation in woken { continuation.resume(returning: false) }
     }
 
     /// Number of displays currently waiting (for tests and metrics).
@@ -54,6 +64,7 @@ final class FeedSignal: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let immediate: Bool? = state.withLock { state in
                     if (state.latest[cafeID] ?? 0) > cursor { return true }
+                    if state.released { return false }
                     if Task.isCancelled { return false }
                     state.waiters[cafeID, default: [:]][id] = continuation
                     return nil

@@ -1,0 +1,125 @@
+import CanteenCore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The kitchen feed of every café: where each café's feed stands, the wake-ups of displays
+/// long-polling it, and the rendered pages they share.
+///
+/// Changes committed by this process are known at once (the ticket repository reports them
+/// after commit). Changes committed by another process on the same database (a second server,
+/// the command line) are found by `run()`, which asks the repository for changes after the
+/// last one it saw every `watchInterval`: one small query however many displays wait. The
+/// database stays the truth: a page is always read from it, so a late wake-up delays a ticket
+/// but can never skip one.
+public final class TicketFeed: Service, Sendable {
+    /// The most tickets one answer carries; a display far behind pages with the cursor.
+    public static let pageSize = 500
+
+    private let tickets: any TicketRepository
+    private let signal = FeedSignal()
+    private let pages: FeedResponses
+    private let watchInterval: Duration
+    private let watched = Mutex<Int64?>(nil)
+    private let logger: Logger
+
+    public init(tickets: any TicketRepository, watchInterval: Duration = .milliseconds(200),
+                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed")) {
+        self.tickets = tickets
+        self.watchInterval = watchInterval
+        self.logger = logger
+        pages = FeedResponses(capacity: sharedPages)
+        tickets.onTicketChanges { [signal] changes in signal.publish(changes) }
+    }
+
+    // MARK: - Where the feed stands
+
+    /// The latest change of a café known to this process (read from the database the first time).
+    func latest(cafeID: String) async throws -> Int64 {
+        if watched.withLock({ $0 }) == nil { try await catchUp() }
+        return signal.latest(cafeID: cafeID)
+    }
+
+    /// Reads the changes committed since the last look (by any process) and wakes their displays.
+    func catchUp() async throws {
+        let after = watched.withLock { $0 } ?? 0
+        let head = try await tickets.changes(after: after)
+        signal.publish(head.cafes)
+        watched.withLock { $0 = max($0 ?? 0, head.latest) }
+    }
+
+    /// Watches the database for changes written by other processes until shutdown, then
+    /// answers every parked display at once.
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            try? await cancelWhenGracefulShutdown {
+                while true {
+                    do {
+                        try await self.catchUp()
+                    } catch {
+                        self.logger.warning("reading the kitchen feed's changes failed: \(error)")
+                    }
+                    try await Task.sleep(for: self.watchInterval)
+                }
+            }
+        } onGracefulShutdown: { [signal] in
+            signal.releaseAll()
+        }
+        signal.releaseAll()
+    }
+
+    /// Displays waiting right now.
+    public var waitingDisplays: Int { signal.waiterCount }
+
+    // MARK: - Pages
+
+    /// What a display gets: a page of changes, or nothing new since what it already has.
+    enum Answer {
+        case page(FeedResponses.Rendered)
+        case unchanged(cursor: Int64)
+    }
+
+    /// The tickets of `cafe` changed after `after` (its open tickets without a cursor), rendered
+    /// for `presentation`. A display that already holds everything up to `known` (the cursor in
+    /// its `If-None-Match`) gets `unchanged` while nothing moved; with `wait`, the answer waits
+    /// for a change up to that long.
+    func page(cafe: Cafe, after: Int64?, station: String?, known: Int64?, wait: Duration,
+              presentation: Presentation) async throws -> Answer {
+        let deadline = ContinuousClock.now + wait
+        var baseline = after ?? known
+        while true {
+            let latest = try await latest(cafeID: cafe.id)
+            if let seen = baseline, seen >= latest {
+                let remaining = deadline - ContinuousClock.now
+                if remaining > .zero, await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining) { continue }
+                if let known, known == seen { return .unchanged(cursor: known) }
+                return .page(FeedResponses.Rendered(body: Data(), cursor: seen, isEmpty: true))
+            }
+            let page = try await render(cafe, after: after, station: station, latest: latest, presentation)
+            if page.isEmpty, after != nil, deadline > ContinuousClock.now {
+                // Changes of other stations only: keep waiting past them.
+                baseline = max(baseline ?? 0, latest)
+                continue
+            }
+            return .page(page)
+        }
+    }
+
+    /// The page for this question while the café's latest change is `latest`, read and
+    /// encoded once for every display asking it.
+    private func render(_ cafe: Cafe, after: Int64?, station: String?, latest: Int64,
+                        _ presentation: Presentation) async throws -> FeedResponses.Rendered {
+        let key = FeedResponses.Key(cafeID: cafe.id, after: after, station: station, latest: latest,
+                                    variant: presentation.variant)
+        let tickets = tickets
+        return try await pages.page(for: key) {
+            let page = try await tickets.ticketChanges(cafeID: cafe.id, after: after, station: station,
+                                                       limit: Self.pageSize)
+            let body = JSONWriter.encode(
+                TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
+                              cursor: String(page.cursor)))
+            return FeedResponses.Rendered(body: Data(body), cursor: page.cursor, isEmpty: page.tickets.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import CanteenCore
+import Foundation
+import GRDB
+import Synchronization
+
+/// The SQLite implementation of `TicketRepository`.
+///
+/// Every ticket change takes the next value of `feedSequence` inside its write transaction.
+/// SQLite has one writer at a time, across processes too, so changes commit in sequence order
+/// and a reader of `sequence > cursor` can never skip one that commits later.
+public final class TicketStore: TicketRepository {
+    let database: AppDatabase
+    let clock: @Sendable () -> Date
+    private let observers = Mutex<[@Sendable ([String: Int64]) -> Void]>([])
+
+    public init(database: AppDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.clock = clock
+    }
+
+    // MARK: - Changes
+
+    public func onTicketChanges(_ observer: @escaping @Sendable ([String: Int64]) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// Tells the observers about committed changes (café → its latest sequence).
+    func published(_ latest: [String: Int64]) {
+        guard !latest.isEmpty else { return }
+        for observer in observers.withLock({ $0 }) { observer(latest) }
+    }
+
+    public func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView {
+        let now = clock()
+        let view = try await database.writer.write { db -> TicketView in
+            guard var record = try TicketRecord.fetchOne(db, key: id) else { throw CanteenError.notFound(.ticket, id) }
+            let current = try record.ticket().status
+            record.status = try current.moved(to: status).rawValue
+            record.sequence = try Self.nextSequence(db)
+            record.updatedAt = now
+            try record.update(db)
+            return try Self.views(db, of: [record])[0]
+        }
+        published([view.ticket.cafeID: view.ticket.sequence])
+        return view
+    }
+
+    // MARK: - Reading
+
+    public func ticket(id: String) async throws -> TicketView? {
+        try await database.writer.read { db in
+            try TicketRecord.fetchOne(db, key: id).map { try Self.views(db, of: [$0]) }?.first
+        }
+    }
+
+    public func ticketChanges(cafeID: String, after cursor: Int64?, station: String?,
+                              limit: Int) async throws -> TicketFeedPage {
+        try await database.writer.read { db in
+            var request = TicketRecord.filter(Column("cafeId") == cafeID)
+            if let station { request = request.filter(Column("station") == station) }
+            if let cursor {
+                request = request.filter(Column("sequence") > cursor)
+            } else {
+                let open = [TicketStatus.new, .preparing, .ready].map(\.rawValue)
+                request = request.filter(open.contains(Column("status")))
+            }
+            let records = try request.order(Column("sequence")).limit(limit).fetchAll(db)
+            let next: Int64
+            if records.count == limit, let last = records.last {
+                next = last.sequence
+            } else {
+                // Read in the same snapshot: every change up to here is in this page or before the cursor.
+                next = max(cursor ?? 0, try Int64.fetchOne(db, sql: "SELECT value FROM feedSequence WHERE id = 1") ?? 0)
+            }
+            return TicketFeedPage(tickets: try Self.views(db, of: records), cursor: next)
+        }
+    }
+
+    public func changes(after sequence: Int64) async throws -> FeedHead {
+        try await database.writer.read { db in
+            let latest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM feedSequence WHERE id = 1")) ?? 0
+            guard latest > sequence else { return FeedHead(latest: latest, cafes: [:]) }
+            // `sequence` is UNIQUE, so its index finds the few changes after the cursor.
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > ? GROUP BY cafeId
+                """), arguments: [sequence])
+            var cafes: [String: Int64] = [:]
+            for row in rows { cafes[row["cafeId"]] = row["latest"] }
+            return FeedHead(latest: latest, cafes: cafes)
+        }
+    }
+
+    // MARK: - Rows
+
+    /// Ticket views with their order's number, customer, window and the lines of their station.
+    static func views(_ db: Database, of tickets: [TicketRecord]) throws -> [TicketView] {
+        guard !tickets.isEmpty else { return [] }
+        let orderIDs = Array(Set(tickets.map(\.orderId)))
+        let orders = try OrderRecord.filter(keys: orderIDs).fetchAll(db)
+        let ordersByID = Dictionary(uniqueKeysWithValues: orders.map { ($0.id, $0) })
+        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAll(db)
+        let linesByOrder = Dictionary(grouping: lines, by: \.orderId)
+        return try tickets.map { record in
+            guard let order = ordersByID[record.orderId] else {
+                throw StoredRow.invalid(table: "ticket", id: record.id, "its order '\(record.orderId)' does not exist")
+            }
+            return TicketView(ticket: try record.ticket(), orderNumber: order.number, customer: order.customer,
+                              pickup: order.pickup,
+                              lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
+        }
+    }
+
+    /// The next value of the feed's sequence (inside the caller's write transaction).
+    static func nextSequence(_ db: Database) throws -> Int64 {
+        guard let value = try Int64.fetchOne(db.cachedStatement(
+            sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value")) else {
+            throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
+        }
+        return value
+    }
+
+    static func insert(_ ticket: TicketRecord, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [
+            ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
+            StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt),
+        ])
+    }
+}
