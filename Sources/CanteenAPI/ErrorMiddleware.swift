@@ -25,7 +25,9 @@ struct ErrorMiddleware: RouterMiddleware {
                                             message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
             }
             if canteenError.kind == .internal {
+                // Logged in full (a corrupt row is named there); the client learns only that it failed.
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                canteenError = CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
             }
             let presentation = presenter.presentation(for: request, cafe: nil)
             let problems = (error as? ValidationError)?.problems ?? []
