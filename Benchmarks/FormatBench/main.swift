@@ -48,7 +48,7 @@ func measure(_ name: String, _ body: (Int) -> Int) -> Double {
 
 let priceLocales = ["en_US", "es_UY", "hi_IN", "ar_EG", "de_CH", "fr_FR", "ja_JP", "zh-Hans-CN"].map { Locale(identifier: $0) }
 let currencies = [Currency.usd, Currency.eur, Currency.jpy, Currency.kwd]
-let prices = PriceFormatter.shared
+let prices = PriceFormatter()
 
 let single = Locale(identifier: "en_US")
 // The floor: Foundation's own call with a style built once, no cache and no Money in between.
@@ -73,7 +73,7 @@ let pricesMenu = measure("prices, 8 locales × 4 currencies, a menu's 300 prices
 // MARK: - Pickup windows
 
 let zones = ["America/Chicago", "Asia/Tokyo", "Europe/Paris", "Asia/Kuwait"].compactMap(TimeZone.init(identifier:))
-let windows = PickupWindowFormatter.shared
+let windows = PickupWindowFormatter()
 let base = Date(timeIntervalSince1970: 1_780_000_000)
 // 320,000 distinct labels: far more than the label cache holds, so ICU renders nearly each one.
 let windowsPerSecond = measure("pickup windows, 8 locales × 4 zones, nearly every label new") { i in

@@ -10,9 +10,15 @@ public struct Presenter: Sendable {
     /// The UI strings of `Locales/`.
     public let strings: Strings
     private let negotiator: LocaleNegotiator
+    /// The application's formatters (their caches are bounded and shared by every request).
+    let prices: PriceFormatter
+    let windows: PickupWindowFormatter
 
-    public init(strings: Strings) {
+    public init(strings: Strings, prices: PriceFormatter = PriceFormatter(),
+                windows: PickupWindowFormatter = PickupWindowFormatter()) {
         self.strings = strings
+        self.prices = prices
+        self.windows = windows
         negotiator = LocaleNegotiator(strings: strings)
     }
 
@@ -32,7 +38,7 @@ public struct Presenter: Sendable {
         textLanguages += cafe?.languages ?? []
         return Presentation(locale: negotiation.formattingLocale, language: negotiation.language,
                             contentLanguage: negotiation.contentLanguage, textLanguages: textLanguages,
-                            strings: strings)
+                            strings: strings, prices: prices, windows: windows)
     }
 }
 
@@ -47,20 +53,20 @@ struct Presentation: Sendable {
     /// Languages tried for menu texts, reader's first, then the café's.
     let textLanguages: [String]
     let strings: Strings
+    let prices: PriceFormatter
+    let windows: PickupWindowFormatter
 
     func text(_ text: LocalizedText) -> String { text.resolved(for: textLanguages) }
 
     /// Minor units with the currency code and their rendering for the reader.
-    func money(_ minorUnits: Int64, _ currency: String) -> MoneyDTO {
-        let formatted = (try? Currency(code: currency)).map {
-            PriceFormatter.shared.format(Money(minorUnits: minorUnits, currency: $0), locale: locale)
-        }
-        return MoneyDTO(amount: minorUnits, currency: currency, formatted: formatted ?? "\(minorUnits) \(currency)")
+    func money(_ minorUnits: Int64, _ currency: Currency) -> MoneyDTO {
+        MoneyDTO(amount: minorUnits, currency: currency.code,
+                 formatted: prices.format(Money(minorUnits: minorUnits, currency: currency), locale: locale))
     }
 
     /// A pickup window's label in the reader's locale and the café's time zone.
     func windowLabel(_ window: PickupWindow, cafe: Cafe) -> String {
-        PickupWindowFormatter.shared.label(start: window.start, end: window.end, timeZone: cafe.timeZoneValue,
+        windows.label(start: window.start, end: window.end, timeZone: cafe.timeZoneValue,
                                            locale: locale)
     }
 

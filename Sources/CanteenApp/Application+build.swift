@@ -24,18 +24,24 @@ public struct CanteenStores: Sendable {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
         let tickets = TicketStore(database: database, clock: clock)
+        let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
         return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
-                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, clock: clock),
-                             pickupCapacity: PickupCapacityStore(database: database, clock: clock), tickets: tickets,
+                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                                clock: clock),
+                             pickupCapacity: capacity, tickets: tickets,
                              idempotency: IdempotencyStore(database: database),
                              preferences: PreferencesStore(database: database, clock: clock),
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The routes' services over these stores, with a kitchen feed of its own.
-    public func apiServices(strings: Strings, clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
+    /// Formatters are the application's own: pass the same ones to share their caches.
+    public func apiServices(strings: Strings, prices: PriceFormatter = PriceFormatter(),
+                            windows: PickupWindowFormatter = PickupWindowFormatter(),
+                            clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-                    preferences: preferences, beacons: beacons, presenter: Presenter(strings: strings),
+                    preferences: preferences, beacons: beacons,
+                    presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets), clock: clock)
     }
 
@@ -61,7 +67,8 @@ public func buildApplication(_ configuration: AppConfiguration,
         if imported > 0 { logger.info("imported \(imported) cafés from \(menus.relativePath)") }
     }
     let strings = try Strings(directory: configuration.localesDirectory)
-    let services = stores.apiServices(strings: strings, clock: clock)
+    let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
+                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock)
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     var app = Application(

@@ -7,10 +7,10 @@ public struct Cafe: Hashable, Sendable, Codable {
     /// Languages every text of this café is written in; the first is its own.
     public var languages: [String]
     public var names: LocalizedText
-    /// IANA time zone identifier (`America/Chicago`).
-    public var timeZone: String
-    /// ISO 4217 code of every price at this café.
-    public var currency: String
+    /// Where the café's clocks are: every schedule is in its local time.
+    public var timeZone: CafeTimeZone
+    /// The currency of every price at this café.
+    public var currency: Currency
     /// The locale used when a reader does not say which they want (`ja_JP`).
     public var defaultLocale: String
     public var tax: TaxPolicy
@@ -21,8 +21,8 @@ public struct Cafe: Hashable, Sendable, Codable {
     public var beacons: [BeaconPlacement]
     public var pickup: PickupSchedule
 
-    public init(id: String, languages: [String], names: LocalizedText, timeZone: String,
-                currency: String, defaultLocale: String, tax: TaxPolicy,
+    public init(id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
+                currency: Currency, defaultLocale: String, tax: TaxPolicy,
                 hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
                 beacons: [BeaconPlacement], pickup: PickupSchedule) {
         self.id = id
@@ -38,14 +38,11 @@ public struct Cafe: Hashable, Sendable, Codable {
         self.pickup = pickup
     }
 
-    /// The café's currency (validated when the café was read).
-    public var currencyValue: Currency { (try? Currency(code: currency)) ?? .usd }
+    /// The café's time zone as Foundation's.
+    public var timeZoneValue: TimeZone { timeZone.zone }
 
-    /// The café's time zone (validated when the café was read).
-    public var timeZoneValue: TimeZone { ZoneCalendars.timeZone(timeZone) }
-
-    /// A Gregorian calendar in the café's time zone (shared, built once per zone).
-    public var calendar: Calendar { ZoneCalendars.calendar(timeZone) }
+    /// A Gregorian calendar in the café's time zone (built once with the zone).
+    public var calendar: Calendar { timeZone.calendar }
 
     /// The weekday and wall-clock time at `instant` in the café's time zone.
     public func localMoment(of instant: Date) -> (weekday: Weekday, time: LocalTime) {

@@ -7,7 +7,7 @@ extension CafeDocument {
         let problems = reader.problems
         let before = problems.all.count
         let languages = cafe?.languages
-        let currency = cafe.flatMap { try? Currency(code: $0.currency) }
+        let currency = cafe?.currency
 
         var dayParts: [DayPart] = []
         var dayPartIDs: Set<String> = []

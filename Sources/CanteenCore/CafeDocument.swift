@@ -60,14 +60,22 @@ public enum CafeDocument {
         }
         let languages = readLanguages(&reader)
         let names = readText(&reader, "names", languages: languages)
-        let timeZone = reader.string("timeZone")
-        if let timeZone, !isKnownTimeZone(timeZone) {
-            problems.add(reader.childPath("timeZone"), "'\(timeZone)' is not an IANA time zone", code: .unknownTimeZone)
+        var timeZone: CafeTimeZone?
+        if let identifier = reader.string("timeZone") {
+            do {
+                timeZone = try CafeTimeZone(identifier)
+            } catch {
+                problems.add(reader.childPath("timeZone"), "'\(identifier)' is not an IANA time zone", code: .unknownTimeZone)
+            }
         }
-        let currency = reader.string("currency")
-        if let currency, !Currency.isKnown(currency) {
-            problems.add(reader.childPath("currency"), "'\(currency)' is not an active ISO 4217 currency code",
-                         code: .unknownCurrency)
+        var currency: Currency?
+        if let code = reader.string("currency") {
+            do {
+                currency = try Currency(code: code)
+            } catch {
+                problems.add(reader.childPath("currency"), "'\(code)' is not an active ISO 4217 currency code",
+                             code: .unknownCurrency)
+            }
         }
         let defaultLocale = reader.string("defaultLocale")
         if let defaultLocale, !LanguageTag.isWellFormed(defaultLocale) {

@@ -14,7 +14,7 @@ extension CafeMenu {
     /// Prices `request` against this menu: every item, option and selection count is checked,
     /// items must be orderable at `pickupStart` (sold out now, or outside their day part then).
     public func price(_ request: OrderRequest, pickupStart: Date, now: Date) throws(CanteenError) -> PricedOrder {
-        let currency = try Currency(code: cafe.currency)
+        let currency = cafe.currency
         var lines: [OrderLine] = []
         var subtotal = Money.zero(currency)
         let pickupTime = cafe.localMoment(of: pickupStart).time

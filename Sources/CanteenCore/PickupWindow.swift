@@ -89,24 +89,12 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 /// real `slotMinutes` with its own capacity, told apart by their UTC offsets.
 extension Cafe {
     /// Every window of `date` (café-local), in order, ignoring lead time and capacity.
-    ///
-    /// Remembered per (zone, date, slot length, that day's hours): every order asks for its
-    /// day's windows inside the single writer, and laying them out takes calendar work.
+    /// (`PickupWindowPlanner` remembers them.)
     public func pickupWindows(on date: LocalDate) -> [PickupWindow] {
         let spans = hours[date.weekday] ?? []
         guard !spans.isEmpty else { return [] }
-        let key = WindowScheduleKey(timeZone: timeZone, date: date, slotMinutes: pickup.slotMinutes, spans: spans)
-        return Self.windowSchedules.value(for: key) { layPickupWindows(on: date, spans: spans) }
+        return layPickupWindows(on: date, spans: spans)
     }
-
-    private struct WindowScheduleKey: Hashable, Sendable {
-        let timeZone: String
-        let date: LocalDate
-        let slotMinutes: Int
-        let spans: [LocalTimeRange]
-    }
-
-    private static let windowSchedules = BoundedCache<WindowScheduleKey, [PickupWindow]>(capacity: 4096)
 
     private func layPickupWindows(on date: LocalDate, spans: [LocalTimeRange]) -> [PickupWindow] {
         let step = TimeInterval(pickup.slotMinutes * 60)

@@ -13,9 +13,6 @@ import Foundation
 /// (`1:45 – 1:15`) or look shorter than it is (`1:00 – 1:30` for 90 minutes); there each end is
 /// shown with its zone (`1:30 AM CDT – 1:30 AM CST`).
 public final class PickupWindowFormatter: Sendable {
-    /// The process-wide formatter; its cache is shared by every caller.
-    public static let shared = PickupWindowFormatter()
-
     private let styles: BoundedCache<StyleKey, WindowStyles>
     private let labels: BoundedCache<LabelKey, String>
 

@@ -15,9 +15,6 @@ import Foundation
 /// ~3 µs. An amount seen before costs one dictionary lookup; every new one still goes through
 /// the real `FormatStyle`.
 public final class PriceFormatter: Sendable {
-    /// The process-wide formatter; its cache is shared by every caller.
-    public static let shared = PriceFormatter()
-
     private let styles: BoundedCache<StyleKey, CurrencyStyles>
 
     /// A formatter whose cache holds at most `cacheCapacity` (locale, currency) pairs.

@@ -23,7 +23,7 @@ public final class CafeStore: CafeRepository {
         try await database.writer.read { db in
             let beacons = try Self.beaconsByCafe(db, cafeID: nil)
             return try CafeRecord.order(Column("id")).fetchAll(db).map {
-                VersionedCafe(cafe: $0.cafe(beacons: beacons[$0.id] ?? []), menuVersion: $0.menuVersion)
+                VersionedCafe(cafe: try $0.cafe(beacons: beacons[$0.id] ?? []), menuVersion: $0.menuVersion)
             }
         }
     }
@@ -60,7 +60,7 @@ public final class CafeStore: CafeRepository {
     static func fetchCafe(_ db: Database, id: String) throws -> VersionedCafe? {
         guard let record = try CafeRecord.fetchOne(db, key: id) else { return nil }
         let beacons = try beaconsByCafe(db, cafeID: id)
-        return VersionedCafe(cafe: record.cafe(beacons: beacons[id] ?? []), menuVersion: record.menuVersion)
+        return VersionedCafe(cafe: try record.cafe(beacons: beacons[id] ?? []), menuVersion: record.menuVersion)
     }
 
     private static func beaconsByCafe(_ db: Database, cafeID: String?) throws -> [String: [BeaconPlacement]] {

@@ -14,16 +14,20 @@ public final class OrderStore: OrderRepository {
     let database: AppDatabase
     private let cafes: CafeStore
     private let tickets: TicketStore
+    private let capacity: PickupCapacityStore
     let clock: @Sendable () -> Date
     private let placements: GroupCommit<Placement, OrderPlacement>
 
-    public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
+    public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore, capacity: PickupCapacityStore,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.cafes = cafes
         self.tickets = tickets
+        self.capacity = capacity
         self.clock = clock
-        placements = GroupCommit { batch in await Self.place(batch, database: database, cafes: cafes, tickets: tickets) }
+        placements = GroupCommit { batch in
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity)
+        }
     }
 
     // MARK: - Placing
@@ -41,15 +45,15 @@ public final class OrderStore: OrderRepository {
 
     /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so
     /// that a refused order leaves no trace and does not affect the others.
-    private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore,
-                              tickets: TicketStore) async -> [Result<OrderPlacement, any Error>] {
+    private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
+                              capacity: PickupCapacityStore) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
                 batch.map { placement in
                     Result { () throws -> OrderPlacement in
                         var outcome: OrderPlacement?
                         try db.inSavepoint {
-                            outcome = try place(db, placement, cafes: cafes)
+                            outcome = try place(db, placement, cafes: cafes, capacity: capacity)
                             return .commit
                         }
                         guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
@@ -68,7 +72,8 @@ public final class OrderStore: OrderRepository {
         }
     }
 
-    private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore) throws -> OrderPlacement {
+    private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore,
+                              capacity: PickupCapacityStore) throws -> OrderPlacement {
         let request = placement.request
         if let key = placement.key, let existing = try IdempotencyStore.stored(db, for: key) {
             guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
@@ -86,7 +91,8 @@ public final class OrderStore: OrderRepository {
             throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
                                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
-        let order = try insertOrder(db, request, menu: menu, tokenID: placement.key?.tokenID, now: placement.now)
+        let order = try insertOrder(db, request, menu: menu, capacity: capacity, tokenID: placement.key?.tokenID,
+                                    now: placement.now)
         if let key = placement.key {
             try IdempotencyStore.insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
                                                           orderId: order.id, answerLanguage: key.answerLanguage,
@@ -95,11 +101,11 @@ public final class OrderStore: OrderRepository {
         return .placed(order)
     }
 
-    private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu, tokenID: String?,
-                                    now: Date) throws -> Order {
+    private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu,
+                                    capacity: PickupCapacityStore, tokenID: String?, now: Date) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
-        let window = try PickupCapacityStore.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
+        let window = try capacity.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
         let priced = try menu.price(request, pickupStart: window.start, now: now)
         try PickupCapacityStore.take(db, cafeID: cafe.id, window: window, units: units)
 
@@ -114,7 +120,7 @@ public final class OrderStore: OrderRepository {
             id: RandomID.timeOrdered("ord", at: now), cafeId: cafe.id, number: number, localDate: localDate,
             customerName: request.customer.name, userId: request.customer.userID, tokenId: tokenID,
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
-            tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency,
+            tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency.code,
             capacityUnits: units, createdAt: now, cancelledAt: nil)
         try insert(record, db)
         for (position, line) in priced.lines.enumerated() {

@@ -7,15 +7,17 @@ import GRDB
 /// transaction that writes the order, so concurrent kiosks can never overbook it.
 public final class PickupCapacityStore: PickupCapacityRepository {
     let database: AppDatabase
+    let planner: PickupWindowPlanner
     let clock: @Sendable () -> Date
 
-    public init(database: AppDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, planner: PickupWindowPlanner, clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.planner = planner
         self.clock = clock
     }
 
     public func pickupWindows(of cafe: Cafe, date: LocalDate) async throws -> [PickupWindowAvailability] {
-        let offered = cafe.offeredPickupWindows(on: date, now: clock())
+        let offered = planner.offeredWindows(of: cafe, on: date, now: clock())
         return try await database.writer.read { db in
             let used = try Self.usedCapacity(db, cafeID: cafe.id, windows: offered)
             return offered.map {
@@ -28,20 +30,20 @@ public final class PickupCapacityStore: PickupCapacityRepository {
     // MARK: - Inside the order writer
 
     /// The requested window if it is offered and has room, or the earliest offered one with room.
-    static func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
-                             now: Date) throws -> PickupWindow {
+    func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
+                      now: Date) throws -> PickupWindow {
         let date: LocalDate
         switch choice {
         case .asap: date = LocalDate(now, in: cafe.calendar)
         case .window(let start): date = LocalDate(start, in: cafe.calendar)
         }
-        let all = cafe.pickupWindows(on: date)
+        let all = planner.windows(of: cafe, on: date)
         guard !all.isEmpty else {
             throw CanteenError(.invalid, code: .cafeClosed, message: "café '\(cafe.id)' is closed on \(date)",
                                field: "pickup", parameters: ["date": date.description])
         }
-        let offered = cafe.offeredPickupWindows(on: date, now: now)
-        let used = try usedCapacity(db, cafeID: cafe.id, windows: offered)
+        let offered = planner.offeredWindows(of: cafe, on: date, now: now)
+        let used = try Self.usedCapacity(db, cafeID: cafe.id, windows: offered)
         let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
         switch choice {
         case .asap:

@@ -43,7 +43,7 @@ extension FormatCommand {
                 let amount = try FormatInput.minorUnits(minorUnits)
                 let currency = try Currency(code: self.currency)
                 let locale = try FormatInput.locale(self.locale)
-                print(PriceFormatter.shared.format(Money(minorUnits: amount, currency: currency), locale: locale))
+                print(PriceFormatter().format(Money(minorUnits: amount, currency: currency), locale: locale))
             } catch {
                 throw FormatCommand.fail(error)
             }
@@ -73,7 +73,7 @@ extension FormatCommand {
                 let end = try FormatInput.instant(self.end)
                 let timeZone = try FormatInput.timeZone(self.timeZone)
                 let locale = try FormatInput.locale(self.locale)
-                print(PickupWindowFormatter.shared.label(start: start, end: end, timeZone: timeZone, locale: locale))
+                print(PickupWindowFormatter().label(start: start, end: end, timeZone: timeZone, locale: locale))
             } catch {
                 throw FormatCommand.fail(error)
             }

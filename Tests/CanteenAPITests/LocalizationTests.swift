@@ -20,7 +20,7 @@ struct LocalizationTests {
             let response = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
                                                  headers: [.acceptLanguage: "es-UY,es;q=0.9,en;q=0.5"])
             let menu = try response.json
-            let expected = PriceFormatter.shared.format(Money(minorUnits: 450, currency: .usd), locale: Locale(identifier: "es_UY"))
+            let expected = PriceFormatter().format(Money(minorUnits: 450, currency: .usd), locale: Locale(identifier: "es_UY"))
             #expect(latte(menu)?["price", "formatted"] == .string(expected))
             #expect(expected.contains("4,50"))
             #expect(expected.contains("US$"))
@@ -51,7 +51,7 @@ struct LocalizationTests {
             let tokyo = try await client.send(.get, "/v1/cafes/tokyo/menu", token: environment.kiosk)
             let price = try #require(tokyo.json["categories", 0, "items", 0, "price"])
             guard case .int(let amount)? = price["amount"] else { Issue.record("no amount"); return }
-            let expected = PriceFormatter.shared.format(Money(minorUnits: amount, currency: .jpy), locale: Locale(identifier: "ja_JP"))
+            let expected = PriceFormatter().format(Money(minorUnits: amount, currency: .jpy), locale: Locale(identifier: "ja_JP"))
             #expect(price["formatted"] == .string(expected))
             #expect(!expected.contains("."))
             #expect(tokyo.headers[.contentLanguage] == "ja")
@@ -59,7 +59,7 @@ struct LocalizationTests {
                                                headers: [.acceptLanguage: "en"])
             let kwd = try #require(kuwait.json["categories", 0, "items", 0, "price"])
             guard case .int(let fils)? = kwd["amount"] else { Issue.record("no amount"); return }
-            #expect(kwd["formatted"] == .string(PriceFormatter.shared.format(Money(minorUnits: fils, currency: .kwd),
+            #expect(kwd["formatted"] == .string(PriceFormatter().format(Money(minorUnits: fils, currency: .kwd),
                                                                              locale: Locale(identifier: "en"))))
         }
     }
@@ -73,7 +73,7 @@ struct LocalizationTests {
             let first = try #require(try response.json["windows", 0])
             let start = try #require(RFC3339.parse(first["start"]?.stringValue ?? ""))
             let end = try #require(RFC3339.parse(first["end"]?.stringValue ?? ""))
-            let expected = PickupWindowFormatter.shared.label(start: start, end: end,
+            let expected = PickupWindowFormatter().label(start: start, end: end,
                                                               timeZone: TimeZone(identifier: "America/Chicago")!,
                                                               locale: Locale(identifier: "fr-FR"))
             #expect(first["label"] == .string(expected))

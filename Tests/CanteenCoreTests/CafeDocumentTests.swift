@@ -31,7 +31,7 @@ struct CafeDocumentTests {
     func validFixture() throws {
         let (cafe, menu) = try CafeDocument.parse(.object(Fixtures.cafeDocument()))
         #expect(cafe.id == "testcafe")
-        #expect(cafe.currency == "USD")
+        #expect(cafe.currency == .usd)
         #expect(cafe.tax == TaxPolicy(rateBasisPoints: 1025, included: false))
         #expect(cafe.hours[.monday] == [LocalTimeRange(start: LocalTime(hour: 7, minute: 0), end: LocalTime(hour: 19, minute: 0))])
         #expect(cafe.hours[.saturday] == nil)
@@ -182,7 +182,7 @@ struct CafeDocumentTests {
             let (cafe, menu) = try CafeDocument.parse(try JSONValue.parse(data))
             #expect(menu.items.count >= 20, "\(name) has \(menu.items.count) items")
             #expect(cafe.names.translations.count >= 3, "\(name) names")
-            currencies.insert(cafe.currency)
+            currencies.insert(cafe.currency.code)
         }
         #expect(currencies.isSuperset(of: ["USD", "JPY", "EUR", "KWD"]))
     }

@@ -7,7 +7,7 @@ import Testing
 struct PickupWindowTests {
     func cafe(timeZone: String, hours: [Weekday: [LocalTimeRange]], slot: Int = 15, lead: Int = 10) throws -> Cafe {
         var cafe = try Fixtures.cafeAndMenu().cafe
-        cafe.timeZone = timeZone
+        cafe.timeZone = try CafeTimeZone(timeZone)
         cafe.hours = hours
         cafe.pickup.slotMinutes = slot
         cafe.pickup.leadMinutes = lead
@@ -109,7 +109,7 @@ struct PickupWindowTests {
         #expect(iso(windows[0].start, "America/Chicago") == "2026-11-23T07:00:00-06:00")
         #expect(iso(windows[7].end, "America/Chicago") == "2026-11-23T09:00:00-06:00")
         var tokyo = chicago
-        tokyo.timeZone = "Asia/Tokyo"
+        tokyo.timeZone = try CafeTimeZone("Asia/Tokyo")
         #expect(iso(tokyo.pickupWindows(on: monday)[0].start, "Asia/Tokyo") == "2026-11-23T07:00:00+09:00")
         var longer = chicago
         longer.pickup.slotMinutes = 30

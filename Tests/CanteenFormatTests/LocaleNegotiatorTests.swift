@@ -42,7 +42,7 @@ struct LocaleNegotiatorTests {
     func extensions() {
         let result = negotiate("ar-EG-u-nu-latn")
         #expect(result.language == "ar")
-        let price = PriceFormatter.shared.format(.init(minorUnits: 450, currency: .usd), locale: result.formattingLocale)
+        let price = PriceFormatter().format(.init(minorUnits: 450, currency: .usd), locale: result.formattingLocale)
         #expect(price == "\u{200F}4.50\u{00A0}US$")
     }
 

@@ -13,6 +13,23 @@ struct CafeStoreTests {
         CafeStore(database: try AppDatabase.inMemory(), clock: clock.closure)
     }
 
+    @Test("a café row whose zone, currency or capacity unit does not parse is an error naming the row", arguments: [
+        ("timeZone", "'Mars/Olympus'"), ("currency", "'XXQ'"), ("pickupCapacityUnit", "'plates'"),
+    ])
+    func corruptRows(column: String, value: String) async throws {
+        let database = try AppDatabase.inMemory()
+        let store = CafeStore(database: database, clock: clock.closure)
+        try await store.importCafes([try Fixtures.cafeAndMenu()])
+        try await database.writer.write { try $0.execute(sql: "UPDATE cafe SET \(column) = \(value)") }
+        await #expect {
+            _ = try await store.cafes()
+        } throws: { error in
+            let error = try #require(error as? CanteenError)
+            return error.code == .storedDataInvalid && error.message.contains("testcafe")
+                && error.message.contains(value.trimmingCharacters(in: ["'"]))
+        }
+    }
+
     @Test("an imported café reads back with the same configuration and menu")
     func importRoundTrip() async throws {
         let store = try store()

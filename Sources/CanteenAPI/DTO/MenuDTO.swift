@@ -56,7 +56,7 @@ struct MenuDTO: Encodable {
         let cafe = stored.cafe
         cafeId = cafe.id
         version = stored.version
-        currency = cafe.currency
+        currency = cafe.currency.code
         dayParts = stored.menu.dayParts.map {
             DayPartDTO(id: $0.id, name: presentation.text($0.names), start: $0.start.description, end: $0.end.description)
         }

@@ -57,7 +57,7 @@ struct OrderDTO: Encodable {
     let createdAt: Date
 
     init(_ order: Order, cafe: Cafe, presentation: Presentation) {
-        let currency = order.total.currency.code
+        let currency = order.total.currency
         id = order.id
         cafeId = order.cafeID
         number = order.number

@@ -40,7 +40,7 @@ struct MenuRoutes {
         var request = request
         let body = try await request.jsonBody()
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
-        let changes = try Self.readItemChanges(body, currency: cafe.cafe.currencyValue, now: services.clock())
+        let changes = try Self.readItemChanges(body, currency: cafe.cafe.currency, now: services.clock())
         _ = try await services.cafes.updateItem(cafeID: cafeID, itemID: itemID, changes: changes)
         return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }

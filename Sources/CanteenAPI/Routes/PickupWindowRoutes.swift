@@ -26,7 +26,7 @@ struct PickupWindowRoutes {
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
         let windows = try await services.pickupCapacity.pickupWindows(of: cafe, date: date)
         return try JSONResponse.make(PickupWindowsDTO(
-            cafeId: cafeID, date: date.description, timeZone: cafe.timeZone,
+            cafeId: cafeID, date: date.description, timeZone: cafe.timeZone.identifier,
             capacityUnit: cafe.pickup.capacityUnit.rawValue,
             windows: windows.map {
                 let window = PickupWindowDTO($0.window, cafe: cafe, presentation: presentation)

@@ -28,8 +28,8 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         id = cafe.id
         languages = cafe.languages
         names = cafe.names
-        timeZone = cafe.timeZone
-        currency = cafe.currency
+        timeZone = cafe.timeZone.identifier
+        currency = cafe.currency.code
         defaultLocale = cafe.defaultLocale
         taxRateBasisPoints = cafe.tax.rateBasisPoints
         taxIncluded = cafe.tax.included
@@ -44,16 +44,24 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         self.updatedAt = updatedAt
     }
 
-    /// The café, with the beacons placed in it.
-    func cafe(beacons: [BeaconPlacement]) -> Cafe {
-        Cafe(id: id, languages: languages, names: names, timeZone: timeZone, currency: currency,
-             defaultLocale: defaultLocale,
-             tax: TaxPolicy(rateBasisPoints: taxRateBasisPoints, included: taxIncluded),
-             hours: hours,
-             beaconRegion: BeaconRegion(uuid: UUID(uuidString: beaconUUID) ?? UUID(), major: UInt16(clamping: beaconMajor)),
-             beacons: beacons,
-             pickup: PickupSchedule(slotMinutes: pickupSlotMinutes, capacity: pickupCapacity,
-                                    capacityUnit: PickupSchedule.Unit(rawValue: pickupCapacityUnit) ?? .orders,
-                                    leadMinutes: pickupLeadMinutes))
+    /// The café, with the beacons placed in it; a value this version cannot read (an unknown
+    /// zone, currency, UUID or capacity unit) is an error naming the row.
+    func cafe(beacons: [BeaconPlacement]) throws -> Cafe {
+        let invalid = { (problem: String) in StoredRow.invalid(table: Self.databaseTableName, id: id, problem) }
+        guard let zone = try? CafeTimeZone(timeZone) else { throw invalid("'\(timeZone)' is not an IANA time zone") }
+        guard let currency = try? Currency(code: currency) else {
+            throw invalid("'\(currency)' is not an ISO 4217 currency code")
+        }
+        guard let uuid = UUID(uuidString: beaconUUID) else { throw invalid("'\(beaconUUID)' is not a beacon UUID") }
+        guard let major = UInt16(exactly: beaconMajor) else { throw invalid("\(beaconMajor) is not a beacon major") }
+        guard let unit = PickupSchedule.Unit(rawValue: pickupCapacityUnit) else {
+            throw invalid("'\(pickupCapacityUnit)' is not a capacity unit")
+        }
+        return Cafe(id: id, languages: languages, names: names, timeZone: zone, currency: currency,
+                    defaultLocale: defaultLocale,
+                    tax: TaxPolicy(rateBasisPoints: taxRateBasisPoints, included: taxIncluded),
+                    hours: hours, beaconRegion: BeaconRegion(uuid: uuid, major: major), beacons: beacons,
+                    pickup: PickupSchedule(slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
+                                           leadMinutes: pickupLeadMinutes))
     }
 }
