@@ -24,13 +24,13 @@ public final class BeaconStore: BeaconRepository {
 
     public func beacons() async throws -> [BeaconRegistration] {
         try await database.writer.read { db in
-            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAll(db).map(\.registration)
+            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAll(db).map { try $0.registration() }
         }
     }
 
     public func beacon(uuid: UUID, major: UInt16, minor: UInt16) async throws -> BeaconRegistration? {
         try await database.writer.read { db in
-            try BeaconRecord.fetchOne(db, key: Self.key(uuid, major, minor))?.registration
+            try BeaconRecord.fetchOne(db, key: Self.key(uuid, major, minor))?.registration()
         }
     }
 
@@ -87,11 +87,14 @@ extension BeaconRecord {
                   cafeId: beacon.cafeID, label: beacon.label, measuredPower: beacon.measuredPower)
     }
 
-    private static let nilUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-
-    /// The row as a registration (a row that is not a valid identity reads as the nil UUID).
-    var registration: BeaconRegistration {
-        BeaconRegistration(uuid: UUID(uuidString: uuid) ?? Self.nilUUID, major: UInt16(clamping: major),
-                           minor: UInt16(clamping: minor), cafeID: cafeId, label: label, measuredPower: measuredPower)
+    /// The row as a registration; an identity that does not parse is an error naming the row.
+    func registration() throws -> BeaconRegistration {
+        guard let parsed = UUID(uuidString: uuid), let major = UInt16(exactly: major), let minor = UInt16(exactly: minor)
+        else {
+            throw StoredRow.invalid(table: Self.databaseTableName, id: "\(uuid)/\(major)/\(minor)",
+                                    "not a beacon identity (UUID, 16-bit major and minor)")
+        }
+        return BeaconRegistration(uuid: parsed, major: major, minor: minor, cafeID: cafeId, label: label,
+                                  measuredPower: measuredPower)
     }
 }

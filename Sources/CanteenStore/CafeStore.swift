@@ -84,9 +84,12 @@ public final class CafeStore: CafeRepository {
         let optionsByGroup = Dictionary(grouping: options) { "\($0.itemId)/\($0.groupId)" }
         let groupsByItem = Dictionary(grouping: groups, by: \.itemId)
         let menu = Menu(
-            dayParts: dayParts.map {
-                DayPart(id: $0.id, names: $0.names, start: LocalTime(parsing: $0.start) ?? LocalTime(minutes: 0),
-                        end: LocalTime(parsing: $0.end) ?? LocalTime(minutes: 1440))
+            dayParts: try dayParts.map {
+                guard let start = LocalTime(parsing: $0.start), let end = LocalTime(parsing: $0.end) else {
+                    throw StoredRow.invalid(table: DayPartRecord.databaseTableName, id: "\(cafeID)/\($0.id)",
+                                            "'\($0.start)'–'\($0.end)' are not times of day")
+                }
+                return DayPart(id: $0.id, names: $0.names, start: start, end: end)
             },
             categories: categories.map { MenuCategory(id: $0.id, names: $0.names) },
             items: items.map { item in

@@ -24,12 +24,12 @@ public final class TokenStore: TokenRepository {
             }
             try record.insert(db)
         }
-        return (record.token, secret)
+        return (try record.token(), secret)
     }
 
     public func tokens() async throws -> [AccessToken] {
         try await database.writer.read { db in
-            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAll(db).map(\.token)
+            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAll(db).map { try $0.token() }
         }
     }
 
@@ -57,7 +57,7 @@ public final class TokenStore: TokenRepository {
         let hash = Self.hash(secret)
         return try await live.value(for: hash) {
             try await database.writer.read { db in
-                try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOne(db)?.token
+                try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOne(db)?.token()
             }
         }
     }

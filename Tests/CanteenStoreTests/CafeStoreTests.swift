@@ -30,6 +30,32 @@ struct CafeStoreTests {
         }
     }
 
+    @Test("a token row with an unknown role, or a beacon row with a broken identity, is an error naming the row")
+    func corruptTokenAndBeaconRows() async throws {
+        let database = try AppDatabase.inMemory()
+        let tokens = TokenStore(database: database, clock: clock.closure)
+        let (token, secret) = try await tokens.createToken(role: .kiosk, cafeID: nil, name: "counter")
+        try await database.writer.write { try $0.execute(sql: "UPDATE accessToken SET role = 'root'") }
+        await #expect {
+            _ = try await tokens.authenticate(secret: secret)
+        } throws: { error in
+            let error = try #require(error as? CanteenError)
+            return error.code == .storedDataInvalid && error.message.contains(token.id) && error.message.contains("root")
+        }
+        let cafes = CafeStore(database: database, clock: clock.closure)
+        try await cafes.importCafes([try Fixtures.cafeAndMenu()])
+        let beacons = BeaconStore(database: database, cafes: cafes, clock: clock.closure)
+        try await database.writer.write {
+            try $0.execute(sql: "INSERT INTO beacon (uuid, major, minor, cafeId, label, measuredPower) VALUES ('not-a-uuid', 1, 2, 'testcafe', '', -59)")
+        }
+        await #expect {
+            _ = try await beacons.beacons()
+        } throws: { error in
+            let error = try #require(error as? CanteenError)
+            return error.code == .storedDataInvalid && error.message.contains("not-a-uuid")
+        }
+    }
+
     @Test("an imported café reads back with the same configuration and menu")
     func importRoundTrip() async throws {
         let store = try store()

@@ -92,8 +92,11 @@ struct AccessTokenRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Date
     var revokedAt: Date?
 
-    var token: AccessToken {
-        AccessToken(id: id, name: name, role: Role(rawValue: role) ?? .kiosk, cafeID: cafeId,
-                    createdAt: createdAt, revokedAt: revokedAt)
+    /// The token; a role this version does not know is an error naming the row (never a guess).
+    func token() throws -> AccessToken {
+        guard let role = Role(rawValue: role) else {
+            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(role)' is not a token role")
+        }
+        return AccessToken(id: id, name: name, role: role, cafeID: cafeId, createdAt: createdAt, revokedAt: revokedAt)
     }
 }
