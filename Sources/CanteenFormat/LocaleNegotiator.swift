@@ -29,15 +29,20 @@ public struct LocaleNegotiator: Sendable {
 
     /// The locale and language for a request with `acceptLanguage` (nil when absent) at a café
     /// whose default locale is `defaultLocale` (`ja_JP`).
+    ///
+    /// Results are remembered by what the header says once parsed (its acceptable ranges in
+    /// order and its refusals), not by its raw text: spelling, spacing and weights a client
+    /// varies do not make new entries.
     public func negotiate(acceptLanguage: String?, defaultLocale: String) -> LocaleNegotiation {
-        let key = CacheKey(header: acceptLanguage.map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) },
-                           defaultLocale: defaultLocale)
-        return cache.value(for: key) { computeNegotiation(acceptLanguage: key.header, defaultLocale: defaultLocale) }
-    }
-
-    private func computeNegotiation(acceptLanguage: String?, defaultLocale: String) -> LocaleNegotiation {
         let header = AcceptLanguage(header: acceptLanguage ?? "")
         let preferred = header.preferred
+        let key = CacheKey(preferred: preferred.map(\.tag), refused: header.ranges.filter { $0.quality == 0 }.map(\.tag),
+                           defaultLocale: defaultLocale)
+        return cache.value(for: key) { computeNegotiation(header, preferred: preferred, defaultLocale: defaultLocale) }
+    }
+
+    private func computeNegotiation(_ header: AcceptLanguage, preferred: [AcceptLanguage.Range],
+                                    defaultLocale: String) -> LocaleNegotiation {
         let cafeTag = defaultLocale.replacingOccurrences(of: "_", with: "-")
 
         var formattingTag: String?
@@ -98,7 +103,8 @@ public struct LocaleNegotiator: Sendable {
         })
 
     struct CacheKey: Hashable, Sendable {
-        var header: String?
+        var preferred: [String]
+        var refused: [String]
         var defaultLocale: String
     }
 }
