@@ -36,6 +36,10 @@ let package = Package(
             dependencies: ["CanteenCore"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "NFC",
+            swiftSettings: swiftSettings
+        ),
         .systemLibrary(
             name: "CBlueZ",
             providers: [.apt(["libbluetooth-dev"])]
@@ -170,6 +174,12 @@ let package = Package(
         .testTarget(
             name: "BeaconsTests",
             dependencies: ["Beacons", "CanteenCore"],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NFCTests",
+            dependencies: ["NFC"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
