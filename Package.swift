@@ -41,6 +41,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(
+            name: "CPCSC",
+            pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]
+        ),
+        .target(
+            name: "CardReader",
+            dependencies: ["NFC", "CPCSC"],
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
             name: "CBlueZ",
             providers: [.apt(["libbluetooth-dev"])]
         ),
@@ -97,6 +107,8 @@ let package = Package(
                 "CanteenApp",
                 "Beacons",
                 "BlueZScanner",
+                "CardReader",
+                "NFC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -181,6 +193,12 @@ let package = Package(
             name: "NFCTests",
             dependencies: ["NFC"],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CardReaderTests",
+            dependencies: ["CardReader", "NFC"],
+            exclude: ["Emulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
