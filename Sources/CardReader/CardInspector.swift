@@ -42,7 +42,12 @@ public struct CardInspector: Sendable {
             try FeliCaCommand.readWithoutEncryption(
                 idm: idm, services: [TransitBalance.serviceCode], blocks: [FeliCaBlockElement(block: 0)])
         }
-        let balanceBytes = try await card.feliCa(balanceFrame)
+        let balanceBytes: [UInt8]
+        do {
+            balanceBytes = try await card.feliCa(balanceFrame)
+        } catch where error.code == "card_error" {
+            return  // the reader has no ACR122U-style FeliCa pass-through (e.g. an RC-S300): identifier only
+        }
         let balanceReply = try decode { () throws(NFCDecodingError) in try FeliCaReadResponse(bytes: balanceBytes) }
         guard balanceReply.isSuccess, let block = balanceReply.blocks.first else { return }
         let yen = try decode { () throws(NFCDecodingError) in try TransitBalance.balance(block: block) }

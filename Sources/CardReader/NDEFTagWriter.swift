@@ -45,7 +45,7 @@ public struct NDEFTagWriter: Sendable {
         } catch where error.code == "card_removed" || error.code == "card_error" {
             throw CardReaderError(
                 code: "card_removed",
-                message: "writing stopped (\(error.message)); the tag holds an empty NDEF message, not a partial one: tap it again",
+                message: "writing stopped (\(error.message)); the tag holds an empty NDEF message or its old one, not a partial one: tap it again",
                 status: error.status)
         }
         var report = try await CardInspector().report(card)
