@@ -170,6 +170,7 @@ let package = Package(
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -203,6 +203,19 @@ extension AppDatabase {
         migrator.registerMigration("v4: the language of stored order responses") { db in
             try db.execute(sql: "ALTER TABLE idempotencyKey ADD COLUMN contentLanguage TEXT")
         }
+
+        migrator.registerMigration("v5-cards: badge cards as keyed hashes") { db in
+            try db.execute(sql: """
+                CREATE TABLE card (
+                    identifierHash TEXT PRIMARY KEY NOT NULL,
+                    technology TEXT NOT NULL,
+                    userId TEXT NOT NULL,
+                    displayName TEXT,
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE INDEX card_userId ON card(userId);
+                """)
+        }
         return migrator
     }
 }

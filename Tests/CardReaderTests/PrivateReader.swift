@@ -82,8 +82,8 @@ final class PrivateReader: @unchecked Sendable {
         process.environment = environment
         let outputURL = folder.appendingPathComponent("canteen.out")
         let errorURL = folder.appendingPathComponent("canteen.err")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputURL)
         let error = try FileHandle(forWritingTo: errorURL)
         defer {
