@@ -15,20 +15,23 @@ public struct CanteenStores: Sendable {
     public let orders: any OrderRepository
     public let preferences: any PreferencesRepository
     public let beacons: any BeaconRepository
+    public var cards: (any CardRepository)? = nil
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
-        return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
-                             orders: OrderStore(database: database, cafes: cafes, clock: clock),
-                             preferences: PreferencesStore(database: database, clock: clock),
-                             beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
+        var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
+                                   orders: OrderStore(database: database, cafes: cafes, clock: clock),
+                                   preferences: PreferencesStore(database: database, clock: clock),
+                                   beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
+        stores.cards = try CardStore.open(database: database, dataDirectory: dataDirectory, clock: clock)
+        return stores
     }
 
     public func apiServices(strings: Strings, clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, preferences: preferences, beacons: beacons,
-                    presenter: Presenter(strings: strings), clock: clock)
+                    presenter: Presenter(strings: strings), clock: clock, cards: cards)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
