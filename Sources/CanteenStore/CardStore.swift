@@ -34,7 +34,7 @@ public final class CardStore: CardRepository {
 
     public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
         guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
-            throw CanteenError(.invalid, code: "invalid_user_id", message: "a user id has 1 to 128 characters", field: "userId")
+            throw CanteenError(.invalid, code: "invalid_field", message: "a user id has 1 to 128 characters", field: "userId")
         }
         let hash = hash(technology: registration.technology, identifier: identifier)
         let now = clock()

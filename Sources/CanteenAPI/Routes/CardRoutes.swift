@@ -42,7 +42,7 @@ struct CardRoutes {
 
     static func object(_ value: JSONValue) throws -> [String: JSONValue] {
         guard let object = value.objectValue else {
-            throw CanteenError(.invalid, code: "invalid_body", message: "the body is a JSON object")
+            throw CanteenError(.invalid, code: "bad_request", message: "the body is a JSON object")
         }
         return object
     }
@@ -52,7 +52,7 @@ struct CardRoutes {
         var request = request
         let body = try Self.object(try await request.jsonBody())
         guard let userID = body["userId"]?.stringValue, !userID.isEmpty, userID.count <= 128 else {
-            throw CanteenError(.invalid, code: "invalid_user_id", message: "userId has 1 to 128 characters", field: "userId")
+            throw CanteenError(.invalid, code: "invalid_field", message: "userId has 1 to 128 characters", field: "userId")
         }
         var displayName: String?
         if let value = body["displayName"], value != .null {
