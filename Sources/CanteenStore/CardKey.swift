@@ -10,7 +10,9 @@ public enum CardKey {
     {
         if let hex = environment["CANTEEN_CARD_KEY"] {
             let digits = Array(hex.utf8)
-            guard digits.count >= 64, digits.count % 2 == 0 else { throw invalid("CANTEEN_CARD_KEY is at least 64 hex digits") }
+            guard digits.count >= 64, digits.count % 2 == 0 else {
+                throw invalid("CANTEEN_CARD_KEY is at least 64 hex digits")
+            }
             var bytes: [UInt8] = []
             for index in stride(from: 0, to: digits.count, by: 2) {
                 guard let byte = UInt8(String(decoding: digits[index..<(index + 2)], as: UTF8.self), radix: 16) else {
@@ -28,7 +30,8 @@ public enum CardKey {
         }
         let key = SymmetricKey(size: .bits256)
         let data = key.withUnsafeBytes { Data($0) }
-        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
             throw invalid("cannot create \(url.path)")
         }
         return key

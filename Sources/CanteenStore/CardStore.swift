@@ -20,7 +20,9 @@ public final class CardStore: CardRepository {
     }
 
     /// A store with the key of `CardKey.load(dataDirectory:)`.
-    public static func open(database: AppDatabase, dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init)
+    public static func open(
+        database: AppDatabase, dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init
+    )
         throws -> CardStore
     {
         CardStore(database: database, key: try CardKey.load(dataDirectory: dataDirectory), clock: clock)
@@ -28,18 +30,23 @@ public final class CardStore: CardRepository {
 
     /// The keyed hash stored for a card, as hex.
     func hash(technology: CardTechnology, identifier: CardIdentifier) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(technology.rawValue):\(identifier.hex)".utf8), using: SymmetricKey(data: keyBytes))
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(technology.rawValue):\(identifier.hex)".utf8), using: SymmetricKey(data: keyBytes))
         return mac.map { String(format: "%02x", $0) }.joined()
     }
 
-    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
+    {
         guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
-            throw CanteenError(.invalid, code: "invalid_field", message: "a user id has 1 to 128 characters", field: "userId")
+            throw CanteenError(
+                .invalid, code: "invalid_field", message: "a user id has 1 to 128 characters", field: "userId")
         }
         let hash = hash(technology: registration.technology, identifier: identifier)
         let now = clock()
         return try await database.writer.write { db in
-            if let existing = try Row.fetchOne(db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash]) {
+            if let existing = try Row.fetchOne(
+                db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash])
+            {
                 let owner: String = existing["userId"]
                 guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
             }
@@ -56,8 +63,9 @@ public final class CardStore: CardRepository {
     public func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration {
         let hash = hash(technology: technology, identifier: identifier)
         return try await database.writer.read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
             else { throw CanteenError.cardNotRegistered }
             return CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
         }

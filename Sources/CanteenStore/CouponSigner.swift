@@ -35,7 +35,8 @@ public struct CouponSigner: Sendable {
     }
 
     func signature(_ couponID: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("coupon:\(couponID)".utf8), using: SymmetricKey(data: keyBytes))
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("coupon:\(couponID)".utf8), using: SymmetricKey(data: keyBytes))
         return Data(Array(mac).prefix(16)).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
@@ -43,7 +44,9 @@ public struct CouponSigner: Sendable {
 
     static func validate(_ couponID: String) throws {
         guard (1...32).contains(couponID.count),
-              couponID.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
+            couponID.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+            })
         else { throw invalid("a coupon id has 1 to 32 characters of A–Z, a–z, 0–9, - and _") }
     }
 

@@ -35,13 +35,16 @@ extension CardConnection {
     /// A FeliCa frame through the ACR122U-style direct transmit: `FF 00 00 00 Lc D4 40 01 <frame>` answered by
     /// `D5 41 00 <reply>`.
     public func feliCa(_ frame: [UInt8]) async throws(CardReaderError) -> [UInt8] {
-        let data = try await command([0xFF, 0x00, 0x00, 0x00, UInt8(frame.count + 3), 0xD4, 0x40, 0x01] + frame,
-                                     "FeliCa exchange")
+        let data = try await command(
+            [0xFF, 0x00, 0x00, 0x00, UInt8(frame.count + 3), 0xD4, 0x40, 0x01] + frame,
+            "FeliCa exchange")
         guard data.count >= 3, data[0] == 0xD5, data[1] == 0x41 else {
-            throw CardReaderError(code: "card_error", message: "FeliCa exchange: unexpected reader reply \(data.hexString)")
+            throw CardReaderError(
+                code: "card_error", message: "FeliCa exchange: unexpected reader reply \(data.hexString)")
         }
         guard data[2] == 0x00 else {
-            throw CardReaderError(code: "card_error", message: "FeliCa exchange: reader status 0x\([data[2]].hexString)")
+            throw CardReaderError(
+                code: "card_error", message: "FeliCa exchange: reader status 0x\([data[2]].hexString)")
         }
         return Array(data.dropFirst(3))
     }

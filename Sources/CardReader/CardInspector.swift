@@ -36,7 +36,9 @@ public struct CardInspector: Sendable {
 
     /// Balance (0x008B block 0) and the first 10 history blocks (0x090F); a card without these services keeps
     /// no balance.
-    func readTransit(_ card: any CardConnection, idm: [UInt8], into report: inout CardReport) async throws(CardReaderError) {
+    func readTransit(_ card: any CardConnection, idm: [UInt8], into report: inout CardReport)
+        async throws(CardReaderError)
+    {
         guard idm.count == 8 else { return }
         let balanceFrame = try decodeEncoding { () throws(NFCEncodingError) in
             try FeliCaCommand.readWithoutEncryption(
@@ -45,7 +47,7 @@ public struct CardInspector: Sendable {
         let balanceBytes: [UInt8]
         do {
             balanceBytes = try await card.feliCa(balanceFrame)
-        } catch where error.code == "card_error" {
+        } catch  where error.code == "card_error" {
             return  // the reader has no ACR122U-style FeliCa pass-through (e.g. an RC-S300): identifier only
         }
         let balanceReply = try decode { () throws(NFCDecodingError) in try FeliCaReadResponse(bytes: balanceBytes) }
@@ -85,6 +87,7 @@ func decodeEncoding<T>(_ body: () throws(NFCEncodingError) -> T) throws(CardRead
     do {
         return try body()
     } catch {
-        throw CardReaderError(code: error.code == "nfc_too_large" ? "tag_too_small" : "card_error", message: error.message)
+        throw CardReaderError(
+            code: error.code == "nfc_too_large" ? "tag_too_small" : "card_error", message: error.message)
     }
 }

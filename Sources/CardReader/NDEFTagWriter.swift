@@ -18,11 +18,13 @@ public struct NDEFTagWriter: Sendable {
         case .iso15693: layout = .type5
         default:
             throw CardReaderError(
-                code: "card_unsupported", message: "a \(technology.rawValue) card cannot hold a coupon (NTAG or ISO 15693 can)")
+                code: "card_unsupported",
+                message: "a \(technology.rawValue) card cannot hold a coupon (NTAG or ISO 15693 can)")
         }
         let reader = NDEFTagReader(card: card, layout: layout)
         guard var memory = try await reader.readMemory() else {
-            throw CardReaderError(code: "card_unsupported", message: "the tag is not NDEF formatted (no capability container)")
+            throw CardReaderError(
+                code: "card_unsupported", message: "the tag is not NDEF formatted (no capability container)")
         }
         let tag = try decode { () throws(NFCDecodingError) in try NDEFTagMemory(memory: memory, layout: layout) }
         let bytes = try decodeEncoding { () throws(NFCEncodingError) in try message.encoded() }
@@ -32,7 +34,9 @@ public struct NDEFTagWriter: Sendable {
         guard bytes.count <= tag.capacity else {
             throw CardReaderError(
                 code: "tag_too_small",
-                message: "the message needs \(bytes.count) bytes, the tag holds at most \(tag.capacity); nothing was written")
+                message:
+                    "the message needs \(bytes.count) bytes, the tag holds at most \(tag.capacity); nothing was written"
+            )
         }
         let plan = try decodeEncoding { () throws(NFCEncodingError) in try tag.writePlan(for: bytes) }
         do {
@@ -42,10 +46,11 @@ public struct NDEFTagWriter: Sendable {
                 try await card.updateBinary(address: UInt8(write.block), data: write.bytes)
                 if range.upperBound <= memory.count { memory.replaceSubrange(range, with: write.bytes) }
             }
-        } catch where error.code == "card_removed" || error.code == "card_error" {
+        } catch  where error.code == "card_removed" || error.code == "card_error" {
             throw CardReaderError(
                 code: "card_removed",
-                message: "writing stopped (\(error.message)); the tag holds an empty NDEF message or its old one, not a partial one: tap it again",
+                message:
+                    "writing stopped (\(error.message)); the tag holds an empty NDEF message or its old one, not a partial one: tap it again",
                 status: error.status)
         }
         var report = try await CardInspector().report(card)

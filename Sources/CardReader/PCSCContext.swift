@@ -57,7 +57,9 @@ public final class PCSCContext: @unchecked Sendable {
     // MARK: Blocking work
 
     /// Runs blocking PC/SC work on the context's queue; cancelling the task cancels a blocked wait.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws(CardReaderError) -> T) async throws(CardReaderError) -> T {
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws(CardReaderError) -> T) async throws(CardReaderError)
+        -> T
+    {
         let result: Result<T, CardReaderError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {

@@ -22,9 +22,12 @@ public struct PCSCReader: CardReaderDevice {
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         var known = CPCSC_STATE_UNAWARE
         while true {
-            if Task.isCancelled { throw CardReaderError(code: "cancelled", message: "waiting for a card was cancelled") }
+            if Task.isCancelled {
+                throw CardReaderError(code: "cancelled", message: "waiting for a card was cancelled")
+            }
             let step = deadline.map { max(0, min(1, $0.timeIntervalSinceNow)) } ?? 1
-            let (status, state) = try await context.run { [context, name, known] () throws(CardReaderError) -> (Int, UInt32) in
+            let (status, state) = try await context.run {
+                [context, name, known] () throws(CardReaderError) -> (Int, UInt32) in
                 var event: UInt32 = 0
                 var atr = [UInt8](repeating: 0, count: 33)
                 var length: UInt32 = 0

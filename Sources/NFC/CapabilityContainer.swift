@@ -46,7 +46,8 @@ public struct CapabilityContainer: Hashable, Sendable {
         switch layout {
         case .type2:
             guard second >> 4 == 1 else {
-                throw .invalid("Type 2 mapping version \(second >> 4).\(second & 0x0F) is not supported (1.x is)", at: offset + 1)
+                throw .invalid(
+                    "Type 2 mapping version \(second >> 4).\(second & 0x0F) is not supported (1.x is)", at: offset + 1)
             }
             version = second
             guard last >> 4 == 0 else { throw .invalid("read access 0x\(last >> 4) is not granted", at: offset + 3) }

@@ -83,7 +83,8 @@ public enum ISO15693Response: Hashable, Sendable {
     public static func readBlock(bytes: [UInt8], blockSize: Int) throws(NFCDecodingError) -> [UInt8] {
         switch try ISO15693Response(bytes: bytes) {
         case .error(let code):
-            throw NFCDecodingError(code: "nfc_tag_error", offset: 1, message: "the tag answered \(describe(code: code))")
+            throw NFCDecodingError(
+                code: "nfc_tag_error", offset: 1, message: "the tag answered \(describe(code: code))")
         case .success(let data):
             guard data.count == blockSize else {
                 throw NFCDecodingError(

@@ -74,7 +74,9 @@ public struct NDEFMessage: Hashable, Sendable {
             guard typeLength + identifierLength + payloadLength <= available else {
                 throw NFCDecodingError(
                     code: "nfc_truncated", offset: lengthOffset,
-                    message: "record \(records.count + 1) declares \(typeLength + identifierLength + payloadLength) bytes of type, identifier and payload, only \(available) left")
+                    message:
+                        "record \(records.count + 1) declares \(typeLength + identifierLength + payloadLength) bytes of type, identifier and payload, only \(available) left"
+                )
             }
             let type = try cursor.take(typeLength, "record type")
             let identifier = try cursor.take(identifierLength, "record identifier")

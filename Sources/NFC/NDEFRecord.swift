@@ -35,7 +35,8 @@ public struct NDEFRecord: Hashable, Sendable {
     public var identifier: [UInt8]
     public var payload: [UInt8]
 
-    public init(typeNameFormat: NDEFTypeNameFormat, type: [UInt8] = [], identifier: [UInt8] = [], payload: [UInt8] = []) {
+    public init(typeNameFormat: NDEFTypeNameFormat, type: [UInt8] = [], identifier: [UInt8] = [], payload: [UInt8] = [])
+    {
         self.typeNameFormat = typeNameFormat
         self.type = type
         self.identifier = identifier
@@ -75,7 +76,8 @@ public struct NDEFRecord: Hashable, Sendable {
             }
         case .unchanged:
             throw NFCEncodingError(
-                code: "nfc_chunked_record", message: "unchanged records (TNF 6) only continue chunks, which are not supported")
+                code: "nfc_chunked_record",
+                message: "unchanged records (TNF 6) only continue chunks, which are not supported")
         case .reserved:
             throw NFCEncodingError(code: "nfc_invalid_record", message: "TNF 7 is reserved")
         }
@@ -101,8 +103,10 @@ public struct NDEFRecord: Hashable, Sendable {
             bytes.append(UInt8(payload.count))
         } else {
             let length = UInt32(payload.count)
-            bytes += [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16),
-                      UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
+            bytes += [
+                UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+                UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+            ]
         }
         if !identifier.isEmpty { bytes.append(UInt8(identifier.count)) }
         return bytes + type + identifier + payload

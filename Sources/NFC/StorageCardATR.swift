@@ -22,7 +22,8 @@ public struct StorageCardATR: Hashable, Sendable {
     public var technology: Technology {
         if cardName == 0xF011 || cardName == 0xF012 { return .felica }
         return switch standard {
-        case 0x03: cardName == 0x0003 || cardName >= 0x0026 && cardName <= 0x0027 || cardName == 0x003A ? .type2 : .iso14443a
+        case 0x03:
+            cardName == 0x0003 || cardName >= 0x0026 && cardName <= 0x0027 || cardName == 0x003A ? .type2 : .iso14443a
         case 0x01, 0x02: .iso14443a
         case 0x05, 0x06, 0x07: .iso14443b
         case 0x09, 0x0A, 0x0B, 0x0C: .iso15693
@@ -45,7 +46,9 @@ public struct StorageCardATR: Hashable, Sendable {
                 message: "a PC/SC storage-card ATR has 20 bytes, not \(bytes.count)")
         }
         for (index, byte) in Self.prefix.enumerated() where bytes[index] != byte {
-            throw .invalid("not a PC/SC storage-card ATR: byte is 0x\([bytes[index]].hexString), expected 0x\([byte].hexString)", at: index)
+            throw .invalid(
+                "not a PC/SC storage-card ATR: byte is 0x\([bytes[index]].hexString), expected 0x\([byte].hexString)",
+                at: index)
         }
         let check = bytes[1..<19].reduce(0, ^)
         guard check == bytes[19] else {

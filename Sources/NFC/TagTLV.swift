@@ -28,7 +28,8 @@ public enum TagTLV: Hashable, Sendable {
         switch self {
         case .null, .terminator: []
         case .lockControl(let value), .memoryControl(let value), .ndef(let value), .proprietary(let value),
-             .other(_, let value): value
+            .other(_, let value):
+            value
         }
     }
 
@@ -102,7 +103,9 @@ public enum TagTLV: Hashable, Sendable {
             guard length <= cursor.remaining else {
                 throw NFCDecodingError(
                     code: "nfc_truncated", offset: start,
-                    message: "TLV 0x\([tag].hexString) declares \(length) bytes, only \(cursor.remaining) left in the data area")
+                    message:
+                        "TLV 0x\([tag].hexString) declares \(length) bytes, only \(cursor.remaining) left in the data area"
+                )
             }
             let value = try cursor.take(length, "TLV value")
             let tlv: TagTLV
@@ -111,7 +114,9 @@ public enum TagTLV: Hashable, Sendable {
                 guard length == 3 else { throw .invalid("a lock control TLV holds 3 bytes, not \(length)", at: start) }
                 tlv = .lockControl(value)
             case 0x02:
-                guard length == 3 else { throw .invalid("a memory control TLV holds 3 bytes, not \(length)", at: start) }
+                guard length == 3 else {
+                    throw .invalid("a memory control TLV holds 3 bytes, not \(length)", at: start)
+                }
                 tlv = .memoryControl(value)
             case 0x03: tlv = .ndef(value)
             case 0xFD: tlv = .proprietary(value)

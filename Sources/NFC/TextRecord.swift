@@ -96,7 +96,8 @@ public struct TextRecord: Hashable, Sendable {
                 case .emptyInput:
                     break loop
                 case .error:
-                    throw .invalid("the text is not valid UTF-16 (lone surrogate)", at: textOffset + start + 2 * unitOffset)
+                    throw .invalid(
+                        "the text is not valid UTF-16 (lone surrogate)", at: textOffset + start + 2 * unitOffset)
                 }
             }
             text = decoded

@@ -84,8 +84,10 @@ public struct TransitHistoryEntry: Hashable, Sendable {
         region = block[15]
     }
 
-    public init(terminalType: UInt8, process: UInt8, year: Int, month: Int, day: Int, balance: Int64,
-                serial: UInt32 = 0, region: UInt8 = 0, stations: [UInt8] = [0, 0, 0, 0]) {
+    public init(
+        terminalType: UInt8, process: UInt8, year: Int, month: Int, day: Int, balance: Int64,
+        serial: UInt32 = 0, region: UInt8 = 0, stations: [UInt8] = [0, 0, 0, 0]
+    ) {
         self.terminalType = terminalType
         self.process = process
         self.year = year
@@ -102,8 +104,10 @@ public struct TransitHistoryEntry: Hashable, Sendable {
         let date = UInt16((year - 2000) & 0x7F) << 9 | UInt16(month & 0x0F) << 5 | UInt16(day & 0x1F)
         let yen = UInt16(clamping: balance)
         return [terminalType, process, paymentType, gateType, UInt8(date >> 8), UInt8(date & 0xFF)] + stations.prefix(4)
-            + [UInt8(yen & 0xFF), UInt8(yen >> 8), UInt8(serial >> 16 & 0xFF), UInt8(serial >> 8 & 0xFF),
-               UInt8(serial & 0xFF), region]
+            + [
+                UInt8(yen & 0xFF), UInt8(yen >> 8), UInt8(serial >> 16 & 0xFF), UInt8(serial >> 8 & 0xFF),
+                UInt8(serial & 0xFF), region,
+            ]
     }
 
     /// The entries of history blocks, newest first; all-zero blocks (unused slots) are skipped.

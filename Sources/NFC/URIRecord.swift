@@ -65,7 +65,7 @@ func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
         default: return offset
         }
         guard offset + length <= bytes.count,
-              String(validating: bytes[offset..<(offset + length)], as: UTF8.self) != nil
+            String(validating: bytes[offset..<(offset + length)], as: UTF8.self) != nil
         else { return offset }
         offset += length
     }

@@ -64,7 +64,9 @@ struct NFCCommand: AsyncParsableCommand {
                 Swift.print("balance     \(balance.minorUnits) \(balance.currency)")
             }
             for entry in report.history {
-                Swift.print("  history   \(entry.date)  \(entry.kind.padding(toLength: 9, withPad: " ", startingAt: 0))  balance \(entry.balance.minorUnits) \(entry.balance.currency)")
+                Swift.print(
+                    "  history   \(entry.date)  \(entry.kind.padding(toLength: 9, withPad: " ", startingAt: 0))  balance \(entry.balance.minorUnits) \(entry.balance.currency)"
+                )
             }
         }
     }
@@ -128,8 +130,10 @@ struct NFCCommand: AsyncParsableCommand {
             try await NFCCommand.reporting {
                 let message: NDEFMessage
                 do {
-                    message = NDEFMessage(records: [URIRecord(uri: url).record,
-                                                    try TextRecord(text: text, language: language).record()])
+                    message = NDEFMessage(records: [
+                        URIRecord(uri: url).record,
+                        try TextRecord(text: text, language: language).record(),
+                    ])
                 } catch {
                     throw ValidationError("\(error)")
                 }

@@ -14,7 +14,8 @@ struct CardStoreTests {
         let database = try AppDatabase.inMemory()
         let store = CardStore(database: database, key: Self.key)
         let identifier = try CardIdentifier("04:a2:5c:1a:2b:3c:80")
-        _ = try await store.register(CardRegistration(userID: "ana", displayName: "Ana", technology: .type2), identifier: identifier)
+        _ = try await store.register(
+            CardRegistration(userID: "ana", displayName: "Ana", technology: .type2), identifier: identifier)
         let found = try await store.identify(technology: .type2, identifier: try CardIdentifier("04A25C1A2B3C80"))
         #expect(found == CardRegistration(userID: "ana", displayName: "Ana", technology: .type2))
         let dump = try await database.writer.read { db in
@@ -43,9 +44,11 @@ struct CardStoreTests {
     func conflicts() async throws {
         let store = CardStore(database: try AppDatabase.inMemory(), key: Self.key)
         let identifier = try CardIdentifier("E004010812345678")
-        _ = try await store.register(CardRegistration(userID: "ana", displayName: nil, technology: .iso15693), identifier: identifier)
+        _ = try await store.register(
+            CardRegistration(userID: "ana", displayName: nil, technology: .iso15693), identifier: identifier)
         await #expect(throws: CanteenError.cardAlreadyRegistered) {
-            try await store.register(CardRegistration(userID: "bo", displayName: nil, technology: .iso15693), identifier: identifier)
+            try await store.register(
+                CardRegistration(userID: "bo", displayName: nil, technology: .iso15693), identifier: identifier)
         }
         for bad in ["", "04A2", "04A25C1A2B3C8", "ZZA25C1A2B3C80", String(repeating: "0", count: 22)] {
             let error = #expect(throws: CanteenError.self) { try CardIdentifier(bad) }

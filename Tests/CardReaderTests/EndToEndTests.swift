@@ -24,7 +24,9 @@ struct EndToEndTests {
 
     static func dumped(_ url: URL, layout: CapabilityContainer.Layout) throws -> NDEFMessage {
         let hex = try String(contentsOf: url, encoding: .utf8)
-        return try NDEFTagMemory(memory: bytes(fromHex: hex.trimmingCharacters(in: .whitespacesAndNewlines))!, layout: layout).message()
+        return try NDEFTagMemory(
+            memory: bytes(fromHex: hex.trimmingCharacters(in: .whitespacesAndNewlines))!, layout: layout
+        ).message()
     }
 
     @Test("readers lists vpcd; a FeliCa transit card shows its IDm, ¥1234 and three history entries")
@@ -62,16 +64,20 @@ struct EndToEndTests {
         #expect(blank.ndefStatus == "read-write")
         #expect(blank.capacity == 492)
 
-        let write = try reader.canteen(["nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2",
-                                        "--text", "2 € off a lunch", "--format", "json"])
+        let write = try reader.canteen([
+            "nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2",
+            "--text", "2 € off a lunch", "--format", "json",
+        ])
         #expect(write.status == 0, "\(write.error)")
         let read = try Self.decode(try reader.canteen(["nfc", "read", "--format", "json"]).output)
         #expect(read.ndef.map(\.uri) == ["https://canteen.example/c/K7Q2", nil])
         #expect(read.ndef.map(\.text) == [nil, "2 € off a lunch"])
         #expect(try Self.dumped(dump, layout: .type2).records.count == 2)
 
-        let locked = try reader.canteen(["nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q3",
-                                         "--text", "Lunch", "--lock", "--format", "json"])
+        let locked = try reader.canteen([
+            "nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q3",
+            "--text", "Lunch", "--lock", "--format", "json",
+        ])
         #expect(locked.status == 0, "\(locked.error)")
         #expect(try Self.decode(locked.output).ndefStatus == "read-only")
         let refused = try reader.canteen(["nfc", "write-coupon", "--url", "https://x.example/", "--text", "x"])
@@ -85,8 +91,10 @@ struct EndToEndTests {
         defer { reader.stop() }
         let dump = reader.folder.appendingPathComponent("ntag.hex")
         try reader.tap("ntag215", arguments: ["--dump", dump.path, "--remove-after-writes", "3"])
-        let write = try reader.canteen(["nfc", "write-coupon", "--url", "https://canteen.example/c/" + String(repeating: "Z", count: 40),
-                                        "--text", "A long coupon text so that the write takes many pages"])
+        let write = try reader.canteen([
+            "nfc", "write-coupon", "--url", "https://canteen.example/c/" + String(repeating: "Z", count: 40),
+            "--text", "A long coupon text so that the write takes many pages",
+        ])
         #expect(write.status == 1)
         #expect(write.error.contains("[card_removed]"), "\(write.error)")
         reader.waitForCardToLeave()
@@ -99,13 +107,17 @@ struct EndToEndTests {
         defer { reader.stop() }
         let dump = reader.folder.appendingPathComponent("iso.hex")
         try reader.tap("iso15693", arguments: ["--dump", dump.path])
-        let tooLarge = try reader.canteen(["nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2",
-                                           "--text", String(repeating: "long ", count: 60)])
+        let tooLarge = try reader.canteen([
+            "nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2",
+            "--text", String(repeating: "long ", count: 60),
+        ])
         #expect(tooLarge.status == 1)
         #expect(tooLarge.error.contains("[tag_too_small]"), "\(tooLarge.error)")
         #expect(!FileManager.default.fileExists(atPath: dump.path))
-        let write = try reader.canteen(["nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2",
-                                        "--text", "Free coffee", "--format", "json"])
+        let write = try reader.canteen([
+            "nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2",
+            "--text", "Free coffee", "--format", "json",
+        ])
         #expect(write.status == 0, "\(write.error)")
         let json = try Self.decode(write.output)
         #expect(json.technology == "iso15693")

@@ -6,12 +6,14 @@ import NFC
 /// A private pcscd with the vpcd virtual reader (Emulator/private_pcscd.py), and the test-owned card emulator
 /// (Emulator/card_emulator.py) that taps cards on it. Stopped by `stop()`.
 final class PrivateReader: @unchecked Sendable {
-    static let emulatorFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Emulator")
+    static let emulatorFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Emulator")
 
     /// The `canteen` executable built next to the test bundle (or `CANTEEN_BIN`).
     static let canteen: URL = {
         if let path = ProcessInfo.processInfo.environment["CANTEEN_BIN"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("canteen")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "canteen")
     }()
 
     let daemon: Process
@@ -45,8 +47,11 @@ final class PrivateReader: @unchecked Sendable {
     func tap(_ kind: String, arguments: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.emulatorFolder.appendingPathComponent("card_emulator.py").path, "--port", "\(port)",
-                             "--card", kind, "--stay", "30"] + arguments
+        process.arguments =
+            [
+                Self.emulatorFolder.appendingPathComponent("card_emulator.py").path, "--port", "\(port)",
+                "--card", kind, "--stay", "30",
+            ] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -95,8 +100,10 @@ final class PrivateReader: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOf: outputURL, encoding: .utf8),
-                try String(contentsOf: errorURL, encoding: .utf8))
+        return (
+            process.terminationStatus, try String(contentsOf: outputURL, encoding: .utf8),
+            try String(contentsOf: errorURL, encoding: .utf8)
+        )
     }
 
     func stop() {

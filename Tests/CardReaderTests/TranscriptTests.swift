@@ -13,12 +13,20 @@ struct TranscriptTests {
         let balance = TransitBalance.block(balance: 980).hexString
         let entry = TransitHistoryEntry(terminalType: 0xC7, process: 0x46, year: 2026, month: 11, day: 24, balance: 980)
         let history = entry.encoded.hexString + String(repeating: "00", count: 16 * 9)
-        let card = TranscriptCard(atr: Self.feliCaATR, steps: [
-            ("FFCA000000", Self.idm + "9000"),
-            ("FF00000013D44001" + "10" + "06" + Self.idm + "018B000180" + "00", "D54100" + "1D07" + Self.idm + "000001" + balance + "9000"),
-            ("FF00000025D44001" + "22" + "06" + Self.idm + "010F090A" + (0..<10).map { "80" + [UInt8($0)].hexString }.joined(),
-             "D54100" + "AD07" + Self.idm + "00000A" + history + "9000"),
-        ])
+        let card = TranscriptCard(
+            atr: Self.feliCaATR,
+            steps: [
+                ("FFCA000000", Self.idm + "9000"),
+                (
+                    "FF00000013D44001" + "10" + "06" + Self.idm + "018B000180" + "00",
+                    "D54100" + "1D07" + Self.idm + "000001" + balance + "9000"
+                ),
+                (
+                    "FF00000025D44001" + "22" + "06" + Self.idm + "010F090A"
+                        + (0..<10).map { "80" + [UInt8($0)].hexString }.joined(),
+                    "D54100" + "AD07" + Self.idm + "00000A" + history + "9000"
+                ),
+            ])
         let report = try await CardInspector().report(card)
         #expect(card.unexpected.isEmpty)
         #expect(report.technology == .felica)
@@ -33,10 +41,15 @@ struct TranscriptTests {
 
     @Test("a FeliCa card that refuses 0x008B (not a transit card) shows its IDm and no balance")
     func notTransit() async throws {
-        let card = TranscriptCard(atr: Self.feliCaATR, steps: [
-            ("FFCA000000", Self.idm + "9000"),
-            ("FF00000013D44001" + "10" + "06" + Self.idm + "018B000180" + "00", "D54100" + "0C07" + Self.idm + "01A6" + "9000"),
-        ])
+        let card = TranscriptCard(
+            atr: Self.feliCaATR,
+            steps: [
+                ("FFCA000000", Self.idm + "9000"),
+                (
+                    "FF00000013D44001" + "10" + "06" + Self.idm + "018B000180" + "00",
+                    "D54100" + "0C07" + Self.idm + "01A6" + "9000"
+                ),
+            ])
         let report = try await CardInspector().report(card)
         #expect(report.balance == nil)
         #expect(report.history.isEmpty)
@@ -45,7 +58,9 @@ struct TranscriptTests {
 
     /// An NTAG213-sized tag (CC E1 10 12 00: 144 bytes) holding `03 00 FE`.
     static let smallTagReads: [(command: String, answer: String)] = {
-        var steps: [(command: String, answer: String)] = [("FFB0000010", "04A25C162B3C8080" + "00480000" + "E1101200" + "9000")]
+        var steps: [(command: String, answer: String)] = [
+            ("FFB0000010", "04A25C162B3C8080" + "00480000" + "E1101200" + "9000")
+        ]
         steps.append(("FFB0000410", "0300FE00" + String(repeating: "00", count: 12) + "9000"))
         for page in stride(from: 8, to: 40, by: 4) {
             steps.append(("FFB000" + [UInt8(page)].hexString + "10", String(repeating: "00", count: 16) + "9000"))
@@ -56,7 +71,9 @@ struct TranscriptTests {
     @Test("a message too large for the tag is refused after reading, before any write")
     func tooSmall() async throws {
         let card = TranscriptCard(atr: Self.ntagATR, steps: Self.smallTagReads)
-        let message = NDEFMessage(records: [URIRecord(uri: "https://canteen.example/c/" + String(repeating: "A", count: 200)).record])
+        let message = NDEFMessage(records: [
+            URIRecord(uri: "https://canteen.example/c/" + String(repeating: "A", count: 200)).record
+        ])
         let error = await #expect(throws: CardReaderError.self) {
             try await NDEFTagWriter().write(message, to: card, lock: false)
         }

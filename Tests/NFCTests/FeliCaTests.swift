@@ -68,15 +68,18 @@ struct FeliCaTests {
     @Test("a history block gives date, kind and little-endian balance (hand-built: 2026-11-24, fare, ¥1234)")
     func history() throws {
         // Date 26<<9 | 11<<5 | 24 = 0x3578; balance 1234 = 0x04D2 little-endian.
-        let block: [UInt8] = [0x16, 0x01, 0x00, 0x02, 0x35, 0x78, 0xE3, 0x3A, 0xE3, 0x38, 0xD2, 0x04, 0x00, 0x00,
-                              0x5A, 0x00]
+        let block: [UInt8] = [
+            0x16, 0x01, 0x00, 0x02, 0x35, 0x78, 0xE3, 0x3A, 0xE3, 0x38, 0xD2, 0x04, 0x00, 0x00,
+            0x5A, 0x00,
+        ]
         let entry = try TransitHistoryEntry(block: block)
         #expect(entry.date == "2026-11-24")
         #expect(entry.kind == .fare)
         #expect(entry.balance == 1234)
         #expect(entry.serial == 0x5A)
         #expect(entry.encoded == block)
-        let purchase = TransitHistoryEntry(terminalType: 0xC7, process: 0x46, year: 2026, month: 1, day: 2, balance: 500)
+        let purchase = TransitHistoryEntry(
+            terminalType: 0xC7, process: 0x46, year: 2026, month: 1, day: 2, balance: 500)
         #expect(try TransitHistoryEntry(block: purchase.encoded) == purchase)
         #expect(purchase.kind.name == "purchase")
     }

@@ -29,11 +29,15 @@ struct FuzzTests {
         }
     }
 
-    @Test("20 000 mutated inputs: each decoder returns a value that re-encodes to an equal value, or an error inside the input")
+    @Test(
+        "20 000 mutated inputs: each decoder returns a value that re-encodes to an equal value, or an error inside the input"
+    )
     func fuzz() throws {
         var random = SeededRandom(seed: 0x4E46_4331)
         let seeds: [[UInt8]] = try [
-            NDEFMessage(records: [URIRecord(uri: "https://example.com/o/42").record, TextRecord(text: "Order 42").record()]).encoded(),
+            NDEFMessage(records: [
+                URIRecord(uri: "https://example.com/o/42").record, TextRecord(text: "Order 42").record(),
+            ]).encoded(),
             FeliCaPollingResponse(idm: random.bytes(8), pmm: random.bytes(8), systemCode: 3).encoded,
             FeliCaReadResponse(idm: random.bytes(8), blocks: [random.bytes(16)]).encoded,
             [0x03, 0x05, 0xD0, 0x00, 0x00, 0x00, 0x00, 0xFE],
@@ -50,16 +54,23 @@ struct FuzzTests {
                     _ = try? TextRecord(record: record)
                 }
             }
-            if let reply = Self.check(input, { bytes throws(NFCDecodingError) in try FeliCaPollingResponse(bytes: bytes) }) {
+            if let reply = Self.check(
+                input, { bytes throws(NFCDecodingError) in try FeliCaPollingResponse(bytes: bytes) })
+            {
                 #expect(reply.encoded == input)
             }
-            if let reply = Self.check(input, { bytes throws(NFCDecodingError) in try FeliCaReadResponse(bytes: bytes) }) {
+            if let reply = Self.check(input, { bytes throws(NFCDecodingError) in try FeliCaReadResponse(bytes: bytes) })
+            {
                 #expect(reply.encoded == input)
             }
             _ = Self.check(input) { bytes throws(NFCDecodingError) in try TagTLV.decode(bytes) }
             let type2 = [UInt8](repeating: 0, count: 12) + input
-            _ = Self.check(type2) { bytes throws(NFCDecodingError) in try NDEFTagMemory(memory: bytes, layout: .type2).message() }
-            _ = Self.check(input) { bytes throws(NFCDecodingError) in try NDEFTagMemory(memory: bytes, layout: .type5).message() }
+            _ = Self.check(type2) { bytes throws(NFCDecodingError) in
+                try NDEFTagMemory(memory: bytes, layout: .type2).message()
+            }
+            _ = Self.check(input) { bytes throws(NFCDecodingError) in
+                try NDEFTagMemory(memory: bytes, layout: .type5).message()
+            }
             if input.count == 16 {
                 _ = Self.check(input) { bytes throws(NFCDecodingError) in try TransitHistoryEntry(block: bytes) }
             }

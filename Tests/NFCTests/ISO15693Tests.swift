@@ -8,8 +8,9 @@ struct ISO15693Tests {
     @Test("read and write single block frames are 22 20 UID blk and 22 21 UID blk data")
     func frames() throws {
         #expect(try ISO15693Command.readSingleBlock(uid: Self.uid, block: 5).hexString == "22200102030405060" + "7E005")
-        #expect(try ISO15693Command.writeSingleBlock(uid: Self.uid, block: 1, data: [0xE1, 0x40, 0x20, 0x00]).hexString
-            == "22210102030405060" + "7E001E1402000")
+        #expect(
+            try ISO15693Command.writeSingleBlock(uid: Self.uid, block: 1, data: [0xE1, 0x40, 0x20, 0x00]).hexString
+                == "22210102030405060" + "7E001E1402000")
         #expect(try ISO15693Command.lockBlock(uid: Self.uid, block: 0).hexString == "2222010203040506" + "07E000")
         #expect(throws: NFCEncodingError.self) { try ISO15693Command.readSingleBlock(uid: [1, 2], block: 0) }
     }

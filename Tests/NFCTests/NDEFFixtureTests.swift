@@ -11,8 +11,9 @@ struct NDEFFixtures: Decodable {
         var payload: String
 
         var record: NDEFRecord {
-            NDEFRecord(typeNameFormat: NDEFTypeNameFormat(rawValue: tnf)!, type: bytes(fromHex: type)!,
-                       identifier: bytes(fromHex: id)!, payload: bytes(fromHex: payload)!)
+            NDEFRecord(
+                typeNameFormat: NDEFTypeNameFormat(rawValue: tnf)!, type: bytes(fromHex: type)!,
+                identifier: bytes(fromHex: id)!, payload: bytes(fromHex: payload)!)
         }
     }
 
@@ -70,14 +71,18 @@ struct NDEFFixtureTests {
         #expect(bytes.hexString == fixture.hex.uppercased(), "\(fixture.name)")
     }
 
-    @Test("URI records expand and abbreviate prefixes as ndeflib does", arguments: NDEFFixtures.loaded.valid.filter { $0.uri != nil })
+    @Test(
+        "URI records expand and abbreviate prefixes as ndeflib does",
+        arguments: NDEFFixtures.loaded.valid.filter { $0.uri != nil })
     func uris(_ fixture: NDEFFixtures.Valid) throws {
         let record = try #require(try NDEFMessage(bytes: bytes(fromHex: fixture.hex)!).records.first)
         #expect(try URIRecord(record: record).uri == fixture.uri)
         #expect(URIRecord(uri: fixture.uri!).record == record)
     }
 
-    @Test("Text records decode in UTF-8 and UTF-16 (ndeflib's little-endian BOM)", arguments: NDEFFixtures.loaded.valid.filter { $0.text != nil })
+    @Test(
+        "Text records decode in UTF-8 and UTF-16 (ndeflib's little-endian BOM)",
+        arguments: NDEFFixtures.loaded.valid.filter { $0.text != nil })
     func texts(_ fixture: NDEFFixtures.Valid) throws {
         let expected = try #require(fixture.text)
         let record = try #require(try NDEFMessage(bytes: bytes(fromHex: fixture.hex)!).records.first)
@@ -95,7 +100,9 @@ struct NDEFFixtureTests {
         }
     }
 
-    @Test("messages ndeflib refuses are refused with an error naming an offset inside the bytes", arguments: NDEFFixtures.loaded.invalid)
+    @Test(
+        "messages ndeflib refuses are refused with an error naming an offset inside the bytes",
+        arguments: NDEFFixtures.loaded.invalid)
     func refuses(_ fixture: NDEFFixtures.Invalid) throws {
         let data = bytes(fromHex: fixture.hex)!
         let error = try #require(throws: NFCDecodingError.self) { try NDEFMessage(bytes: data) }

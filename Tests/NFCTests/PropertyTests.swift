@@ -31,10 +31,14 @@ struct PropertyTests {
         let alphabet = Array("abcXYZ09:/.-_~?=&é日本𝄞 ")
         for _ in 0..<300 {
             let prefix = URIRecord.prefixes.randomElement(using: &random)!
-            let uri = prefix + String((0..<Int.random(in: 0...30, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let uri =
+                prefix
+                + String(
+                    (0..<Int.random(in: 0...30, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
             #expect(try URIRecord(record: URIRecord(uri: uri).record).uri == uri)
             let text = TextRecord(
-                text: String((0..<Int.random(in: 0...40, using: &random)).map { _ in alphabet.randomElement(using: &random)! }),
+                text: String(
+                    (0..<Int.random(in: 0...40, using: &random)).map { _ in alphabet.randomElement(using: &random)! }),
                 language: ["en", "ja", "fr-CH", ""].randomElement(using: &random)!,
                 encoding: Bool.random(using: &random) ? .utf8 : .utf16)
             #expect(try TextRecord(record: text.record()) == text)
@@ -47,22 +51,30 @@ struct PropertyTests {
         for _ in 0..<300 {
             let idm = random.bytes(8)
             let polling = FeliCaPollingResponse(
-                idm: idm, pmm: random.bytes(8), systemCode: Bool.random(using: &random) ? UInt16.random(in: 0...0xFFFF, using: &random) : nil)
+                idm: idm, pmm: random.bytes(8),
+                systemCode: Bool.random(using: &random) ? UInt16.random(in: 0...0xFFFF, using: &random) : nil)
             #expect(try FeliCaPollingResponse(bytes: polling.encoded) == polling)
-            let read = FeliCaReadResponse(idm: idm, blocks: (0..<Int.random(in: 0...12, using: &random)).map { _ in random.bytes(16) })
+            let read = FeliCaReadResponse(
+                idm: idm, blocks: (0..<Int.random(in: 0...12, using: &random)).map { _ in random.bytes(16) })
             #expect(try FeliCaReadResponse(bytes: read.encoded) == read)
             let entry = TransitHistoryEntry(
-                terminalType: UInt8.random(in: 0...255, using: &random), process: UInt8.random(in: 0...255, using: &random),
+                terminalType: UInt8.random(in: 0...255, using: &random),
+                process: UInt8.random(in: 0...255, using: &random),
                 year: Int.random(in: 2000...2127, using: &random), month: Int.random(in: 1...12, using: &random),
                 day: Int.random(in: 1...31, using: &random), balance: Int64.random(in: 0...65535, using: &random),
-                serial: UInt32.random(in: 0...0xFFFFFF, using: &random), region: UInt8.random(in: 0...255, using: &random),
+                serial: UInt32.random(in: 0...0xFFFFFF, using: &random),
+                region: UInt8.random(in: 0...255, using: &random),
                 stations: random.bytes(4))
             #expect(try TransitHistoryEntry(block: entry.encoded) == entry)
             let balance = Int64.random(in: 0...65535, using: &random)
             #expect(try TransitBalance.balance(block: TransitBalance.block(balance: balance)) == balance)
-            let reply: ISO15693Response = Bool.random(using: &random) ? .success(data: random.bytes(4)) : .error(code: UInt8.random(in: 0...255, using: &random))
+            let reply: ISO15693Response =
+                Bool.random(using: &random)
+                ? .success(data: random.bytes(4)) : .error(code: UInt8.random(in: 0...255, using: &random))
             #expect(try ISO15693Response(bytes: reply.encoded) == reply)
-            let atr = StorageCardATR(standard: UInt8.random(in: 0...255, using: &random), cardName: UInt16.random(in: 0...0xFFFF, using: &random))
+            let atr = StorageCardATR(
+                standard: UInt8.random(in: 0...255, using: &random),
+                cardName: UInt16.random(in: 0...0xFFFF, using: &random))
             #expect(try StorageCardATR(bytes: atr.encoded) == atr)
         }
     }
@@ -75,11 +87,14 @@ struct PropertyTests {
             let areaSize = 8 * Int.random(in: 6...120, using: &random)
             let (containerOffset, areaOffset) = NDEFTagMemory.offsets(layout)
             var memory = [UInt8](repeating: 0, count: areaOffset + areaSize)
-            memory[containerOffset..<(containerOffset + 4)] = ArraySlice(CapabilityContainer(layout: layout, dataAreaSize: areaSize).encoded)
+            memory[containerOffset..<(containerOffset + 4)] = ArraySlice(
+                CapabilityContainer(layout: layout, dataAreaSize: areaSize).encoded)
             memory[areaOffset..<(areaOffset + 3)] = [0x03, 0x00, 0xFE]
             let tag = try NDEFTagMemory(memory: memory, layout: layout)
             let records = (0..<Int.random(in: 1...3, using: &random)).map { _ in
-                NDEFRecord(typeNameFormat: .media, type: [0x61], payload: random.bytes(Int.random(in: 0...300, using: &random)))
+                NDEFRecord(
+                    typeNameFormat: .media, type: [0x61], payload: random.bytes(Int.random(in: 0...300, using: &random))
+                )
             }
             let message = try NDEFMessage(records: records).encoded()
             guard message.count <= tag.capacity else {

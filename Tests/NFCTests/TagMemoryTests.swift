@@ -37,7 +37,8 @@ struct TagMemoryTests {
     @Test("a message over 254 bytes takes the 3-byte length FF HH LL, zeroed in the placeholder")
     func longLength() throws {
         let memory = try NDEFTagMemory(memory: Self.ntag215(), layout: .type2)
-        let record = NDEFRecord(typeNameFormat: .media, type: Array("text/plain".utf8), payload: [UInt8](repeating: 0x41, count: 300))
+        let record = NDEFRecord(
+            typeNameFormat: .media, type: Array("text/plain".utf8), payload: [UInt8](repeating: 0x41, count: 300))
         let message = try NDEFMessage(records: [record]).encoded()
         let plan = try memory.writePlan(for: message)
         #expect(Array(plan.image.prefix(4)) == [0x03, 0xFF, 0x01, UInt8(message.count - 256)])
@@ -99,9 +100,11 @@ struct TagMemoryTests {
 
     @Test("TLVs encode with 1- and 3-byte lengths and decode back")
     func tlvRoundTrip() throws {
-        let tlvs: [TagTLV] = [.null, .lockControl([1, 2, 3]), .memoryControl([4, 5, 6]),
-                              .ndef([UInt8](repeating: 7, count: 254)), .ndef([UInt8](repeating: 8, count: 255)),
-                              .proprietary([9]), .other(tag: 0x10, value: []), .terminator]
+        let tlvs: [TagTLV] = [
+            .null, .lockControl([1, 2, 3]), .memoryControl([4, 5, 6]),
+            .ndef([UInt8](repeating: 7, count: 254)), .ndef([UInt8](repeating: 8, count: 255)),
+            .proprietary([9]), .other(tag: 0x10, value: []), .terminator,
+        ]
         let bytes = try TagTLV.encode(tlvs)
         #expect(Array(bytes[11..<13]) == [0x03, 0xFE])
         #expect(Array(bytes[267..<271]) == [0x03, 0xFF, 0x00, 0xFF])

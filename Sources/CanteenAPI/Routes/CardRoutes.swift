@@ -35,7 +35,8 @@ struct CardRoutes {
                 field: "technology")
         }
         guard let identifier = body["identifier"]?.stringValue else {
-            throw CanteenError(.invalid, code: "invalid_card_identifier", message: "identifier is required (hex)", field: "identifier")
+            throw CanteenError(
+                .invalid, code: "invalid_card_identifier", message: "identifier is required (hex)", field: "identifier")
         }
         return (technology, try CardIdentifier(identifier))
     }
@@ -52,13 +53,15 @@ struct CardRoutes {
         var request = request
         let body = try Self.object(try await request.jsonBody())
         guard let userID = body["userId"]?.stringValue, !userID.isEmpty, userID.count <= 128 else {
-            throw CanteenError(.invalid, code: "invalid_field", message: "userId has 1 to 128 characters", field: "userId")
+            throw CanteenError(
+                .invalid, code: "invalid_field", message: "userId has 1 to 128 characters", field: "userId")
         }
         var displayName: String?
         if let value = body["displayName"], value != .null {
             guard let name = value.stringValue, name.count <= 200 else {
-                throw CanteenError(.invalid, code: "invalid_field", message: "displayName is a string of at most 200 characters",
-                                   field: "displayName")
+                throw CanteenError(
+                    .invalid, code: "invalid_field", message: "displayName is a string of at most 200 characters",
+                    field: "displayName")
             }
             displayName = name
         }
@@ -66,7 +69,8 @@ struct CardRoutes {
         let saved = try await repository().register(
             CardRegistration(userID: userID, displayName: displayName, technology: technology), identifier: identifier)
         return try JSONResponse.make(
-            RegistrationDTO(userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),
+            RegistrationDTO(
+                userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),
             status: .created)
     }
 
@@ -80,7 +84,8 @@ struct CardRoutes {
             preferred = cafeID
         }
         return try JSONResponse.make(
-            RegistrationDTO(userId: found.userID, displayName: found.displayName, technology: technology.rawValue,
-                            preferredCafeId: preferred))
+            RegistrationDTO(
+                userId: found.userID, displayName: found.displayName, technology: technology.rawValue,
+                preferredCafeId: preferred))
     }
 }

@@ -47,11 +47,17 @@ def main():
     with open(os.path.join(config, "vpcd"), "w") as f:
         f.write('FRIENDLYNAME "Virtual PCD"\nDEVICENAME   /dev/null:%d\n'
                 'LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID    %d\n' % (port, port))
-    os.makedirs("/run/pcscd", exist_ok=True)
     log = open(os.path.join(folder, "pcscd.log"), "w")
+    pcscd = shutil.which("pcscd") or "/usr/sbin/pcscd"
+    # A mount namespace needs root: as another user, go through sudo (without a password prompt).
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    if sudo:
+        subprocess.run(sudo + ["mkdir", "-p", "/run/pcscd"], check=False)
+    else:
+        os.makedirs("/run/pcscd", exist_ok=True)
     daemon = subprocess.Popen(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c",
-         'mount --bind "$0" /run/pcscd && exec pcscd -f -a -c "$1"', run, config],
+        sudo + ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                'mount --bind "$0" /run/pcscd && exec "$2" -f -a -c "$1"', run, config, pcscd],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def stop(*_):
