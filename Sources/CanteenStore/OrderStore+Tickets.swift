@@ -74,20 +74,17 @@ extension OrderStore {
         let orderIDs = Array(Set(tickets.map(\.orderId)))
         let orders = try OrderRecord.filter(keys: orderIDs).fetchAll(db)
         let ordersByID = Dictionary(uniqueKeysWithValues: orders.map { ($0.id, $0) })
-        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAll(
-            db)
+        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAll(db)
         let linesByOrder = Dictionary(grouping: lines, by: \.orderId)
         return tickets.compactMap { record in
             guard let order = ordersByID[record.orderId] else { return nil }
-            return TicketView(
-                ticket: record.ticket, orderNumber: order.number, customer: order.customer,
-                pickup: order.pickup,
-                lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
+            return TicketView(ticket: record.ticket, orderNumber: order.number, customer: order.customer,
+                              pickup: order.pickup,
+                              lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
         }
     }
 
     static func nextSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(
-            db.cachedStatement(sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value")) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value")) ?? 0
     }
 }
