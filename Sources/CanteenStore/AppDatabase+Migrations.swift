@@ -204,7 +204,7 @@ extension AppDatabase {
             try db.execute(sql: "ALTER TABLE idempotencyKey ADD COLUMN contentLanguage TEXT")
         }
 
-        migrator.registerMigration("v5-cards: badge cards as keyed hashes") { db in
+        migrator.registerMigration("v6-cards: badge cards as keyed hashes") { db in
             try db.execute(sql: """
                 CREATE TABLE card (
                     identifierHash TEXT PRIMARY KEY NOT NULL,
