@@ -1,6 +1,6 @@
 # Canteen: `make run` starts the server, `make test` passes every test. Both install what is missing.
 SWIFT ?= swift
-APT_PACKAGES := libsqlite3-dev libbluetooth-dev
+APT_PACKAGES := libsqlite3-dev libbluetooth-dev libpcsclite-dev pcscd vsmartcard-vpcd python3
 DATA_DIR ?= ./.canteen
 HOST ?= 127.0.0.1
 PORT ?= 8080

@@ -36,6 +36,20 @@ let package = Package(
             dependencies: ["CanteenCore"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "NFC",
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CPCSC",
+            pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]
+        ),
+        .target(
+            name: "CardReader",
+            dependencies: ["NFC", "CPCSC"],
+            swiftSettings: swiftSettings
+        ),
         .systemLibrary(
             name: "CBlueZ",
             providers: [.apt(["libbluetooth-dev"])]
@@ -94,6 +108,8 @@ let package = Package(
                 "CanteenApp",
                 "Beacons",
                 "BlueZScanner",
+                "CardReader",
+                "NFC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -155,6 +171,7 @@ let package = Package(
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -174,6 +191,18 @@ let package = Package(
             name: "BeaconsTests",
             dependencies: ["Beacons", "CanteenCore"],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NFCTests",
+            dependencies: ["NFC"],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CardReaderTests",
+            dependencies: ["CardReader", "NFC"],
+            exclude: ["Emulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -15,13 +15,16 @@ public struct APIServices: Sendable {
     public var presenter: Presenter
     /// The kitchen feed: where each café stands, parked displays, shared pages.
     public var feed: TicketFeed
+    /// Registered badge cards (nil: the card routes answer cards_unavailable).
+    public var cards: (any CardRepository)?
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
-                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init) {
+                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init,
+                cards: (any CardRepository)? = nil) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -31,6 +34,7 @@ public struct APIServices: Sendable {
         self.presenter = presenter
         self.beacons = beacons
         self.feed = feed
+        self.cards = cards
         self.clock = clock
     }
 }

@@ -21,6 +21,7 @@ public enum CanteenRouter {
         BeaconRoutes(services: services).register(on: routes)
         LocateRoutes(services: services).register(on: routes)
         CafeResolutionRoutes(services: services).register(on: routes)
+        CardRoutes(services: services).register(on: routes)
         return routes
     }
 }

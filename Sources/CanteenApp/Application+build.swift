@@ -18,6 +18,7 @@ public struct CanteenStores: Sendable {
     public let idempotency: any IdempotencyRepository
     public let preferences: any PreferencesRepository
     public let beacons: any BeaconRepository
+    public var cards: (any CardRepository)? = nil
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
@@ -25,13 +26,15 @@ public struct CanteenStores: Sendable {
         let cafes = CafeStore(database: database, clock: clock)
         let tickets = TicketStore(database: database, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
-        return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
-                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                clock: clock),
-                             pickupCapacity: capacity, tickets: tickets,
-                             idempotency: IdempotencyStore(database: database),
-                             preferences: PreferencesStore(database: database, clock: clock),
-                             beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
+        var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
+                                   orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                                      clock: clock),
+                                   pickupCapacity: capacity, tickets: tickets,
+                                   idempotency: IdempotencyStore(database: database),
+                                   preferences: PreferencesStore(database: database, clock: clock),
+                                   beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
+        stores.cards = try CardStore.open(database: database, dataDirectory: dataDirectory, clock: clock)
+        return stores
     }
 
     /// The routes' services over these stores, with a kitchen feed of its own.
@@ -42,7 +45,7 @@ public struct CanteenStores: Sendable {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
                     preferences: preferences, beacons: beacons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
-                    feed: TicketFeed(tickets: tickets), clock: clock)
+                    feed: TicketFeed(tickets: tickets), clock: clock, cards: cards)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.

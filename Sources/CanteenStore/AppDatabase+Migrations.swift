@@ -218,6 +218,19 @@ extension AppDatabase {
                 CREATE INDEX idempotencyRecord_on_createdAt ON idempotencyRecord(createdAt);
                 """)
         }
+
+        migrator.registerMigration("v6: badge cards as keyed hashes") { db in
+            try db.execute(sql: """
+                CREATE TABLE card (
+                    identifierHash TEXT PRIMARY KEY NOT NULL,
+                    technology TEXT NOT NULL,
+                    userId TEXT NOT NULL,
+                    displayName TEXT,
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE INDEX card_userId ON card(userId);
+                """)
+        }
         return migrator
     }
 }

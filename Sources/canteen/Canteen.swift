@@ -10,7 +10,7 @@ struct Canteen: AsyncParsableCommand {
         commandName: "canteen",
         abstract: "Canteen: the beacon-aware cafeteria ordering backend.",
         subcommands: [ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self,
-                      BeaconsCommand.self])
+                      BeaconsCommand.self, NFCCommand.self])
 }
 
 /// `--data-dir`, shared by every command that opens the database.

@@ -1,0 +1,73 @@
+import CanteenCore
+import Crypto
+import Foundation
+import GRDB
+
+/// The SQLite implementation of `CardRepository`. A card is stored as HMAC-SHA256(server key,
+/// "technology:IDENTIFIER-HEX"): the table alone does not reveal identifiers, and without the key a
+/// leaked table cannot be matched against cards read in the wild.
+public final class CardStore: CardRepository {
+    let database: AppDatabase
+    /// The key's bytes (SymmetricKey is not Sendable).
+    private let keyBytes: [UInt8]
+    private let clock: @Sendable () -> Date
+
+    /// `key` is the server's card key (at least 32 bytes).
+    public init(database: AppDatabase, key: SymmetricKey, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.keyBytes = key.withUnsafeBytes { Array($0) }
+        self.clock = clock
+    }
+
+    /// A store with the key of `CardKey.load(dataDirectory:)`.
+    public static func open(
+        database: AppDatabase, dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init
+    )
+        throws -> CardStore
+    {
+        CardStore(database: database, key: try CardKey.load(dataDirectory: dataDirectory), clock: clock)
+    }
+
+    /// The keyed hash stored for a card, as hex.
+    func hash(technology: CardTechnology, identifier: CardIdentifier) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(technology.rawValue):\(identifier.hex)".utf8), using: SymmetricKey(data: keyBytes))
+        return mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
+    {
+        guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "a user id has 1 to 128 characters", field: "userId")
+        }
+        let hash = hash(technology: registration.technology, identifier: identifier)
+        let now = clock()
+        return try await database.writer.write { db in
+            if let existing = try Row.fetchOne(
+                db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash])
+            {
+                let owner: String = existing["userId"]
+                guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO card (identifierHash, technology, userId, displayName, createdAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (identifierHash) DO UPDATE SET displayName = excluded.displayName
+                    """,
+                arguments: [hash, registration.technology.rawValue, registration.userID, registration.displayName, now])
+            return registration
+        }
+    }
+
+    public func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration {
+        let hash = hash(technology: technology, identifier: identifier)
+        return try await database.writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
+            else { throw CanteenError.cardNotRegistered }
+            return CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import NFC
+
+// MARK: - Reader pseudo-APDUs
+
+extension CardConnection {
+    /// Sends an APDU and requires 90 00; `what` names the step in the error.
+    func command(_ apdu: [UInt8], _ what: String) async throws(CardReaderError) -> [UInt8] {
+        let response = try await transmit(apdu)
+        guard response.isSuccess else {
+            throw CardReaderError(code: "card_error", message: "\(what): the reader answered \(response.statusWord)")
+        }
+        return response.data
+    }
+
+    /// The card's UID (IDm for FeliCa): `FF CA 00 00 00`.
+    public func identifier() async throws(CardReaderError) -> [UInt8] {
+        try await command([0xFF, 0xCA, 0x00, 0x00, 0x00], "reading the identifier")
+    }
+
+    /// `count` bytes from block or page `address`: `FF B0 00 <address> <count>` (4 Type 2 pages with 16).
+    public func readBinary(address: UInt8, count: UInt8) async throws(CardReaderError) -> [UInt8] {
+        let data = try await command([0xFF, 0xB0, 0x00, address, count], "reading block \(address)")
+        guard data.count == Int(count) else {
+            throw CardReaderError(
+                code: "card_error", message: "reading block \(address): \(data.count) bytes instead of \(count)")
+        }
+        return data
+    }
+
+    /// Writes one block or page: `FF D6 00 <address> <Lc> <data>`.
+    public func updateBinary(address: UInt8, data: [UInt8]) async throws(CardReaderError) {
+        _ = try await command([0xFF, 0xD6, 0x00, address, UInt8(data.count)] + data, "writing block \(address)")
+    }
+
+    /// A FeliCa frame through the ACR122U-style direct transmit: `FF 00 00 00 Lc D4 40 01 <frame>` answered by
+    /// `D5 41 00 <reply>`.
+    public func feliCa(_ frame: [UInt8]) async throws(CardReaderError) -> [UInt8] {
+        let data = try await command(
+            [0xFF, 0x00, 0x00, 0x00, UInt8(frame.count + 3), 0xD4, 0x40, 0x01] + frame,
+            "FeliCa exchange")
+        guard data.count >= 3, data[0] == 0xD5, data[1] == 0x41 else {
+            throw CardReaderError(
+                code: "card_error", message: "FeliCa exchange: unexpected reader reply \(data.hexString)")
+        }
+        guard data[2] == 0x00 else {
+            throw CardReaderError(
+                code: "card_error", message: "FeliCa exchange: reader status 0x\([data[2]].hexString)")
+        }
+        return Array(data.dropFirst(3))
+    }
+}

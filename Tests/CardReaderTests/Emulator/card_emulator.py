@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""A reader with a card in its field, for vsmartcard-vpcd (stdlib only; test-owned).
+
+Connects to vpcd on 127.0.0.1:PORT (connecting is the tap, closing the removal) and answers its messages:
+each is a 2-byte big-endian length + data; 1 byte is a control code (00 off, 01 on, 02 reset, 04 ATR),
+anything longer an APDU. Cards: a FeliCa transit card (balance + history), an NTAG215 holding NDEF
+(writable, lock bytes, CC) and an ISO 15693 tag (NDEF Type 5). After every write the memory is saved to
+--dump as hex, so a test can check what the tag holds.
+
+  card_emulator.py --port 35963 --card ntag215 [--dump FILE] [--remove-after-writes N] [--stay SECONDS]
+"""
+import argparse
+import signal
+import socket
+import struct
+import sys
+import time
+
+FELICA_ATR = bytes.fromhex("3B8F8001804F0CA0000003060" + "3F011000000008A")
+IDM = bytes.fromhex("01010601CA0B4E21")
+PMM = bytes.fromhex("03014B024F4993FF")
+NTAG_UID = bytes.fromhex("04A25C1A2B3C80")
+ISO15693_UID = bytes.fromhex("E004010812345678")
+
+
+def storage_atr(standard, name):
+    body = bytes.fromhex("3B8F8001804F0CA000000306") + bytes([standard, name >> 8, name & 0xFF, 0, 0, 0, 0])
+    check = 0
+    for b in body[1:]:
+        check ^= b
+    return body + bytes([check])
+
+
+def history_block(process, year, month, day, balance, serial):
+    date = ((year - 2000) << 9) | (month << 5) | day
+    return bytes([0x16, process, 0, 2]) + struct.pack(">H", date) + bytes.fromhex("E33AE338") + \
+        struct.pack("<H", balance) + serial.to_bytes(3, "big") + b"\x00"
+
+
+class FeliCaCard:
+    atr = FELICA_ATR
+    uid = IDM
+
+    def __init__(self):
+        self.balance = 1234
+        self.history = [history_block(0x46, 2026, 11, 24, 1234, 3), history_block(0x01, 2026, 11, 23, 1734, 2),
+                        history_block(0x02, 2026, 11, 20, 1944, 1)]
+
+    def felica(self, frame):
+        if len(frame) < 2 or frame[0] != len(frame):
+            return None  # a card ignores a frame whose length byte is wrong
+        if frame[1] == 0x00:
+            return bytes([18, 0x01]) + IDM + PMM
+        if frame[1] == 0x06 and frame[2:10] == IDM:
+            services = [struct.unpack("<H", frame[11 + 2 * i:13 + 2 * i])[0] for i in range(frame[10])]
+            at = 11 + 2 * frame[10]
+            count = frame[at]
+            at += 1
+            blocks = []
+            for _ in range(count):
+                if frame[at] & 0x80:
+                    service, number = services[frame[at] & 0x0F], frame[at + 1]
+                    at += 2
+                else:
+                    service, number = services[frame[at] & 0x0F], frame[at + 1] | frame[at + 2] << 8
+                    at += 3
+                if service == 0x008B and number == 0:
+                    block = bytearray(16)
+                    block[11:13] = struct.pack("<H", self.balance)
+                    blocks.append(bytes(block))
+                elif service == 0x090F and number < 20:
+                    blocks.append(self.history[number] if number < len(self.history) else bytes(16))
+                else:
+                    return bytes([12, 0x07]) + IDM + b"\x01\xA8"
+            body = bytes([0x07]) + IDM + b"\x00\x00" + bytes([len(blocks)]) + b"".join(blocks)
+            return bytes([len(body) + 1]) + body
+        return None
+
+    def apdu(self, apdu):
+        if apdu[:5] == b"\xFF\xCA\x00\x00\x00":
+            return self.uid + b"\x90\x00"
+        if apdu[:4] == b"\xFF\x00\x00\x00" and apdu[5:8] == b"\xD4\x40\x01":
+            reply = self.felica(apdu[8:8 + apdu[4] - 3])
+            if reply is None:
+                return b"\xD5\x41\x01\x90\x00"
+            return b"\xD5\x41\x00" + reply + b"\x90\x00"
+        if apdu[:3] == b"\xFF\x00\x40":
+            return b"\x90\x00"
+        return b"\x6D\x00"
+
+
+class MemoryTag:
+    """A tag answering FF B0 / FF D6 over its memory in 4-byte blocks."""
+    block_size = 4
+
+    def __init__(self, memory):
+        self.memory = bytearray(memory)
+        self.writes = 0
+
+    def apdu(self, apdu):
+        if apdu[:5] == b"\xFF\xCA\x00\x00\x00":
+            return self.uid + b"\x90\x00"
+        if apdu[:2] == b"\xFF\xB0" and len(apdu) == 5:
+            start = apdu[3] * self.block_size
+            count = apdu[4] or 256
+            if start + count > len(self.memory):
+                return b"\x6A\x82"
+            return bytes(self.memory[start:start + count]) + b"\x90\x00"
+        if apdu[:2] == b"\xFF\xD6" and len(apdu) == 5 + apdu[4] and apdu[4] == self.block_size:
+            block = apdu[3]
+            if (block + 1) * self.block_size > len(self.memory) or not self.write(block, apdu[5:]):
+                return b"\x63\x00"
+            self.writes += 1
+            return b"\x90\x00"
+        if apdu[:3] == b"\xFF\x00\x40":
+            return b"\x90\x00"
+        return b"\x6D\x00"
+
+
+class NTAG215(MemoryTag):
+    uid = NTAG_UID
+    atr = storage_atr(0x03, 0x0003)
+
+    def __init__(self):
+        memory = bytearray(135 * 4)
+        memory[0:12] = NTAG_UID[:3] + bytes([0x88 ^ NTAG_UID[0] ^ NTAG_UID[1] ^ NTAG_UID[2]]) + NTAG_UID[3:] + \
+            bytes([NTAG_UID[3] ^ NTAG_UID[4] ^ NTAG_UID[5] ^ NTAG_UID[6], 0x48, 0x00, 0x00])
+        memory[12:16] = bytes.fromhex("E1103E00")
+        memory[16:20] = bytes.fromhex("0300FE00")
+        memory[130 * 4:131 * 4] = bytes.fromhex("000000BD")
+        super().__init__(memory)
+
+    def locked(self, page):
+        static = self.memory[10] | self.memory[11] << 8
+        if page == 3:
+            return bool(static & 0x08)
+        if 4 <= page <= 15:
+            return bool(static & (1 << page))
+        if 16 <= page <= 129:
+            return bool(self.memory[130 * 4 + (page - 16) // 16 // 8] & (1 << ((page - 16) // 16 % 8)))
+        return page < 2 or page > 130
+
+    def write(self, page, data):
+        if page == 2:  # lock bytes are one-time programmable: OR-ed in
+            self.memory[10] |= data[2]
+            self.memory[11] |= data[3]
+            return True
+        if page == 130:
+            for i in range(3):
+                self.memory[520 + i] |= data[i]
+            return True
+        if page == 3:  # the CC is one-time programmable too
+            if self.locked(3):
+                return False
+            for i in range(4):
+                self.memory[12 + i] |= data[i]
+            return True
+        if self.locked(page):
+            return False
+        self.memory[page * 4:page * 4 + 4] = data
+        return True
+
+
+class ISO15693Tag(MemoryTag):
+    uid = ISO15693_UID
+    atr = storage_atr(0x0B, 0x0000)
+
+    def __init__(self):
+        memory = bytearray(64 * 4)
+        memory[0:8] = bytes.fromhex("E1401F000300FE00")
+        super().__init__(memory)
+
+    def write(self, block, data):
+        self.memory[block * 4:block * 4 + 4] = data
+        return True
+
+
+CARDS = {"felica": FeliCaCard, "ntag215": NTAG215, "iso15693": ISO15693Tag}
+
+
+def receive_exactly(sock, count):
+    data = b""
+    while len(data) < count:
+        # vpcd writes the length and the APDU separately: acknowledge at once, or Nagle + delayed ACK cost 40 ms
+        # per APDU.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ConnectionError("vpcd closed the connection")
+        data += chunk
+    return data
+
+
+def send(sock, data):
+    sock.sendall(struct.pack(">H", len(data)) + data)
+
+
+def main():
+    # A test runner may spawn us with signals blocked (libdispatch blocks them in its threads); unblock them so
+    # SIGTERM stops us, and whatever we start.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--card", choices=sorted(CARDS), required=True)
+    parser.add_argument("--dump", help="file that receives the tag memory as hex after every write")
+    parser.add_argument("--load", help="hex memory to start from (a previous --dump)")
+    parser.add_argument("--remove-after-writes", type=int, help="leave the field after this many writes")
+    parser.add_argument("--stay", type=float, default=60.0, help="seconds to stay in the field")
+    args = parser.parse_args()
+    card = CARDS[args.card]()
+    if args.load:
+        card.memory = bytearray(bytes.fromhex(open(args.load).read().strip()))
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            sock = socket.create_connection(("127.0.0.1", args.port), timeout=1)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit("cannot reach vpcd on port %d" % args.port)
+            time.sleep(0.1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.settimeout(args.stay)
+    print("in the field", flush=True)
+    try:
+        while True:
+            (length,) = struct.unpack(">H", receive_exactly(sock, 2))
+            message = receive_exactly(sock, length)
+            if length == 1:
+                if message[0] == 0x04:
+                    send(sock, card.atr)
+                continue
+            if args.remove_after_writes is not None and message[:2] == b"\xFF\xD6" \
+                    and card.writes >= args.remove_after_writes:
+                print("removed mid-write", flush=True)
+                break
+            reply = card.apdu(message)
+            send(sock, reply)
+            if args.dump and message[:2] == b"\xFF\xD6":
+                with open(args.dump, "w") as f:
+                    f.write(card.memory.hex())
+    except (ConnectionError, socket.timeout):
+        pass
+    finally:
+        if args.dump and hasattr(card, "memory"):
+            with open(args.dump, "w") as f:
+                f.write(card.memory.hex())
+        sock.close()
+
+
+if __name__ == "__main__":
+    main()
