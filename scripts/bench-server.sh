@@ -4,6 +4,11 @@
 # one fsync on the data dir's disk and SQLite's commit rate there with synchronous FULL vs NORMAL.
 #
 #   scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build]
+#                           [--baseline-bin PATH] [--phases LIST]
+#
+# With --baseline-bin (a `canteen` built from an older commit, see scripts/bench.sh BASELINE=REF),
+# the same healthz, orders and parked-display phases run against that binary too, on a fresh
+# data dir, right after the current one: both figures come from one run on one machine state.
 #
 # Prints every figure; the server and every helper are stopped on exit (trap).
 set -euo pipefail
@@ -13,15 +18,21 @@ duration=10
 warmup=2
 connections=32
 build=1
+baseline_bin=""
+phases="healthz,orders,polls,display,parked"
 while [ $# -gt 0 ]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
         --warmup) warmup="$2"; shift 2 ;;
         --connections) connections="$2"; shift 2 ;;
         --skip-build) build=0; shift ;;
-        *) echo "usage: scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build]" >&2; exit 2 ;;
+        --baseline-bin) baseline_bin="$2"; shift 2 ;;
+        --phases) phases="$2"; shift 2 ;;
+        *) echo "usage: scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build] [--baseline-bin PATH] [--phases LIST]" >&2; exit 2 ;;
     esac
 done
+# 2,000 parked displays need as many sockets on each side.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 work="$(mktemp -d)"
 server_pid=""
@@ -48,18 +59,34 @@ fi
 bin="$(swift build -c release --show-bin-path 2>/dev/null)"
 
 # MARK: - Server
-data="$work/data"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-ops_token="$("$bin/canteen" tokens create --role ops --name bench-ops --data-dir "$data")"
-kiosk_token="$("$bin/canteen" tokens create --role kiosk --name bench-kiosk --data-dir "$data")"
-kitchen_token="$("$bin/canteen" tokens create --role kitchen --name bench-kitchen --data-dir "$data")"
-"$bin/canteen" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-    sleep 0.1
-done
+# start_server BIN DATA: a `canteen serve` of BIN on a free port with the bench café; sets port,
+# ops_token, kiosk_token, kitchen_token and server_pid.
+start_server() {
+    local server_bin="$1" data="$2"
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    ops_token="$("$server_bin" tokens create --role ops --name bench-ops --data-dir "$data")"
+    kiosk_token="$("$server_bin" tokens create --role kiosk --name bench-kiosk --data-dir "$data")"
+    kitchen_token="$("$server_bin" tokens create --role kitchen --name bench-kitchen --data-dir "$data")"
+    "$server_bin" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 100); do
+        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+        kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+        sleep 0.1
+    done
+    for part in "" /menu; do
+        file="$work/cafe.json"; [ "$part" = /menu ] && file="$work/menu.json"
+        status="$(curl -s -o "$work/put.out" -w '%{http_code}' -X PUT -H "Authorization: Bearer $ops_token" \
+            -H 'Content-Type: application/json' --data-binary "@$file" "http://127.0.0.1:$port/v1/cafes/bench$part")"
+        case "$status" in 200|201) ;; *) echo "PUT /v1/cafes/bench$part: $status $(cat "$work/put.out")" >&2; exit 1 ;; esac
+    done
+}
+
+stop_server() {
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+}
 
 # The bench café: Seattle's menu, open 00:00–24:00 every day, 60-minute windows of 100,000 orders
 # (the most a café may take) and no lead time, in the fixed-offset zone where it is now about 08:00,
@@ -85,17 +112,12 @@ cafe["beaconRegion"]["major"] = 999
 json.dump(cafe, open(f"{work}/cafe.json", "w"))
 json.dump(menu, open(f"{work}/menu.json", "w"))
 PY
-for part in "" /menu; do
-    file="$work/cafe.json"; [ "$part" = /menu ] && file="$work/menu.json"
-    status="$(curl -s -o "$work/put.out" -w '%{http_code}' -X PUT -H "Authorization: Bearer $ops_token" \
-        -H 'Content-Type: application/json' --data-binary "@$file" "http://127.0.0.1:$port/v1/cafes/bench$part")"
-    case "$status" in 200|201) ;; *) echo "PUT /v1/cafes/bench$part: $status $(cat "$work/put.out")" >&2; exit 1 ;; esac
-done
+start_server "$bin/canteen" "$work/data"
 
 echo "== server: release canteen serve on 127.0.0.1:$port, fresh data dir, SQLite WAL + synchronous=FULL"
 echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared; server and client share $(nproc) cores)"
 "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
-    --connections "$connections" --warmup "$warmup" --duration "$duration" | tee "$work/server-bench.out"
+    --connections "$connections" --warmup "$warmup" --duration "$duration" --phases "$phases" | tee "$work/server-bench.out"
 
 # MARK: - wrk (a lighter, event-driven client for the two read-only figures)
 if command -v wrk >/dev/null 2>&1; then
@@ -114,9 +136,18 @@ else
     echo "(wrk not installed: apt-get install wrk for the event-driven healthz and 304 figures)"
 fi
 
-kill "$server_pid" 2>/dev/null || true
-wait "$server_pid" 2>/dev/null || true
-server_pid=""
+stop_server
+
+# MARK: - Baseline (an older build, same run)
+if [ -n "$baseline_bin" ]; then
+    echo "== baseline: $baseline_bin ($("$baseline_bin" --version 2>/dev/null || echo "older build")), fresh data dir, same phases for orders"
+    start_server "$baseline_bin" "$work/baseline-data"
+    echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+        --connections "$connections" --warmup "$warmup" --duration "$duration" --phases healthz,orders,parked \
+        | tee "$work/baseline-bench.out"
+    stop_server
+fi
 
 # MARK: - Disk
 echo "== disk: what durability costs here"

@@ -4,6 +4,10 @@
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
+#
+# BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
+# git-ignored worktree (.build-baseline/) and runs the server's orders and parked-display phases
+# against it in the same run, so that a change is judged against what it replaced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,9 +29,25 @@ for product in canteen server-bench format-bench beacon-bench; do
     fi
 done
 
+baseline_args=()
+if [ -n "${BASELINE:-}" ]; then
+    echo "### Building the baseline $BASELINE (release, .build-baseline/)"
+    baseline_src=".build-baseline/src"
+    wanted="$(git rev-parse "$BASELINE^{commit}")"
+    if [ ! -d "$baseline_src" ] || [ "$(git -C "$baseline_src" rev-parse HEAD)" != "$wanted" ]; then
+        git worktree remove --force "$baseline_src" 2>/dev/null || rm -rf "$baseline_src"
+        git worktree add --detach "$baseline_src" "$wanted" >/dev/null
+    fi
+    if ! (cd "$baseline_src" && swift build -c release --product canteen) >"$log" 2>&1; then
+        cat "$log" >&2
+        exit 1
+    fi
+    baseline_args=(--baseline-bin "$(cd "$baseline_src" && swift build -c release --show-bin-path)/canteen")
+fi
+
 echo; echo "### Formatting (scripts/bench-format.sh)"
 scripts/bench-format.sh
 echo; echo "### iBeacons (scripts/bench-beacons.sh)"
 scripts/bench-beacons.sh
 echo; echo "### Server (scripts/bench-server.sh)"
-scripts/bench-server.sh --skip-build
+scripts/bench-server.sh --skip-build "${baseline_args[@]}"

@@ -27,7 +27,9 @@ var pollConnections = 64
 var displays = 50
 var displayOrders = 200
 var displayInterval = 0.02
-var phases: Set<String> = ["healthz", "orders", "polls", "display"]
+var parkedDisplays = 2000
+var parkedRounds = 5
+var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked"]
 
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -45,6 +47,8 @@ while let argument = arguments.next() {
     case "--displays": displays = Int(value) ?? displays
     case "--display-orders": displayOrders = Int(value) ?? displayOrders
     case "--display-interval": displayInterval = Double(value) ?? displayInterval
+    case "--parked": parkedDisplays = Int(value) ?? parkedDisplays
+    case "--parked-rounds": parkedRounds = Int(value) ?? parkedRounds
     case "--phases": phases = Set(value.split(separator: ",").map(String.init))
     default:
         FileHandle.standardError.write(Data("server-bench: unknown option \(argument)\n".utf8))
@@ -128,6 +132,23 @@ if phases.contains("polls") || phases.contains("display") {
         print("feed: \(error)")
         verdicts.append("feed phases: FAILED (\(error))")
     }
+}
+
+if phases.contains("parked") {
+    let outcome = ParkedDisplaysRun(
+        port: serverPort, displays: parkedDisplays, rounds: parkedRounds,
+        poll: { requests.feed(after: $0, wait: 30) },
+        order: { requests.order(key: "\(runID)-parked-\($0)") },
+        cursor: { () throws(BenchError) in try requests.latestCursor(port: serverPort) }
+    ).run()
+    let summary = LatencySummary(outcome.latencies)
+    print("parked displays woken by one order, \(parkedDisplays) long-polling, \(parkedRounds) orders: "
+          + "\(summary.text) from the order's 201 to each display's answer (\(summary.count) answers)")
+    if outcome.missing > 0 { print("    displays not answered within 10 s: \(outcome.missing)") }
+    for failure in Set(outcome.failures) { print("    failed: \(failure)") }
+    let p99 = summary.milliseconds(atPercentile: 99)
+    verdicts.append(verdict(String(format: "%d parked displays woken p99 ≤ 50 ms (%.1f ms)", parkedDisplays, p99),
+                            p99 <= 50 && outcome.missing == 0 && summary.count > 0))
 }
 
 if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }

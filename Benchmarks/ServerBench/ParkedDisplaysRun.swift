@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Many displays parked in a long-poll at once, woken by one order: how long after the order's
+/// `201` each display has its answer. One thread multiplexes every display's socket with
+/// `poll()`, so the client does not need a thread per display.
+struct ParkedDisplaysRun {
+    let port: Int
+    let displays: Int
+    let rounds: Int
+    let poll: (Int64) -> [UInt8]
+    let order: (Int) -> [UInt8]
+    let cursor: () throws(BenchError) -> Int64
+
+    struct Outcome {
+        /// Nanoseconds from each order's 201 to each display's first answer byte.
+        var latencies: [UInt64] = []
+        var missing = 0
+        var failures: [String] = []
+    }
+
+    func run() -> Outcome {
+        var outcome = Outcome()
+        let sockets: [Int32]
+        do {
+            sockets = try (0..<displays).map { _ throws(BenchError) in try Self.connect(port: port) }
+        } catch {
+            outcome.failures.append(error.description)
+            return outcome
+        }
+        defer { for socket in sockets { close(socket) } }
+        let kiosk: HTTPConnection
+        do { kiosk = try HTTPConnection(port: port) } catch {
+            outcome.failures.append(error.description)
+            return outcome
+        }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        for round in 0..<rounds {
+            do {
+                let start = try cursor()
+                let request = poll(start)
+                for socket in sockets where !Self.sendAll(socket, request) {
+                    outcome.failures.append("send: errno \(errno)")
+                }
+                usleep(1_500_000)  // let every display park
+                let response = try kiosk.exchange(order(round))
+                let placed = monotonicNanos()
+                guard response.status == 201 else {
+                    outcome.failures.append("order answered \(response.status)")
+                    continue
+                }
+                var pending = Set(sockets.indices)
+                var answered: [Int: Bool] = [:]
+                let deadline = placed + 10_000_000_000
+                var fds = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                while !pending.isEmpty, monotonicNanos() < deadline {
+                    let ready = Glibc.poll(&fds, nfds_t(fds.count), 100)
+                    guard ready > 0 else { continue }
+                    let now = monotonicNanos()
+                    for index in fds.indices where fds[index].revents != 0 {
+                        // Drain what arrived; the first byte marks the answer.
+                        let count = recv(fds[index].fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                        if answered[index] == nil, count > 0 {
+                            answered[index] = true
+                            outcome.latencies.append(now - placed)
+                            pending.remove(index)
+                        }
+                        fds[index].revents = 0
+                    }
+                }
+                outcome.missing += pending.count
+                // Let the rest of each answer arrive, then drain it before the next round.
+                usleep(200_000)
+                for socket in sockets {
+                    while recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
+                }
+            } catch {
+                outcome.failures.append(error.description)
+            }
+        }
+        return outcome
+    }
+
+    private static func connect(port: Int) throws(BenchError) -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw BenchError("socket", "socket(): errno \(errno) (raise ulimit -n)") }
+        var one: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(socket)
+            throw BenchError("connect", "connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        return socket
+    }
+
+    private static func sendAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+}
