@@ -4,7 +4,7 @@
 # one fsync on the data dir's disk and SQLite's commit rate there with synchronous FULL vs NORMAL.
 #
 #   scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build]
-#                           [--baseline-bin PATH] [--phases LIST]
+#                           [--baseline-bin PATH] [--phases LIST] [--profile]
 #
 # With --baseline-bin (a `canteen` built from an older commit, see scripts/bench.sh BASELINE=REF),
 # the same healthz, orders and parked-display phases run against that binary too, on a fresh
@@ -19,6 +19,7 @@ warmup=2
 connections=32
 build=1
 baseline_bin=""
+profile=0
 phases="healthz,orders,polls,display,parked"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
         --skip-build) build=0; shift ;;
         --baseline-bin) baseline_bin="$2"; shift 2 ;;
         --phases) phases="$2"; shift 2 ;;
+        --profile) profile=1; shift ;;
         *) echo "usage: scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build] [--baseline-bin PATH] [--phases LIST]" >&2; exit 2 ;;
     esac
 done
@@ -57,6 +59,22 @@ if [ "$build" = 1 ]; then
     done
 fi
 bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+
+# profile_orders LABEL: the orders phase again, with perf sampling the server (where each
+# order's microseconds go). Needs perf (linux-perf); skipped without it.
+profile_orders() {
+    [ "$profile" = 1 ] || return 0
+    command -v perf >/dev/null 2>&1 || { echo "(perf not installed: no profile)"; return 0; }
+    perf record -q -e cpu-clock -F 4000 -g -p "$server_pid" -o "$work/$1.perf" -- sleep "$duration" >/dev/null 2>&1 &
+    local perf_pid=$!
+    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+        --connections "$connections" --warmup 0 --duration "$duration" --phases orders >"$work/$1.orders" 2>&1
+    wait "$perf_pid" 2>/dev/null || true
+    local done_orders
+    done_orders="$(sed -n 's/^POST \/v1\/orders.*(\([0-9]*\) in .*/\1/p' "$work/$1.orders")"
+    echo "== profile of the orders phase ($1): $(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: //p' "$work/$1.orders")"
+    scripts/profile-orders.py "$work/$1.perf" "${done_orders:-0}" "$duration" || true
+}
 
 # MARK: - Server
 # start_server BIN DATA: a `canteen serve` of BIN on a free port with the bench café; sets port,
@@ -136,6 +154,7 @@ else
     echo "(wrk not installed: apt-get install wrk for the event-driven healthz and 304 figures)"
 fi
 
+profile_orders current
 stop_server
 
 # MARK: - Baseline (an older build, same run)
@@ -146,6 +165,7 @@ if [ -n "$baseline_bin" ]; then
     "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
         --connections "$connections" --warmup "$warmup" --duration "$duration" --phases healthz,orders,parked \
         | tee "$work/baseline-bench.out"
+    profile_orders baseline
     stop_server
 fi
 

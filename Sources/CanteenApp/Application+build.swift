@@ -24,11 +24,12 @@ public struct CanteenStores: Sendable {
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
+        let ids = RandomID()
         let tickets = TicketStore(database: database, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
-        var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, clock: clock),
+        var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
                                    orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                      clock: clock),
+                                                      ids: ids, clock: clock),
                                    pickupCapacity: capacity, tickets: tickets,
                                    idempotency: IdempotencyStore(database: database),
                                    preferences: PreferencesStore(database: database, clock: clock),

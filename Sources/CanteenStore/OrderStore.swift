@@ -15,18 +15,20 @@ public final class OrderStore: OrderRepository {
     private let cafes: CafeStore
     private let tickets: TicketStore
     private let capacity: PickupCapacityStore
+    private let ids: RandomID
     let clock: @Sendable () -> Date
     private let placements: GroupCommit<Placement, OrderPlacement>
 
     public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore, capacity: PickupCapacityStore,
-                clock: @escaping @Sendable () -> Date = Date.init) {
+                ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
+        self.ids = ids
         self.database = database
         self.cafes = cafes
         self.tickets = tickets
         self.capacity = capacity
         self.clock = clock
         placements = GroupCommit { batch in
-            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity)
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids)
         }
     }
 
@@ -46,14 +48,14 @@ public final class OrderStore: OrderRepository {
     /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so
     /// that a refused order leaves no trace and does not affect the others.
     private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
-                              capacity: PickupCapacityStore) async -> [Result<OrderPlacement, any Error>] {
+                              capacity: PickupCapacityStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
                 batch.map { placement in
                     Result { () throws -> OrderPlacement in
                         var outcome: OrderPlacement?
                         try db.inSavepoint {
-                            outcome = try place(db, placement, cafes: cafes, capacity: capacity)
+                            outcome = try place(db, placement, cafes: cafes, capacity: capacity, ids: ids)
                             return .commit
                         }
                         guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
@@ -73,7 +75,7 @@ public final class OrderStore: OrderRepository {
     }
 
     private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore,
-                              capacity: PickupCapacityStore) throws -> OrderPlacement {
+                              capacity: PickupCapacityStore, ids: RandomID) throws -> OrderPlacement {
         let request = placement.request
         if let key = placement.key, let existing = try IdempotencyStore.stored(db, for: key) {
             guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
@@ -91,7 +93,7 @@ public final class OrderStore: OrderRepository {
             throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
                                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
-        let order = try insertOrder(db, request, menu: menu, capacity: capacity, tokenID: placement.key?.tokenID,
+        let order = try insertOrder(db, request, menu: menu, capacity: capacity, ids: ids, tokenID: placement.key?.tokenID,
                                     now: placement.now)
         if let key = placement.key {
             try IdempotencyStore.insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
@@ -102,7 +104,8 @@ public final class OrderStore: OrderRepository {
     }
 
     private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu,
-                                    capacity: PickupCapacityStore, tokenID: String?, now: Date) throws -> Order {
+                                    capacity: PickupCapacityStore, ids: RandomID, tokenID: String?,
+                                    now: Date) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let window = try capacity.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
@@ -117,7 +120,7 @@ public final class OrderStore: OrderRepository {
             """), arguments: [cafe.id, localDate]) ?? 1
 
         let record = OrderRecord(
-            id: RandomID.timeOrdered("ord", at: now), cafeId: cafe.id, number: number, localDate: localDate,
+            id: ids.timeOrdered("ord", at: now), cafeId: cafe.id, number: number, localDate: localDate,
             customerName: request.customer.name, userId: request.customer.userID, tokenId: tokenID,
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
             tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency.code,
@@ -130,7 +133,7 @@ public final class OrderStore: OrderRepository {
         for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
         var tickets: [Ticket] = []
         for station in stations {
-            let ticket = TicketRecord(id: RandomID.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id,
+            let ticket = TicketRecord(id: ids.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id,
                                       station: station, status: TicketStatus.new.rawValue,
                                       sequence: try TicketStore.nextSequence(db), createdAt: now, updatedAt: now)
             try TicketStore.insert(ticket, db)

@@ -4,21 +4,24 @@ import Glibc
 import Foundation
 import Synchronization
 
-/// Random identifiers and secrets from the kernel's secure generator.
-enum RandomID {
+/// Random identifiers and secrets from the kernel's secure generator. One per application (the
+/// stores share it): it keeps a small pool of unused entropy.
+public final class RandomID: Sendable {
+    public init() {}
+
     /// `prefix_` and 12 URL-safe random characters (72 bits), e.g. `ord_x3Kq9…`.
-    static func make(_ prefix: String) -> String { "\(prefix)_\(base64URL(bytes: 9))" }
+    func make(_ prefix: String) -> String { "\(prefix)_\(base64URL(bytes: 9))" }
 
     /// `prefix_`, 8 characters of the Unix time in milliseconds and 8 random ones (48 bits),
     /// e.g. `ord_0n2Kq9Zx…`: ids of one moment sort together, so the orders', lines' and
     /// tickets' primary-key indexes grow at their end instead of touching a random page per
     /// row, and a group commit writes far fewer pages. The characters are URL-safe and in
     /// ASCII order, so text order is time order to the millisecond.
-    static func timeOrdered(_ prefix: String, at instant: Date) -> String {
+    func timeOrdered(_ prefix: String, at instant: Date) -> String {
         let millis = Int64(exactly: (instant.timeIntervalSince1970 * 1000).rounded(.down)).map { UInt64(clamping: $0) } ?? 0
         var random = UInt64(0)
         for byte in randomBytes(6) { random = random << 8 | UInt64(byte) }
-        return "\(prefix)_" + sortable(millis & 0xFFFF_FFFF_FFFF) + sortable(random)
+        return "\(prefix)_" + Self.sortable(millis & 0xFFFF_FFFF_FFFF) + Self.sortable(random)
     }
 
     /// URL-safe characters in ASCII order: `-`, digits, upper case, `_`, lower case.
@@ -31,21 +34,21 @@ enum RandomID {
     }
 
     /// `count` random bytes as unpadded base64url.
-    static func base64URL(bytes count: Int) -> String {
-        base64URL(encoding: randomBytes(count)[...])
+    func base64URL(bytes count: Int) -> String {
+        Self.base64URL(encoding: randomBytes(count)[...])
     }
 
     /// Unused bytes of the last `getentropy` call: ids are made for every order and ticket
     /// inside the single writer, and a system call for every eight bytes showed in profiles.
-    private static let pool = Mutex<[UInt8]>([])
+    private let pool = Mutex<[UInt8]>([])
 
     /// `count` bytes from the kernel's generator (`getentropy`, 256 bytes per call).
-    static func randomBytes(_ count: Int) -> [UInt8] {
+    func randomBytes(_ count: Int) -> [UInt8] {
         pool.withLock { pool in
             var taken: [UInt8] = []
             taken.reserveCapacity(count)
             while taken.count < count {
-                if pool.isEmpty { pool = freshEntropy() }
+                if pool.isEmpty { pool = Self.freshEntropy() }
                 let part = min(count - taken.count, pool.count)
                 taken.append(contentsOf: pool.suffix(part))
                 pool.removeLast(part)

@@ -7,15 +7,17 @@ import GRDB
 public final class TokenStore: TokenRepository {
     let database: AppDatabase
     private let clock: @Sendable () -> Date
+    private let ids: RandomID
 
-    public init(database: AppDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.ids = ids
         self.clock = clock
     }
 
     public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
-        let secret = "cnt_" + RandomID.base64URL(bytes: 24)
-        let id = RandomID.make("tok")
+        let secret = "cnt_" + ids.base64URL(bytes: 24)
+        let id = ids.make("tok")
         let record = AccessTokenRecord(id: id, name: name, role: role.rawValue, cafeId: cafeID,
                                        secretHash: Self.hash(secret), createdAt: clock(), revokedAt: nil)
         try await database.writer.write { db in
