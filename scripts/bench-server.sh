@@ -65,15 +65,19 @@ bin="$(swift build -c release --show-bin-path 2>/dev/null)"
 profile_orders() {
     [ "$profile" = 1 ] || return 0
     command -v perf >/dev/null 2>&1 || { echo "(perf not installed: no profile)"; return 0; }
+    local ticks_before ticks_after
+    ticks_before="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
     perf record -q -e cpu-clock -F 4000 -g -p "$server_pid" -o "$work/$1.perf" -- sleep "$duration" >/dev/null 2>&1 &
     local perf_pid=$!
     "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
         --connections "$connections" --warmup 0 --duration "$duration" --phases orders >"$work/$1.orders" 2>&1
     wait "$perf_pid" 2>/dev/null || true
+    ticks_after="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
     local done_orders
     done_orders="$(sed -n 's/^POST \/v1\/orders.*(\([0-9]*\) in .*/\1/p' "$work/$1.orders")"
     echo "== profile of the orders phase ($1): $(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: //p' "$work/$1.orders")"
-    scripts/profile-orders.py "$work/$1.perf" "${done_orders:-0}" "$duration" || true
+    scripts/profile-orders.py "$work/$1.perf" "${done_orders:-0}" "$duration" \
+        "$(( ticks_after - ticks_before ))e-2" || true
 }
 
 # MARK: - Server

@@ -1,21 +1,17 @@
 #!/usr/bin/env python3
 """Where a server's CPU goes per durable order, from a `perf record -e cpu-clock` of it.
 
-    scripts/profile-orders.py PERF_DATA ORDERS SECONDS
+    scripts/profile-orders.py PERF_DATA ORDERS SECONDS CPU_SECONDS
 
 Prints the server's CPU time per order and its split by library and by the heaviest symbols
 (demangled), as the closing note of issue 11 asks: "where each order's microseconds go".
 """
 import collections, re, subprocess, sys
 
-data, orders, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+data, orders, seconds, cpu_seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 report = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "dso,sym", "--stdio",
                          "--percent-limit", "0", "-g", "none"],
                         capture_output=True, text=True).stdout
-samples_line = re.search(r"# Samples: (\d+)", report)
-samples = int(samples_line.group(1)) if samples_line else 0
-# cpu-clock samples at the default 4 kHz per CPU: each sample is 250 µs of CPU.
-period_us = 250.0
 rows = []
 for line in report.splitlines():
     m = re.match(r"\s+([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*)", line)
@@ -23,7 +19,7 @@ for line in report.splitlines():
         rows.append((float(m.group(1)), m.group(2), m.group(3).strip()))
 if not rows or orders <= 0:
     print("profile: no samples"); sys.exit(0)
-cpu_us = samples * period_us
+cpu_us = cpu_seconds * 1e6  # the server's user + system time while the phase ran (/proc)
 per_order = cpu_us / orders
 def library(dso):
     d = dso.lower()

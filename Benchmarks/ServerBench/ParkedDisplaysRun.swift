@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// Many displays parked in a long-poll at once, woken by one order: how long after the order's
-/// `201` each display has its answer. One thread multiplexes every display's socket with
-/// `poll()`, so the client does not need a thread per display.
+/// `201` each display has its answer. One thread multiplexes the displays' sockets with
+/// `poll()` over those still waiting, so the client needs no thread per display.
 struct ParkedDisplaysRun {
     let port: Int
     let displays: Int
@@ -31,6 +31,7 @@ struct ParkedDisplaysRun {
             return outcome
         }
         defer { for socket in sockets { close(socket) } }
+
         let kiosk: HTTPConnection
         do { kiosk = try HTTPConnection(port: port) } catch {
             outcome.failures.append(error.description)
@@ -51,24 +52,21 @@ struct ParkedDisplaysRun {
                     outcome.failures.append("order answered \(response.status)")
                     continue
                 }
-                var pending = Set(sockets.indices)
-                var answered: [Int: Bool] = [:]
+                var pending = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
                 let deadline = placed + 10_000_000_000
-                var fds = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
                 while !pending.isEmpty, monotonicNanos() < deadline {
-                    let ready = Glibc.poll(&fds, nfds_t(fds.count), 100)
+                    let ready = Glibc.poll(&pending, nfds_t(pending.count), 100)
                     guard ready > 0 else { continue }
                     let now = monotonicNanos()
-                    for index in fds.indices where fds[index].revents != 0 {
-                        // Drain what arrived; the first byte marks the answer.
-                        let count = recv(fds[index].fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                        if answered[index] == nil, count > 0 {
-                            answered[index] = true
-                            outcome.latencies.append(now - placed)
-                            pending.remove(index)
-                        }
-                        fds[index].revents = 0
+                    pending.removeAll { entry in
+                        guard entry.revents != 0 else { return false }
+                        // The first bytes mark the answer; the rest is drained after the round.
+                        let count = recv(entry.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                        guard count > 0 else { return false }
+                        outcome.latencies.append(now - placed)
+                        return true
                     }
+                    for index in pending.indices { pending[index].revents = 0 }
                 }
                 outcome.missing += pending.count
                 // Let the rest of each answer arrive, then drain it before the next round.

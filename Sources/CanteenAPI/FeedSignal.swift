@@ -3,77 +3,118 @@ import Synchronization
 
 /// Wakes kitchen displays long-polling a café's ticket feed the moment a change is known.
 ///
-/// Waiters are suspended continuations (no thread, no polling loop each); a change resumes
-/// every waiter of its café. The latest sequence per café is kept so that a change committed
+/// Waiters are suspended continuations (no thread, no polling loop, no task each): a change
+/// resumes every waiter of its café at once. Deadlines are kept by one timer task that runs
+/// only while someone waits. The latest sequence per café is kept so that a change known
 /// between a display's query and its wait is never missed.
 final class FeedSignal: Sendable {
+    private struct Waiter {
+        let continuation: CheckedContinuation<Bool, Never>
+        let deadline: ContinuousClock.Instant
+    }
+
     private struct State {
         var latest: [String: Int64] = [:]
-        var waiters: [String: [UUID: CheckedContinuation<Bool, Never>]] = [:]
+        var waiters: [String: [UInt64: Waiter]] = [:]
+        var nextID: UInt64 = 0
+        var timerRunning = false
         var released = false
     }
 
     private let state = Mutex(State())
+    /// How late past its deadline a waiter may be answered (the timer's longest sleep).
+    private let deadlineSlack: Duration
+
+    init(deadlineSlack: Duration = .milliseconds(100)) {
+        self.deadlineSlack = deadlineSlack
+    }
 
     /// Records committed changes (café → its latest sequence) and wakes the waiters of every
     /// café whose latest change moved.
     func publish(_ changes: [String: Int64]) {
-        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            var woken: [CheckedContinuation<Bool, Never>] = []
+        let woken = state.withLock { state -> [Waiter] in
+            var woken: [Waiter] = []
             for (cafeID, sequence) in changes where sequence > (state.latest[cafeID] ?? 0) {
                 state.latest[cafeID] = sequence
-                woken += (state.waiters.removeValue(forKey: cafeID) ?? [:]).values
+                if let waiting = state.waiters.removeValue(forKey: cafeID) { woken += waiting.values }
             }
             return woken
         }
-        for continuation in woken { continuation.resume(returning: true) }
+        for waiter in woken { waiter.continuation.resume(returning: true) }
     }
 
     /// The latest sequence known for the café (0 when it has no ticket).
     func latest(cafeID: String) -> Int64 { state.withLock { $0.latest[cafeID] ?? 0 } }
 
-    /// Wakes every waiter (on shutdown): they answer with what they have.
+    /// Wakes every waiter (on shutdown): they answer with what they have; later waits return at once.
     func releaseAll() {
-        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            defer { state.waiters.removeAll(); state.released = true }
+        let woken = state.withLock { state -> [Waiter] in
+            state.released = true
+            defer { state.waiters.removeAll() }
             return state.waiters.values.flatMap(\.values)
         }
-        for continuation in woken { continuation.resume(returning: false) }
+        for waiter in woken { waiter.continuation.resume(returning: false) }
     }
 
     /// Number of displays currently waiting (for tests and metrics).
     var waiterCount: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
 
-    /// True as soon as the café has a change after `cursor`; false at the timeout or on cancellation.
+    /// True as soon as the café has a change after `cursor`; false at the timeout, on
+    /// cancellation or on shutdown.
     func wait(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.waitForChange(cafeID: cafeID, after: cursor) }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        let deadline = ContinuousClock.now + timeout
+        let id = state.withLock { state -> UInt64 in
+            state.nextID &+= 1
+            return state.nextID
         }
-    }
-
-    private func waitForChange(cafeID: String, after cursor: Int64) async -> Bool {
-        let id = UUID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                var startTimer = false
                 let immediate: Bool? = state.withLock { state in
                     if (state.latest[cafeID] ?? 0) > cursor { return true }
-                    if state.released { return false }
-                    if Task.isCancelled { return false }
-                    state.waiters[cafeID, default: [:]][id] = continuation
+                    if state.released || Task.isCancelled || deadline <= .now { return false }
+                    state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline)
+                    if !state.timerRunning {
+                        state.timerRunning = true
+                        startTimer = true
+                    }
                     return nil
                 }
                 if let immediate { continuation.resume(returning: immediate) }
+                if startTimer { Task { await self.expireWaiters() } }
             }
         } onCancel: {
-            let continuation = state.withLock { $0.waiters[cafeID]?.removeValue(forKey: id) }
-            continuation?.resume(returning: false)
+            let waiter = state.withLock { $0.waiters[cafeID]?.removeValue(forKey: id) }
+            waiter?.continuation.resume(returning: false)
+        }
+    }
+
+    /// Answers waiters whose deadline passed, until nobody waits.
+    private func expireWaiters() async {
+        while true {
+            let now = ContinuousClock.now
+            let (expired, next) = state.withLock { state -> ([Waiter], ContinuousClock.Instant?) in
+                var expired: [Waiter] = []
+                var next: ContinuousClock.Instant?
+                for (cafeID, waiting) in state.waiters {
+                    for (id, waiter) in waiting {
+                        if waiter.deadline <= now {
+                            expired.append(waiter)
+                            state.waiters[cafeID]?.removeValue(forKey: id)
+                        } else {
+                            next = min(next ?? waiter.deadline, waiter.deadline)
+                        }
+                    }
+                    if state.waiters[cafeID]?.isEmpty == true { state.waiters.removeValue(forKey: cafeID) }
+                }
+                if next == nil { state.timerRunning = false }
+                return (expired, next)
+            }
+            for waiter in expired { waiter.continuation.resume(returning: false) }
+            guard let next else { return }
+            // A waiter that arrives meanwhile with an earlier deadline is answered at most
+            // `deadlineSlack` late.
+            try? await Task.sleep(until: min(next, .now + deadlineSlack), clock: .continuous)
         }
     }
 }
