@@ -206,6 +206,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CanteenCLITests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "BlueZScannerTests",
             dependencies: [
                 "Beacons", "BlueZScanner",

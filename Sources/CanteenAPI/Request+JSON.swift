@@ -1,13 +1,13 @@
 import CanteenCore
+import CanteenFormat
 import Foundation
 import Hummingbird
 import NIOCore
 
 extension Request {
     /// The body as a JSON value: 413 above 1 MiB, 400 `malformed_json` naming where it broke,
-    /// 415 when it is declared as something other than JSON.
+    /// 415 when it is not declared as JSON (`application/json` or a `+json` type).
     mutating func jsonBody() async throws -> JSONValue {
-        try checkJSONContentType()
         guard let body = try await optionalJSONBody() else {
             throw CanteenError(.malformed, code: .malformedJson, message: "the request body is empty; expected JSON")
         }
@@ -22,12 +22,33 @@ extension Request {
         return try buffer.withUnsafeReadableBytes { bytes in try JSONValue.parse(bytes) }
     }
 
-    /// 415 when the body is declared as something other than JSON.
+    /// 415 unless the body is declared as JSON: `application/json` or a structured `+json`
+    /// type (`application/merge-patch+json`), with parameters such as `charset` allowed.
     private func checkJSONContentType() throws(CanteenError) {
-        if let type = headers[.contentType], !type.lowercased().contains("json") {
+        guard let header = headers[.contentType] else {
             throw CanteenError(.malformed, code: .unsupportedMediaType,
-                               message: "the body must be application/json, not \(type)")
+                               message: "the body has no Content-Type; send it as application/json")
         }
+        guard Self.isJSON(header) else {
+            throw CanteenError(.malformed, code: .unsupportedMediaType,
+                               message: "the body must be application/json, not \(header.prefix(100))")
+        }
+    }
+
+    /// Whether a `Content-Type` names JSON, parsed as a media type (RFC 9110 §8.3: `type/subtype`
+    /// of token characters, then `;` parameters), never searched for "json".
+    static func isJSON(_ contentType: String) -> Bool {
+        let essence = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = essence.trimmingHTTPWhitespace().lowercased().split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isTokenCharacter) }),
+              parts[0] == "application" else { return false }
+        let subType = parts[1]
+        return subType == "json" || (subType.hasSuffix("+json") && subType.count > "+json".count)
+    }
+
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
+        return !"()<>@,;:\\\"/[]?={}".contains(character)
     }
 }
 

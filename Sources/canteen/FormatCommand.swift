@@ -27,10 +27,14 @@ extension FormatCommand {
     struct Price: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Format an amount of minor units (cents, yen, fils) of a currency.",
-            discussion: "Negative amounts follow `--`: canteen format price --currency USD --locale en_US -- -450")
+            discussion: "Negative amounts are typed as they are, anywhere: canteen format price -450 --currency USD --locale en_US")
 
-        @Argument(help: "The amount in minor units (450 is $4.50; 450 is ¥450).")
-        var minorUnits: String
+        /// Everything that is not an option: the amount, which may be negative (`-450` would
+        /// otherwise read as short options).
+        @Argument(parsing: .allUnrecognized,
+                  help: ArgumentHelp("The amount in minor units (450 is $4.50; 450 is ¥450; -450 is a refund).",
+                                     valueName: "minor-units"))
+        var amount: [String] = []
 
         @Option(help: "ISO 4217 currency code (USD, JPY, KWD).")
         var currency: String
@@ -40,10 +44,16 @@ extension FormatCommand {
 
         func run() throws {
             do throws(CanteenError) {
-                let amount = try FormatInput.minorUnits(minorUnits)
+                let amount = self.amount.filter { $0 != "--" }  // `-- -450` still works
+                guard amount.count == 1 else {
+                    throw CanteenError(.invalid, code: .invalidAmount,
+                                       message: amount.isEmpty ? "give one amount in minor units"
+                                           : "give one amount in minor units, not \(amount.joined(separator: " "))")
+                }
+                let minorUnits = try FormatInput.minorUnits(amount[0])
                 let currency = try Currency(code: self.currency)
                 let locale = try FormatInput.locale(self.locale)
-                print(PriceFormatter().format(Money(minorUnits: amount, currency: currency), locale: locale))
+                print(PriceFormatter().format(Money(minorUnits: minorUnits, currency: currency), locale: locale))
             } catch {
                 throw FormatCommand.fail(error)
             }
