@@ -39,7 +39,7 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 
-    /// The first problem as a domain error (what an HTTP response reports).
+    /// The first problem as a domain error (what an answer reports).
     public var firstError: CanteenError {
         let first = problems.first ?? ValidationProblem(path: "", message: "invalid document")
         return CanteenError(.invalid, code: first.code, message: first.message,

@@ -206,5 +206,5 @@ public final class OrderStore: OrderRepository {
 extension CanteenError {
     static let idempotencyKeyReused = CanteenError(
         .invalid, code: .idempotencyKeyReused,
-        message: "this Idempotency-Key was already used with a different request", field: "Idempotency-Key")
+        message: "this idempotency key was already used with a different request")
 }

@@ -33,9 +33,16 @@ struct OrderRoutes {
             try context.requireAccess(to: orderRequest.cafeID)
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
             let language = request.headers[.acceptLanguage].map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
-            let placement = try await services.orders.placeOrder(
-                orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint,
-                                                  answerLanguage: language))
+            let placement: OrderPlacement
+            do {
+                placement = try await services.orders.placeOrder(
+                    orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint,
+                                                      answerLanguage: language))
+            } catch var error as CanteenError where error.code == .idempotencyKeyReused {
+                error.field = Self.idempotencyHeader.rawName
+                error.message = "this Idempotency-Key was already used with a different request"
+                throw error
+            }
             switch placement {
             case .placed(let order):
                 return try await answer(order, acceptLanguage: language, status: .created,

@@ -15,7 +15,7 @@ public struct ResolvedPreference: Hashable, Sendable {
 public struct MergedPreferences: Hashable, Sendable {
     public var values: [String: JSONValue]
     public var sources: [String: PreferenceDomain]
-    /// The version of the user's own document (what `ETag` and `If-Match` speak of).
+    /// The version of the user's own document (what a writer states it last saw).
     public var version: Int64
 
     public init(values: [String: JSONValue], sources: [String: PreferenceDomain], version: Int64) {
