@@ -1,13 +1,19 @@
 # Canteen: `make run` starts the server, `make test` passes every test. Both install what is missing.
 SWIFT ?= swift
-APT_PACKAGES := libsqlite3-dev libbluetooth-dev libpcsclite-dev pcscd vsmartcard-vpcd python3
+# Debian packages the build and the tests need; each area appends its own line.
+APT_PACKAGES := libsqlite3-dev libbluetooth-dev libpcsclite-dev pcscd vsmartcard-vpcd python3 python3-venv
 DATA_DIR ?= ./.canteen
 HOST ?= 127.0.0.1
 PORT ?= 8080
+# The tests' Python packages (pinned in requirements-test.txt) live in this git-ignored virtualenv.
+VENV := .build-venv
 
-.PHONY: deps build release run test bench format lint clean
+# The suites `make test` runs, in order; each area appends its own target.
+TEST_SUITES := test-swift
 
-# Installs the C libraries the build links against, with sudo when not root.
+.PHONY: deps venv build release run test test-swift bench format lint clean
+
+# Installs the Debian packages the build and tests need, with sudo when not root.
 deps:
 	@missing=""; \
 	for package in $(APT_PACKAGES); do \
@@ -16,9 +22,16 @@ deps:
 	if [ -n "$$missing" ]; then \
 		sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
 		echo "Installing:$$missing"; \
-		$$sudo apt-get update -qq && \
-		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		$$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing; \
 	fi
+
+# The tests' Python packages, installed from PyPI into $(VENV) when requirements-test.txt changed.
+venv: $(VENV)/.installed
+$(VENV)/.installed: requirements-test.txt | deps
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	touch $@
 
 build: deps
 	$(SWIFT) build --product canteen
@@ -29,7 +42,11 @@ release: deps
 run: build
 	"$$($(SWIFT) build --show-bin-path)/canteen" serve --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT) --menus Menus
 
-test: deps
+test: deps venv
+	@for suite in $(TEST_SUITES); do $(MAKE) --no-print-directory $$suite || exit 1; done
+
+# The Swift Testing suites (SQLite, the HTTP layer in-process and live, pcscd with a virtual reader).
+test-swift: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
