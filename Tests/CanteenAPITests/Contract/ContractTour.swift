@@ -1,0 +1,164 @@
+import CanteenAPI
+import CanteenCore
+import CanteenTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A walk through the whole API as its users would take it: ops configure, a kiosk orders, the
+/// kitchen moves tickets, preferences and beacons are read and written. Every request body is first
+/// checked against the document's request schema (so the documented input is what the server
+/// takes), every answer against the documented responses.
+struct ContractTour {
+    let client: any TestClientProtocol
+    let environment: TestEnvironment
+    let contract: ContractRecorder
+
+    /// Sends a request of `operation` and checks the answer; returns it for the next step.
+    @discardableResult
+    func call(_ operation: String, _ uri: String, token: String?, json: JSONValue? = nil,
+              headers: HTTPFields = [:], expecting status: Int,
+              sourceLocation: SourceLocation = #_sourceLocation) async throws -> TestResponse {
+        let document = contract.document
+        if let json, let entry = document.operations[operation], let schemaEntry = entry.requestBody?["application/json"],
+           let schema = schemaEntry {
+            let problems = SchemaValidator(root: document.root).problems(json, against: schema)
+            #expect(problems == [], "\(operation): the tour's request body breaks the documented schema",
+                    sourceLocation: sourceLocation)
+        }
+        let method = HTTPRequest.Method(rawValue: String(operation.split(separator: " ")[0]))!
+        let response = try await client.send(method, uri, token: token, json: json, headers: headers)
+        contract.check(operation, response, expecting: status, sourceLocation: sourceLocation)
+        return response
+    }
+
+    func run() async throws {
+        let ops = environment.ops, kiosk = environment.kiosk, kitchen = environment.kitchen
+        try await call("GET /healthz", "/healthz", token: nil, expecting: 200)
+
+        // MARK: Cafés and menus (ops)
+        try await call("GET /v1/cafes", "/v1/cafes", token: kiosk, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}", "/v1/cafes/testcafe", token: kiosk, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}", "/v1/cafes/nowhere", token: ops, expecting: 404)
+        try await call("GET /v1/cafes/{cafeId}", "/v1/cafes/othercafe", token: environment.boundKiosk, expecting: 403)
+        let spare = Fixtures.cafeDocument(id: "spare", major: 902)
+        try await call("PUT /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops,
+                       json: .object(Fixtures.cafeConfiguration(spare)), expecting: 201)
+        try await call("PUT /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops,
+                       json: .object(Fixtures.cafeConfiguration(spare)), expecting: 200)
+        try await call("PUT /v1/cafes/{cafeId}", "/v1/cafes/spare", token: kiosk,
+                       json: .object(Fixtures.cafeConfiguration(spare)), expecting: 403)
+        var invalid = Fixtures.cafeConfiguration(spare)
+        invalid["currency"] = "XXQ"
+        try await call("PUT /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops, json: .object(invalid), expecting: 422)
+        try await call("PUT /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops,
+                       json: .object(Fixtures.menuDocument(spare)), expecting: 200)
+        let menu = try await call("GET /v1/cafes/{cafeId}/menu", "/v1/cafes/testcafe/menu", token: kiosk,
+                                  headers: [.acceptLanguage: "es"], expecting: 200)
+        let etag = try #require(menu.headers[.eTag])
+        try await call("GET /v1/cafes/{cafeId}/menu", "/v1/cafes/testcafe/menu", token: kiosk,
+                       headers: [.acceptLanguage: "es", .ifNoneMatch: etag], expecting: 304)
+        try await call("PATCH /v1/cafes/{cafeId}/menu/items/{itemId}", "/v1/cafes/testcafe/menu/items/salad", token: ops,
+                       json: ["soldOut": true, "soldOutUntil": "2030-01-01T00:00:00Z"], expecting: 200)
+        try await call("PATCH /v1/cafes/{cafeId}/menu/items/{itemId}", "/v1/cafes/testcafe/menu/items/salad", token: ops,
+                       json: ["soldOut": false, "price": 760], expecting: 200)
+        try await call("PATCH /v1/cafes/{cafeId}/menu/items/{itemId}", "/v1/cafes/testcafe/menu/items/nothing",
+                       token: ops, json: ["soldOut": true], expecting: 404)
+        try await call("GET /v1/cafes/{cafeId}/pickup-windows", "/v1/cafes/testcafe/pickup-windows?date=2026-03-02",
+                       token: kiosk, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/pickup-windows", "/v1/cafes/testcafe/pickup-windows?date=March",
+                       token: kiosk, expecting: 422)
+
+        // MARK: Orders and the kitchen
+        let orderHeaders: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "tour-1", .acceptLanguage: "fr"]
+        let placed = try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: orderBody(),
+                                    headers: orderHeaders, expecting: 201)
+        try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: orderBody(), headers: orderHeaders,
+                       expecting: 201)
+        try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: orderBody(name: "Grace"),
+                       headers: orderHeaders, expecting: 422)
+        try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: orderBody(), expecting: 400)
+        let orderID = try #require(try placed.json["order", "id"]?.stringValue ?? placed.json["id"]?.stringValue)
+        try await call("GET /v1/orders/{orderId}", "/v1/orders/\(orderID)", token: kiosk, expecting: 200)
+        try await call("GET /v1/orders/{orderId}", "/v1/orders/ord_nothing", token: kiosk, expecting: 404)
+        let feed = try await call("GET /v1/cafes/{cafeId}/tickets", "/v1/cafes/testcafe/tickets", token: kitchen,
+                                  expecting: 200)
+        let feedTag = try #require(feed.headers[.eTag])
+        try await call("GET /v1/cafes/{cafeId}/tickets", "/v1/cafes/testcafe/tickets", token: kitchen,
+                       headers: [.ifNoneMatch: feedTag], expecting: 304)
+        try await call("GET /v1/cafes/{cafeId}/tickets", "/v1/cafes/testcafe/tickets?after=0&station=bar&wait=0",
+                       token: kitchen, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/tickets", "/v1/cafes/testcafe/tickets?after=minus", token: kitchen,
+                       expecting: 400)
+        let ticketID = try #require(try feed.json["tickets", 0, "id"]?.stringValue)
+        try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/\(ticketID)/status", token: kitchen,
+                       json: ["status": "preparing"], expecting: 200)
+        try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/\(ticketID)/status", token: kitchen,
+                       json: ["status": "new"], expecting: 409)
+        try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/tkt_nothing/status", token: kitchen,
+                       json: ["status": "ready"], expecting: 404)
+        try await call("POST /v1/orders/{orderId}/cancel", "/v1/orders/\(orderID)/cancel", token: kiosk, expecting: 200)
+        try await call("DELETE /v1/cafes/{cafeId}", "/v1/cafes/testcafe", token: ops, expecting: 409)
+        try await call("DELETE /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops, expecting: 204)
+
+        // MARK: Preferences
+        try await call("GET /v1/users/{userId}/preferences", "/v1/users/u-ada/preferences", token: kiosk, expecting: 200)
+        try await call("PATCH /v1/users/{userId}/preferences", "/v1/users/u-ada/preferences", token: kiosk,
+                       json: ["defaultLocation": "testcafe", "locale": "fr-FR"], expecting: 200)
+        try await call("PATCH /v1/users/{userId}/preferences", "/v1/users/u-ada/preferences", token: kiosk,
+                       json: ["defaultLocation": 5], expecting: 422)
+        try await call("GET /v1/users/{userId}/preferences/{key}", "/v1/users/u-ada/preferences/locale", token: kiosk,
+                       expecting: 200)
+        try await call("PUT /v1/users/{userId}/preferences/{key}", "/v1/users/u-ada/preferences/theme", token: kiosk,
+                       json: "dark", expecting: 200)
+        try await call("PUT /v1/users/{userId}/preferences/{key}", "/v1/users/u-ada/preferences/theme", token: kiosk,
+                       json: "light", headers: [.ifMatch: "\"1\""], expecting: 412)
+        try await call("DELETE /v1/users/{userId}/preferences/{key}", "/v1/users/u-ada/preferences/theme", token: kiosk,
+                       expecting: 204)
+        try await call("GET /v1/users/{userId}/preferences/{key}", "/v1/users/u-ada/preferences/theme", token: kiosk,
+                       expecting: 404)
+        try await call("GET /v1/users/{userId}/preferences", "/v1/users/u-ada/preferences", token: kitchen,
+                       expecting: 403)
+        try await call("PUT /v1/preferences/defaults/{key}", "/v1/preferences/defaults/defaultLocation", token: ops,
+                       json: "testcafe", expecting: 200)
+        try await call("GET /v1/preferences/defaults", "/v1/preferences/defaults", token: ops, expecting: 200)
+        try await call("GET /v1/preferences/defaults/{key}", "/v1/preferences/defaults/defaultLocation", token: ops,
+                       expecting: 200)
+        try await call("DELETE /v1/preferences/defaults/{key}", "/v1/preferences/defaults/defaultLocation", token: ops,
+                       expecting: 204)
+        try await call("GET /v1/preferences/defaults/{key}", "/v1/preferences/defaults/defaultLocation", token: ops,
+                       expecting: 404)
+
+        // MARK: Beacons and café resolution
+        let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        try await call("GET /v1/beacons", "/v1/beacons", token: ops, expecting: 200)
+        try await call("PUT /v1/beacons/{uuid}/{major}/{minor}", "/v1/beacons/\(uuid)/900/7", token: ops,
+                       json: ["cafeId": "testcafe", "label": "Till", "measuredPower": -60], expecting: 201)
+        try await call("PUT /v1/beacons/{uuid}/{major}/{minor}", "/v1/beacons/\(uuid)/900/7", token: ops,
+                       json: ["cafeId": "testcafe", "measuredPower": -61], expecting: 200)
+        try await call("PUT /v1/beacons/{uuid}/{major}/{minor}", "/v1/beacons/\(uuid)/901/7", token: ops,
+                       json: ["cafeId": "testcafe", "measuredPower": -61], expecting: 422)
+        let sightings: JSONValue = ["sightings": [["uuid": .string(uuid), "major": 900, "minor": 7, "rssi": -62]]]
+        try await call("POST /v1/locate", "/v1/locate", token: kiosk, json: sightings, expecting: 200)
+        try await call("POST /v1/users/{userId}/cafe", "/v1/users/u-ada/cafe", token: kiosk, json: sightings,
+                       expecting: 200)
+        try await call("DELETE /v1/beacons/{uuid}/{major}/{minor}", "/v1/beacons/\(uuid)/900/7", token: ops,
+                       expecting: 204)
+        try await call("DELETE /v1/beacons/{uuid}/{major}/{minor}", "/v1/beacons/\(uuid)/900/7", token: ops,
+                       expecting: 404)
+
+        // MARK: Cards
+        let card: JSONValue = ["userId": "u-ada", "displayName": "Ada", "technology": "type2",
+                               "identifier": "04A2B3C4D5E6F7"]
+        try await call("POST /v1/cards", "/v1/cards", token: ops, json: card, expecting: 201)
+        var taken = card.objectValue ?? [:]
+        taken["userId"] = "u-bob"
+        try await call("POST /v1/cards", "/v1/cards", token: ops, json: .object(taken), expecting: 409)
+        try await call("POST /v1/cards/identify", "/v1/cards/identify", token: kiosk,
+                       json: ["technology": "type2", "identifier": "04A2B3C4D5E6F7"], expecting: 200)
+        try await call("POST /v1/cards/identify", "/v1/cards/identify", token: kiosk,
+                       json: ["technology": "type2", "identifier": "0400000000000A"], expecting: 404)
+    }
+}
