@@ -15,16 +15,18 @@ public struct APIServices: Sendable {
     public var presenter: Presenter
     /// The kitchen feed: where each café stands, parked displays, shared pages.
     public var feed: TicketFeed
-    /// Registered badge cards (nil: the card routes answer cards_unavailable).
-    public var cards: (any CardRepository)?
+    /// Registered badge cards.
+    public var cards: any CardRepository
+    /// Coupons and their signed codes.
+    public var coupons: any CouponRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
-                preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
-                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init,
-                cards: (any CardRepository)? = nil) {
+                preferences: any PreferencesRepository, beacons: any BeaconRepository,
+                cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
+                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -35,6 +37,7 @@ public struct APIServices: Sendable {
         self.beacons = beacons
         self.feed = feed
         self.cards = cards
+        self.coupons = coupons
         self.clock = clock
     }
 }

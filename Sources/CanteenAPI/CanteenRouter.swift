@@ -22,6 +22,7 @@ public enum CanteenRouter {
         LocateRoutes(services: services).register(on: routes)
         CafeResolutionRoutes(services: services).register(on: routes)
         CardRoutes(services: services).register(on: routes)
+        CouponRoutes(services: services).register(on: routes)
         return routes
     }
 }

@@ -18,7 +18,8 @@ public struct CanteenStores: Sendable {
     public let idempotency: any IdempotencyRepository
     public let preferences: any PreferencesRepository
     public let beacons: any BeaconRepository
-    public var cards: (any CardRepository)? = nil
+    public let cards: any CardRepository
+    public let coupons: any CouponRepository
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
@@ -27,15 +28,17 @@ public struct CanteenStores: Sendable {
         let ids = RandomID()
         let tickets = TicketStore(database: database, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
-        var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
-                                   orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                      ids: ids, clock: clock),
-                                   pickupCapacity: capacity, tickets: tickets,
-                                   idempotency: IdempotencyStore(database: database),
-                                   preferences: PreferencesStore(database: database, clock: clock),
-                                   beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
-        stores.cards = try CardStore.open(database: database, dataDirectory: dataDirectory, clock: clock)
-        return stores
+        // The server's key: card hashes and coupon signatures.
+        let key = try CardKey.load(dataDirectory: dataDirectory)
+        return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
+                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                                ids: ids, clock: clock),
+                             pickupCapacity: capacity, tickets: tickets,
+                             idempotency: IdempotencyStore(database: database),
+                             preferences: PreferencesStore(database: database, clock: clock),
+                             beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
+                             cards: CardStore(database: database, key: key, clock: clock),
+                             coupons: CouponStore(database: database, key: key, clock: clock))
     }
 
     /// The routes' services over these stores, with a kitchen feed of its own.
@@ -44,9 +47,9 @@ public struct CanteenStores: Sendable {
                             windows: PickupWindowFormatter = PickupWindowFormatter(),
                             clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-                    preferences: preferences, beacons: beacons,
+                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
-                    feed: TicketFeed(tickets: tickets), clock: clock, cards: cards)
+                    feed: TicketFeed(tickets: tickets), clock: clock)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.

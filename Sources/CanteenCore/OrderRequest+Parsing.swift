@@ -36,9 +36,11 @@ extension OrderRequest {
         }
         let pickup = readPickup(&reader)
         let customer = readCustomer(&reader)
+        let coupon = reader.string("coupon", required: false)
+        if let coupon, coupon.count > 100 { problems.add("coupon", "a coupon code has at most 100 characters") }
         reader.finish()
         try problems.throwIfAny()
-        return OrderRequest(cafeID: cafeID!, lines: lines, pickup: pickup!, customer: customer!)
+        return OrderRequest(cafeID: cafeID!, lines: lines, pickup: pickup!, customer: customer!, couponCode: coupon)
     }
 
     private static func readOptionIDs(_ line: inout JSONObjectReader) -> [String]? {

@@ -231,6 +231,31 @@ extension AppDatabase {
                 CREATE INDEX card_userId ON card(userId);
                 """)
         }
+
+        migrator.registerMigration("v7: coupons, and the discount an order redeemed") { db in
+            try db.execute(sql: """
+                CREATE TABLE coupon (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    label TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('amount', 'item')),
+                    amount INTEGER,
+                    currency TEXT,
+                    itemId TEXT,
+                    cafeId TEXT,
+                    validFrom DATETIME,
+                    validUntil DATETIME,
+                    maxUses INTEGER NOT NULL CHECK (maxUses >= 1),
+                    uses INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0 AND uses <= maxUses),
+                    createdAt DATETIME NOT NULL,
+                    revokedAt DATETIME,
+                    CHECK ((kind = 'amount' AND amount > 0 AND currency IS NOT NULL) OR (kind = 'item' AND itemId IS NOT NULL))
+                );
+                ALTER TABLE customerOrder ADD COLUMN couponId TEXT REFERENCES coupon(id);
+                ALTER TABLE customerOrder ADD COLUMN discountLabel TEXT;
+                ALTER TABLE customerOrder ADD COLUMN discount INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX customerOrder_on_couponId ON customerOrder(couponId);
+                """)
+        }
         return migrator
     }
 }

@@ -19,15 +19,6 @@ public final class CardStore: CardRepository {
         self.clock = clock
     }
 
-    /// A store with the key of `CardKey.load(dataDirectory:)`.
-    public static func open(
-        database: AppDatabase, dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init
-    )
-        throws -> CardStore
-    {
-        CardStore(database: database, key: try CardKey.load(dataDirectory: dataDirectory), clock: clock)
-    }
-
     /// The keyed hash stored for a card, as hex.
     func hash(technology: CardTechnology, identifier: CardIdentifier) -> String {
         let mac = HMAC<SHA256>.authenticationCode(

@@ -109,7 +109,10 @@ public final class OrderStore: OrderRepository {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let window = try capacity.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
-        let priced = try menu.price(request, pickupStart: window.start, now: now)
+        var priced = try menu.price(request, pickupStart: window.start, now: now)
+        if let couponID = request.couponID {
+            priced = try CouponStore.redeem(couponID, on: priced, at: cafe, now: now, db)
+        }
         try PickupCapacityStore.take(db, cafeID: cafe.id, window: window, units: units)
 
         let localDate = LocalDate(now, in: cafe.calendar).description
@@ -124,7 +127,8 @@ public final class OrderStore: OrderRepository {
             customerName: request.customer.name, userId: request.customer.userID, tokenId: tokenID,
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
             tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency.code,
-            capacityUnits: units, createdAt: now, cancelledAt: nil)
+            capacityUnits: units, createdAt: now, cancelledAt: nil, couponId: priced.discount?.couponID,
+            discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0)
         try insert(record, db)
         for (position, line) in priced.lines.enumerated() {
             try insert(line, orderID: record.id, position: position, db)
@@ -140,8 +144,8 @@ public final class OrderStore: OrderRepository {
             tickets.append(try ticket.ticket())
         }
         return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
-                     lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
-                     createdAt: now, tickets: tickets)
+                     lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
+                     total: priced.total, createdAt: now, tickets: tickets)
     }
 
     // MARK: - Reading and cancelling
@@ -162,7 +166,7 @@ public final class OrderStore: OrderRepository {
             (stations.firstIndex(of: $0.station) ?? .max, $0.id) < (stations.firstIndex(of: $1.station) ?? .max, $1.id)
         }
         return Order(id: record.id, cafeID: record.cafeId, number: record.number, customer: record.customer,
-                     pickup: record.pickup, lines: lines.map(\.line),
+                     pickup: record.pickup, lines: lines.map(\.line), discount: try record.orderDiscount(),
                      subtotal: Money(minorUnits: record.subtotal, currency: currency),
                      tax: Money(minorUnits: record.tax, currency: currency),
                      total: Money(minorUnits: record.total, currency: currency),
@@ -193,6 +197,7 @@ public final class OrderStore: OrderRepository {
             }
             try PickupCapacityStore.release(db, cafeID: record.cafeId, windowStart: record.pickupStart,
                                             units: record.capacityUnits)
+            if let couponID = record.couponId { try CouponStore.release(couponID, db) }
             record.cancelledAt = now
             try record.update(db)
             guard let cancelled = try Self.fetchOrder(db, id: id) else { throw CanteenError.notFound(.order, id) }

@@ -19,13 +19,6 @@ struct CardRoutes {
         var preferredCafeId: String?
     }
 
-    func repository() throws -> any CardRepository {
-        guard let cards = services.cards else {
-            throw CanteenError(.internal, code: .cardsUnavailable, message: "this server has no card store")
-        }
-        return cards
-    }
-
     /// `technology` and `identifier` of a body, each problem named by its field.
     static func card(_ body: [String: JSONValue]) throws -> (CardTechnology, CardIdentifier) {
         guard let text = body["technology"]?.stringValue, let technology = CardTechnology(rawValue: text) else {
@@ -66,7 +59,7 @@ struct CardRoutes {
             displayName = name
         }
         let (technology, identifier) = try Self.card(body)
-        let saved = try await repository().register(
+        let saved = try await services.cards.register(
             CardRegistration(userID: userID, displayName: displayName, technology: technology), identifier: identifier)
         return try JSONResponse.make(
             RegistrationDTO(
@@ -78,7 +71,7 @@ struct CardRoutes {
         try context.require(.kiosk, .ops)
         var request = request
         let (technology, identifier) = try Self.card(try Self.object(try await request.jsonBody()))
-        let found = try await repository().identify(technology: technology, identifier: identifier)
+        let found = try await services.cards.identify(technology: technology, identifier: identifier)
         var preferred: String?
         if case .cafe(let cafeID) = try await services.preferences.defaultLocation(userID: found.userID).location {
             preferred = cafeID

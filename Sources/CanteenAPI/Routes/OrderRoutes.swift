@@ -29,8 +29,9 @@ struct OrderRoutes {
         return try await gate.run(tokenID: token.id, key: key) {
             var request = request
             let body = try await request.jsonBody()
-            let orderRequest = try OrderRequest.parse(body)
+            var orderRequest = try OrderRequest.parse(body)
             try context.requireAccess(to: orderRequest.cafeID)
+            if let code = orderRequest.couponCode { orderRequest.couponID = try services.coupons.couponID(code: code) }
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
             let language = request.headers[.acceptLanguage].map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
             let placement: OrderPlacement

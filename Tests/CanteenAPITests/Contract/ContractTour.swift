@@ -160,5 +160,34 @@ struct ContractTour {
                        json: ["technology": "type2", "identifier": "04A2B3C4D5E6F7"], expecting: 200)
         try await call("POST /v1/cards/identify", "/v1/cards/identify", token: kiosk,
                        json: ["technology": "type2", "identifier": "0400000000000A"], expecting: 404)
+
+        // MARK: Coupons
+        let minted = try await call("POST /v1/coupons", "/v1/coupons", token: ops,
+                                    json: ["id": "TOUR1", "label": "1 $ off", "amountOff": ["amount": 100, "currency": "USD"],
+                                           "cafeId": "testcafe", "validUntil": "2030-01-01T00:00:00Z"],
+                                    expecting: 201)
+        try await call("POST /v1/coupons", "/v1/coupons", token: ops,
+                       json: ["id": "TOUR1", "label": "again", "itemId": "latte"], expecting: 409)
+        try await call("POST /v1/coupons", "/v1/coupons", token: ops,
+                       json: ["label": "both", "itemId": "latte", "amountOff": ["amount": 1, "currency": "USD"]],
+                       expecting: 422)
+        try await call("POST /v1/coupons", "/v1/coupons", token: kiosk, json: ["label": "free", "itemId": "latte"],
+                       expecting: 403)
+        let code = try #require(try minted.json["code"]?.stringValue)
+        try await call("GET /v1/coupons", "/v1/coupons", token: ops, expecting: 200)
+        try await call("GET /v1/coupons/{couponId}", "/v1/coupons/TOUR1", token: ops, expecting: 200)
+        try await call("GET /v1/coupons/{couponId}", "/v1/coupons/NOPE", token: ops, expecting: 404)
+        try await call("POST /v1/coupons/check", "/v1/coupons/check", token: kiosk,
+                       json: ["code": .string(code), "cafeId": "testcafe"], expecting: 200)
+        try await call("POST /v1/coupons/check", "/v1/coupons/check", token: kiosk,
+                       json: ["code": .string(code + "x")], expecting: 422)
+        var withCoupon = orderBody().objectValue ?? [:]
+        withCoupon["coupon"] = .string(code)
+        try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: .object(withCoupon),
+                       headers: [HTTPField.Name("Idempotency-Key")!: "tour-coupon"], expecting: 201)
+        try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: .object(withCoupon),
+                       headers: [HTTPField.Name("Idempotency-Key")!: "tour-coupon-2"], expecting: 409)
+        try await call("DELETE /v1/coupons/{couponId}", "/v1/coupons/TOUR1", token: ops, expecting: 200)
+        try await call("DELETE /v1/coupons/{couponId}", "/v1/coupons/NOPE", token: ops, expecting: 404)
     }
 }
