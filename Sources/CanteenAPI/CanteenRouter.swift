@@ -23,6 +23,8 @@ public enum CanteenRouter {
         CafeResolutionRoutes(services: services).register(on: routes)
         CardRoutes(services: services).register(on: routes)
         CouponRoutes(services: services).register(on: routes)
+        TapRoutes(services: services, relay: TapRelay(), cards: CardRoutes(services: services),
+                  coupons: CouponRoutes(services: services)).register(on: routes)
         return routes
     }
 }

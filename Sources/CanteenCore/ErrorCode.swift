@@ -21,6 +21,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case currencyMismatch = "currency_mismatch"
     case dayPartOutsideHours = "day_part_outside_hours"
     case duplicateId = "duplicate_id"
+    case enrolmentCodeInvalid = "enrolment_code_invalid"
     case forbidden = "forbidden"
     case idempotencyKeyInUse = "idempotency_key_in_use"
     case idempotencyKeyInvalid = "idempotency_key_invalid"

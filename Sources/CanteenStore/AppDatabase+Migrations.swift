@@ -256,6 +256,18 @@ extension AppDatabase {
                 CREATE INDEX customerOrder_on_couponId ON customerOrder(couponId);
                 """)
         }
+
+        migrator.registerMigration("v8: one-time codes for registering a card at a kiosk") { db in
+            try db.execute(sql: """
+                CREATE TABLE cardEnrolment (
+                    codeHash TEXT PRIMARY KEY NOT NULL,
+                    userId TEXT NOT NULL,
+                    displayName TEXT,
+                    expiresAt DATETIME NOT NULL,
+                    usedAt DATETIME
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -59,9 +59,17 @@ struct CouponRoutes {
         let cafeID = reader.string("cafeId", required: false)
         reader.finish()
         try problems.throwIfAny()
+        return try JSONResponse.make(try await checked(code: code ?? "", cafeID: cafeID, context: context).coupon)
+    }
+
+    /// The coupon a code names, and why it cannot be redeemed now (at `cafeID`), or nil when it can.
+    /// Throws when the code is forged (`invalid_coupon_code`, field `code`) or names no coupon.
+    func checked(code: String, cafeID: String?, context: CanteenRequestContext) async throws
+        -> (coupon: CouponDTO, reason: CanteenError?)
+    {
         let id: String
         do {
-            id = try services.coupons.couponID(code: code ?? "")
+            id = try services.coupons.couponID(code: code)
         } catch var error as CanteenError {
             error.field = "code"
             throw error
@@ -78,7 +86,7 @@ struct CouponRoutes {
         var answer = try dto(coupon)
         answer.usable = reason == nil
         answer.reason = reason?.code.rawValue
-        return try JSONResponse.make(answer)
+        return (answer, reason)
     }
 
     private func dto(_ coupon: Coupon) throws -> CouponDTO {

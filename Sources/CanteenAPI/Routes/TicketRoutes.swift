@@ -77,7 +77,8 @@ struct FeedQuery {
     var station: String?
     var wait: Int
 
-    init(_ parameters: Parameters) throws(CanteenError) {
+    /// - Parameter maxWait: the longest `wait` the route allows, in seconds.
+    init(_ parameters: Parameters, maxWait: Int = TicketRoutes.maxWait) throws(CanteenError) {
         if let text = parameters.get("after") {
             guard let cursor = Int64(text), cursor >= 0 else {
                 throw CanteenError(.malformed, code: .invalidCursor,
@@ -93,9 +94,9 @@ struct FeedQuery {
         }
         wait = 0
         if let text = parameters.get("wait") {
-            guard let seconds = Int(text), (0...TicketRoutes.maxWait).contains(seconds) else {
+            guard let seconds = Int(text), (0...maxWait).contains(seconds) else {
                 throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "wait is a whole number of seconds from 0 to \(TicketRoutes.maxWait)", field: "wait")
+                                   message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
             }
             wait = seconds
         }

@@ -160,6 +160,25 @@ struct ContractTour {
                        json: ["technology": "type2", "identifier": "04A2B3C4D5E6F7"], expecting: 200)
         try await call("POST /v1/cards/identify", "/v1/cards/identify", token: kiosk,
                        json: ["technology": "type2", "identifier": "0400000000000A"], expecting: 404)
+        let enrolment = try await call("POST /v1/cards/enrolments", "/v1/cards/enrolments", token: ops,
+                                       json: ["userId": "u-grace", "displayName": "Grace"], expecting: 201)
+        let enrolmentCode = try #require(try enrolment.json["code"]?.stringValue)
+        try await call("POST /v1/cards/enrol", "/v1/cards/enrol", token: kiosk,
+                       json: ["code": .string(enrolmentCode), "technology": "felica", "identifier": "01010601CA0B4E21"],
+                       expecting: 201)
+        try await call("POST /v1/cards/enrol", "/v1/cards/enrol", token: kiosk,
+                       json: ["code": .string(enrolmentCode), "technology": "felica", "identifier": "01010601CA0B4E21"],
+                       expecting: 422)
+
+        // MARK: Taps
+        let tapCursor = try await call("GET /v1/taps", "/v1/taps", token: kiosk, expecting: 200)
+        let after = try #require(try tapCursor.json["cursor"]?.stringValue)
+        try await call("POST /v1/taps", "/v1/taps", token: kiosk,
+                       json: ["technology": "felica", "identifier": "01010601CA0B4E21"], expecting: 201)
+        try await call("POST /v1/taps", "/v1/taps", token: kiosk,
+                       json: ["technology": "type2", "identifier": "0400000000000A"], expecting: 201)
+        try await call("GET /v1/taps", "/v1/taps?after=\(after)&wait=0", token: kiosk, expecting: 200)
+        try await call("GET /v1/taps", "/v1/taps", token: kitchen, expecting: 403)
 
         // MARK: Coupons
         let minted = try await call("POST /v1/coupons", "/v1/coupons", token: ops,
@@ -187,6 +206,7 @@ struct ContractTour {
                        headers: [HTTPField.Name("Idempotency-Key")!: "tour-coupon"], expecting: 201)
         try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: .object(withCoupon),
                        headers: [HTTPField.Name("Idempotency-Key")!: "tour-coupon-2"], expecting: 409)
+        try await call("POST /v1/taps", "/v1/taps", token: kiosk, json: ["coupon": .string(code)], expecting: 201)
         try await call("DELETE /v1/coupons/{couponId}", "/v1/coupons/TOUR1", token: ops, expecting: 200)
         try await call("DELETE /v1/coupons/{couponId}", "/v1/coupons/NOPE", token: ops, expecting: 404)
     }
