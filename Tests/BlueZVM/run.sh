@@ -75,7 +75,7 @@ mkdir -p "$staging"/{bin,usr/bin,proc,sys,dev,tmp,out} "$cache/out"
 cp /bin/busybox "$staging/bin/busybox"
 cp -a "$kernel_dir/lib" "$staging/lib"
 install -m 755 "$here/init.sh" "$staging/init"
-# The binary make just built, without its debug sections (it is several times smaller to load).
+# The binary make just built, without its debug sections (about 30 % smaller to load).
 strip --strip-debug -o "$staging/usr/bin/canteen" "$canteen" 2>/dev/null || cp "$canteen" "$staging/usr/bin/canteen"
 tools=""
 for tool in btvirt hcitool hciconfig btmon strace; do
