@@ -51,9 +51,10 @@ extension ScannerError {
         case let adapters? where adapters.isEmpty: "this machine has none; "
         case let adapters?: "adapters here: " + adapters.joined(separator: ", ") + "; "
         }
+        let advice = "(\(known)see `btmgmt info` or `hciconfig`)"
         return ScannerError(code: "no_adapter",
-                            message: device.map { "no Bluetooth adapter named \($0) (\(known)see `btmgmt info` or `hciconfig`)" }
-                                ?? "no Bluetooth adapter found (\(known)see `btmgmt info` or `hciconfig`)",
+                            message: device.map { "no Bluetooth adapter named \($0) \(advice)" }
+                                ?? "no Bluetooth adapter found \(advice)",
                             errno: errno)
     }
 
