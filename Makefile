@@ -61,3 +61,11 @@ lint:
 
 clean:
 	rm -rf .build
+
+# The live scanner against BlueZ's controller emulator in a qemu VM (Tests/BlueZVM/; installs qemu,
+# busybox-static, bluez, bluez-test-tools, strace and cpio, caches Debian's kernel in .build-bluez/).
+TEST_SUITES += test-bluez
+.PHONY: test-bluez
+test-bluez: deps
+	$(SWIFT) build --product canteen
+	Tests/BlueZVM/run.sh "$$($(SWIFT) build --show-bin-path)/canteen"
