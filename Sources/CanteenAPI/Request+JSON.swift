@@ -36,19 +36,40 @@ extension Request {
     }
 
     /// Whether a `Content-Type` names JSON, parsed as a media type (RFC 9110 §8.3: `type/subtype`
-    /// of token characters, then `;` parameters), never searched for "json".
+    /// of token characters, then `;` parameters), never searched for "json". Every order's body
+    /// passes here, so it reads the header's bytes once, without building strings.
     static func isJSON(_ contentType: String) -> Bool {
-        let essence = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let parts = essence.trimmingHTTPWhitespace().lowercased().split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isTokenCharacter) }),
-              parts[0] == "application" else { return false }
-        let subType = parts[1]
-        return subType == "json" || (subType.hasSuffix("+json") && subType.count > "+json".count)
+        var contentType = contentType
+        return contentType.withUTF8 { bytes in
+            // The essence: up to the first `;`, without HTTP whitespace around it.
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            var start = bytes.startIndex
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            guard let slash = bytes[start..<end].firstIndex(of: UInt8(ascii: "/")) else { return false }
+            let type = bytes[start..<slash]
+            let subtype = bytes[(slash + 1)..<end]
+            guard !type.isEmpty, !subtype.isEmpty, type.allSatisfy(isTokenByte), subtype.allSatisfy(isTokenByte),
+                  equalsIgnoringCase(type, "application") else { return false }
+            if equalsIgnoringCase(subtype, "json") { return true }
+            let suffix = "+json".utf8.count
+            return subtype.count > suffix && equalsIgnoringCase(subtype.suffix(suffix), "+json")
+        }
     }
 
-    private static func isTokenCharacter(_ character: Character) -> Bool {
-        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
-        return !"()<>@,;:\\\"/[]?={}".contains(character)
+    /// A token character of RFC 9110: visible ASCII except the separators (`/` included).
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        guard byte > 0x20, byte < 0x7F else { return false }
+        return !#"()<>@,;:\"/[]?={}"#.utf8.contains(byte)
+    }
+
+    /// ASCII case-insensitive comparison with a lowercase literal.
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard bytes.count == expected.count else { return false }
+        return zip(bytes, expected).allSatisfy { byte, lower in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+        }
     }
 }
 

@@ -35,15 +35,51 @@ public enum RFC3339 {
         guard (1...9999).contains(year) else {
             return Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone()).format(date)
         }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        if offset == 0 {
-            text += "Z"
-        } else {
-            let minutes = Int64(abs(offset) / 60)
-            text += (offset < 0 ? "-" : "+") + "\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2))"
+        let hasOffset = offset != 0
+        return String(unsafeUninitializedCapacity: hasOffset ? 25 : 20) { buffer in
+            var at = writeDateTime(year: year, month: month, day: day, secondOfDay: secondOfDay, into: buffer)
+            if hasOffset {
+                let minutes = Int64(abs(offset) / 60)
+                buffer[at] = offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+                write(minutes / 60, width: 2, into: buffer, at: at + 1)
+                buffer[at + 3] = UInt8(ascii: ":")
+                write(minutes % 60, width: 2, into: buffer, at: at + 4)
+                at += 6
+            } else {
+                buffer[at] = UInt8(ascii: "Z")
+                at += 1
+            }
+            return at
         }
-        return text
+    }
+
+    /// Writes `YYYY-MM-DDTHH:MM:SS` (19 bytes) at the start of `buffer`; returns 19.
+    /// `year` is 0–9999.
+    @inline(__always)
+    private static func writeDateTime(year: Int64, month: Int64, day: Int64, secondOfDay: Int64,
+                                      into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        write(year, width: 4, into: buffer, at: 0)
+        buffer[4] = UInt8(ascii: "-")
+        write(month, width: 2, into: buffer, at: 5)
+        buffer[7] = UInt8(ascii: "-")
+        write(day, width: 2, into: buffer, at: 8)
+        buffer[10] = UInt8(ascii: "T")
+        write(secondOfDay / 3600, width: 2, into: buffer, at: 11)
+        buffer[13] = UInt8(ascii: ":")
+        write(secondOfDay / 60 % 60, width: 2, into: buffer, at: 14)
+        buffer[16] = UInt8(ascii: ":")
+        write(secondOfDay % 60, width: 2, into: buffer, at: 17)
+        return 19
+    }
+
+    /// Writes `value` (0 ≤ value < 10^width) as exactly `width` decimal digits at `index`.
+    @inline(__always)
+    static func write(_ value: Int64, width: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
+        var rest = value
+        for position in stride(from: index + width - 1, through: index, by: -1) {
+            buffer[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        }
     }
 
     /// `value` in decimal, zero-padded to `width` digits.
@@ -56,20 +92,55 @@ public enum RFC3339 {
 
     /// `2026-11-22T04:36:31.123456Z` from Unix microseconds (any Int64, before 1970 included).
     public static func utcMicroseconds(unixMicroseconds: Int64) -> String {
+        utcFraction(unixMicroseconds: unixMicroseconds, digits: 6, separator: UInt8(ascii: "T"), zulu: true)
+    }
+
+    /// `2026-11-22 04:36:31.123` from Unix microseconds: milliseconds cut (not rounded) from the
+    /// microseconds, a space for the `T` and no zone letter, the format GRDB stores a `Date` in;
+    /// nil outside the years 0–9999.
+    public static func utcStoredMilliseconds(unixMicroseconds: Int64) -> String? {
+        let days = unixMicroseconds.floorDivided(by: 86_400_000_000)
+        guard (0...9999).contains(civilDate(daysSinceEpoch: days).0) else { return nil }
+        return utcFraction(unixMicroseconds: unixMicroseconds, digits: 3, separator: UInt8(ascii: " "), zulu: false)
+    }
+
+    /// A UTC date-time with `digits` (3 or 6) fraction digits, written byte by byte (years 0–9999;
+    /// others as `"\(year)"` would write them).
+    private static func utcFraction(unixMicroseconds: Int64, digits: Int, separator: UInt8, zulu: Bool) -> String {
         let seconds = unixMicroseconds.floorDivided(by: 1_000_000)
         let micros = unixMicroseconds - seconds * 1_000_000
+        let fraction = digits == 6 ? micros : micros / 1_000
         let days = seconds.floorDivided(by: 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(micros, 6))Z"
+        guard (0...9999).contains(year) else {
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))\(Character(Unicode.Scalar(separator)))"
+                + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))."
+                + "\(pad(fraction, digits))\(zulu ? "Z" : "")"
+        }
+        return String(unsafeUninitializedCapacity: 20 + digits + (zulu ? 1 : 0)) { buffer in
+            var at = writeDateTime(year: year, month: month, day: day, secondOfDay: secondOfDay, into: buffer)
+            buffer[10] = separator
+            buffer[at] = UInt8(ascii: ".")
+            write(fraction, width: digits, into: buffer, at: at + 1)
+            at += 1 + digits
+            if zulu {
+                buffer[at] = UInt8(ascii: "Z")
+                at += 1
+            }
+            return at
+        }
     }
 
     /// `2026-11-22T04:36:31.123456Z`: the date in UTC, rounded to the microsecond.
     public static func utcMicroseconds(_ date: Date) -> String {
+        utcMicroseconds(unixMicroseconds: unixMicroseconds(date))
+    }
+
+    /// The date's Unix time in microseconds, rounded (clamped to ±2^62; 0 for a non-finite date).
+    public static func unixMicroseconds(_ date: Date) -> Int64 {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        let clamped = micros.isFinite ? max(Double(Int64.min / 2), min(Double(Int64.max / 2), micros)) : 0
-        return utcMicroseconds(unixMicroseconds: Int64(clamped))
+        return Int64(micros.isFinite ? max(Double(Int64.min / 2), min(Double(Int64.max / 2), micros)) : 0)
     }
 
     /// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).

@@ -67,8 +67,10 @@ enum JSONText {
 /// without a `DateFormatter` on the order path; the records read them back as usual.
 enum StoredTimestamp {
     static func text(_ date: Date) -> String {
-        // `2026-11-22T04:36:31.123456Z` → `2026-11-22 04:36:31.123`, as bytes.
-        var utf8 = Array(RFC3339.utcMicroseconds(date).utf8)
+        let micros = RFC3339.unixMicroseconds(date)
+        if let text = RFC3339.utcStoredMilliseconds(unixMicroseconds: micros) { return text }
+        // Years outside 0–9999: `…T04:36:31.123456Z` → `… 04:36:31.123` as before, or kept whole.
+        var utf8 = Array(RFC3339.utcMicroseconds(unixMicroseconds: micros).utf8)
         guard utf8.count == 27 else { return String(decoding: utf8, as: UTF8.self) }
         utf8[10] = UInt8(ascii: " ")
         return String(decoding: utf8[..<23], as: UTF8.self)

@@ -20,7 +20,8 @@ struct ContentTypeTests {
 
     @Test("application/json, with parameters or in any case, and +json types are read", arguments: [
         "application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json",
-        "application/vnd.canteen.ticket+json;charset=UTF-8",
+        "application/vnd.canteen.ticket+json;charset=UTF-8", " application/json\t", "APPLICATION/VND.X+JSON ; q=1",
+        "application/json;",
     ])
     func json(contentType: String) async throws {
         let environment = try await TestEnvironment.make()
@@ -32,7 +33,8 @@ struct ContentTypeTests {
     }
 
     @Test("other media types, look-alikes and a body with no Content-Type are 415 and change nothing", arguments: [
-        "text/notjson", "image/json-not", "application/jsonx", "text/json", "application/+json", "json", "text/plain", nil,
+        "text/notjson", "image/json-not", "application/jsonx", "text/json", "application/+json", "json", "text/plain",
+        "application /json", "application/ json", "application/json/x", "application/jsön", "", ";application/json", nil,
     ] as [String?])
     func notJSON(contentType: String?) async throws {
         let environment = try await TestEnvironment.make()

@@ -86,4 +86,23 @@ import Testing
             #expect(RFC3339.utcSeconds(date) == utc.format(date))
         }
     }
+
+    @Test("UTC with microseconds and GRDB's stored milliseconds match Foundation's rendering of the same instant")
+    func utcFractions() throws {
+        let utc = Date.ISO8601FormatStyle(timeZone: .gmt)
+        // 1906 to 2096 in uneven steps (before 1970 included), plus the edges of a second and of the range.
+        let samples = (0..<300).map { -2_000_000_000_000_000 + Int64($0) * 20_000_017_370_123 }
+            + [0, 1, 999, 999_999, -1, -999, -1_000_000, -86_400_250_000, 253_402_300_799_999_999]
+        for micros in samples {
+            let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+            let fraction = micros - seconds * 1_000_000
+            let whole = utc.format(Date(timeIntervalSince1970: TimeInterval(seconds))).dropLast()  // no "Z"
+            let sixDigits = String(fraction + 1_000_000).dropFirst()
+            #expect(RFC3339.utcMicroseconds(unixMicroseconds: micros) == "\(whole).\(sixDigits)Z", "\(micros)")
+            let stored = whole.replacingOccurrences(of: "T", with: " ") + "." + sixDigits.prefix(3)
+            #expect(RFC3339.utcStoredMilliseconds(unixMicroseconds: micros) == stored, "\(micros)")
+        }
+        #expect(RFC3339.utcStoredMilliseconds(unixMicroseconds: 253_402_300_800_000_000) == nil)  // year 10000
+        #expect(RFC3339.utcMicroseconds(Date(timeIntervalSince1970: 1_795_000_000.1234567)) == "2026-11-18T11:06:40.123457Z")
+    }
 }
