@@ -22,23 +22,26 @@ public final class IdempotencyStore: IdempotencyRepository {
     // MARK: - Inside the order writer
 
     /// What a key already holds: the request's fingerprint, and the order (or, for a key
-    /// stored before v5, the first answer's bytes).
+    /// stored before v5, the first answer's bytes; looked up only when `legacy` says that
+    /// table has rows).
     enum Stored {
         case order(id: String, answerLanguage: String?)
         case answer(Data, contentLanguage: String?)
     }
 
-    static func stored(_ db: Database, for key: IdempotencyKey) throws -> (requestHash: Data, stored: Stored)? {
+    static func stored(_ db: Database, for key: IdempotencyKey,
+                       legacy: Bool) throws -> (requestHash: Data, stored: Stored)? {
         let statement = try db.cachedStatement(sql: """
             SELECT requestHash, orderId, answerLanguage FROM idempotencyRecord WHERE tokenId = ? AND key = ?
             """)
         if let row = try Row.fetchOne(statement, arguments: [key.tokenID, key.key]) {
             return (row["requestHash"], .order(id: row["orderId"], answerLanguage: row["answerLanguage"]))
         }
-        let legacy = try db.cachedStatement(sql: """
+        guard legacy else { return nil }
+        let legacyQuery = try db.cachedStatement(sql: """
             SELECT requestHash, body, contentLanguage FROM idempotencyKey WHERE tokenId = ? AND key = ?
             """)
-        guard let row = try Row.fetchOne(legacy, arguments: [key.tokenID, key.key]) else { return nil }
+        guard let row = try Row.fetchOne(legacyQuery, arguments: [key.tokenID, key.key]) else { return nil }
         return (row["requestHash"], .answer(row["body"], contentLanguage: row["contentLanguage"]))
     }
 

@@ -9,7 +9,9 @@ import GRDB
 /// record. It stores facts and returns them; rendering the answer happens after commit, outside
 /// SQLite's only writer. SQLite runs one writer at a time, so capacity can never be overbooked
 /// by concurrent kiosks. Orders arriving together share a transaction (group commit): one fsync
-/// makes the whole batch durable before any of them is answered.
+/// makes the whole batch durable before any of them is answered. The rows every order of a
+/// batch bumps (feed sequence, order numbers, pickup capacity) are read once per transaction and
+/// written back once before its commit (`PlacementBatch`).
 public final class OrderStore: OrderRepository {
     let database: AppDatabase
     private let cafes: CafeStore
@@ -51,17 +53,26 @@ public final class OrderStore: OrderRepository {
                               capacity: PickupCapacityStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
-                batch.map { placement in
+                var known = PlacementBatch()
+                let results = batch.map { placement in
                     Result { () throws -> OrderPlacement in
-                        var outcome: OrderPlacement?
-                        try db.inSavepoint {
-                            outcome = try place(db, placement, cafes: cafes, capacity: capacity, ids: ids)
-                            return .commit
+                        let before = known
+                        do {
+                            var outcome: OrderPlacement?
+                            try db.inSavepoint {
+                                outcome = try place(db, placement, batch: &known, cafes: cafes, capacity: capacity, ids: ids)
+                                return .commit
+                            }
+                            guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
+                            return outcome
+                        } catch {
+                            known = before  // a refused order takes nothing
+                            throw error
                         }
-                        guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
-                        return outcome
                     }
                 }
+                try known.flush(db)
+                return results
             }
             var latest: [String: Int64] = [:]
             for case .success(.placed(let order)) in results {
@@ -74,10 +85,11 @@ public final class OrderStore: OrderRepository {
         }
     }
 
-    private static func place(_ db: Database, _ placement: Placement, cafes: CafeStore,
+    private static func place(_ db: Database, _ placement: Placement, batch: inout PlacementBatch, cafes: CafeStore,
                               capacity: PickupCapacityStore, ids: RandomID) throws -> OrderPlacement {
         let request = placement.request
-        if let key = placement.key, let existing = try IdempotencyStore.stored(db, for: key) {
+        if let key = placement.key,
+           let existing = try IdempotencyStore.stored(db, for: key, legacy: try batch.hasLegacyIdempotencyKeys(db)) {
             guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
             switch existing.stored {
             case .order(let id, let language):
@@ -89,12 +101,12 @@ public final class OrderStore: OrderRepository {
                 return .replayedAnswer(body, contentLanguage: language)
             }
         }
-        guard let menu = try cafes.menu(db, cafeID: request.cafeID) else {
+        guard let menu = try batch.menu(db, cafeID: request.cafeID, cafes: cafes) else {
             throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
                                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
-        let order = try insertOrder(db, request, menu: menu, capacity: capacity, ids: ids, tokenID: placement.key?.tokenID,
-                                    now: placement.now)
+        let order = try insertOrder(db, request, menu: menu, batch: &batch, capacity: capacity, ids: ids,
+                                    tokenID: placement.key?.tokenID, now: placement.now)
         if let key = placement.key {
             try IdempotencyStore.insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
                                                           orderId: order.id, answerLanguage: key.answerLanguage,
@@ -104,23 +116,21 @@ public final class OrderStore: OrderRepository {
     }
 
     private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu,
-                                    capacity: PickupCapacityStore, ids: RandomID, tokenID: String?,
-                                    now: Date) throws -> Order {
+                                    batch: inout PlacementBatch, capacity: PickupCapacityStore, ids: RandomID,
+                                    tokenID: String?, now: Date) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
-        let window = try capacity.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
+        let window = try capacity.chooseWindow(cafe: cafe, choice: request.pickup, units: units, now: now) {
+            try batch.usedCapacity(db, cafeID: cafe.id, windows: $0)
+        }
         var priced = try menu.price(request, pickupStart: window.start, now: now)
         if let couponID = request.couponID {
             priced = try CouponStore.redeem(couponID, on: priced, at: cafe, now: now, db)
         }
-        try PickupCapacityStore.take(db, cafeID: cafe.id, window: window, units: units)
+        try batch.take(db, cafeID: cafe.id, window: window, units: units)
 
         let localDate = LocalDate(now, in: cafe.calendar).description
-        let number = try Int.fetchOne(db.cachedStatement(sql: """
-            INSERT INTO orderNumber (cafeId, localDate, last) VALUES (?, ?, 1)
-            ON CONFLICT (cafeId, localDate) DO UPDATE SET last = last + 1
-            RETURNING last
-            """), arguments: [cafe.id, localDate]) ?? 1
+        let number = try batch.nextOrderNumber(db, cafeID: cafe.id, localDate: localDate)
 
         let record = OrderRecord(
             id: ids.timeOrdered("ord", at: now), cafeId: cafe.id, number: number, localDate: localDate,
@@ -139,7 +149,7 @@ public final class OrderStore: OrderRepository {
         for station in stations {
             let ticket = TicketRecord(id: ids.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id,
                                       station: station, status: TicketStatus.new.rawValue,
-                                      sequence: try TicketStore.nextSequence(db), createdAt: now, updatedAt: now)
+                                      sequence: try batch.nextSequence(db), createdAt: now, updatedAt: now)
             try TicketStore.insert(ticket, db)
             tickets.append(try ticket.ticket())
         }

@@ -30,8 +30,9 @@ public final class PickupCapacityStore: PickupCapacityRepository {
     // MARK: - Inside the order writer
 
     /// The requested window if it is offered and has room, or the earliest offered one with room.
-    func chooseWindow(_ db: Database, cafe: Cafe, choice: PickupChoice, units: Int,
-                      now: Date) throws -> PickupWindow {
+    /// `usedCapacity` gives the units already taken of the offered windows.
+    func chooseWindow(cafe: Cafe, choice: PickupChoice, units: Int, now: Date,
+                      usedCapacity: (_ offered: [PickupWindow]) throws -> [Date: Int]) throws -> PickupWindow {
         let date: LocalDate
         switch choice {
         case .asap: date = LocalDate(now, in: cafe.calendar)
@@ -43,7 +44,7 @@ public final class PickupCapacityStore: PickupCapacityRepository {
                                field: "pickup", parameters: ["date": date.description])
         }
         let offered = planner.offeredWindows(of: cafe, on: date, now: now)
-        let used = try Self.usedCapacity(db, cafeID: cafe.id, windows: offered)
+        let used = try usedCapacity(offered)
         let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
         switch choice {
         case .asap:
@@ -64,14 +65,6 @@ public final class PickupCapacityStore: PickupCapacityRepository {
             guard hasRoom(window) else { throw CanteenError.windowFull(field: "pickup.start") }
             return window
         }
-    }
-
-    /// Takes `units` of the window's capacity (checked by `chooseWindow` in the same transaction).
-    static func take(_ db: Database, cafeID: String, window: PickupWindow, units: Int) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO pickupSlot (cafeId, start, used) VALUES (?, ?, ?)
-            ON CONFLICT (cafeId, start) DO UPDATE SET used = used + excluded.used
-            """).execute(arguments: [cafeID, Int64(window.start.timeIntervalSince1970), units])
     }
 
     /// Gives back what a cancelled order took.
