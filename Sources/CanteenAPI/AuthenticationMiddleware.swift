@@ -12,7 +12,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
+        guard let header = request.headers.value(of: .authorization) else {
             return try await next(request, context)
         }
         let parts = header.split(separator: " ", maxSplits: 1)

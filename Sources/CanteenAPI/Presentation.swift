@@ -27,7 +27,7 @@ public struct Presenter: Sendable {
 
     /// The presentation of a response to `request` about `cafe` (nil for none).
     func presentation(for request: Request, cafe: Cafe?) -> Presentation {
-        presentation(acceptLanguage: request.headers[.acceptLanguage], cafe: cafe)
+        presentation(acceptLanguage: request.headers.value(of: .acceptLanguage), cafe: cafe)
     }
 
     func presentation(acceptLanguage: String?, cafe: Cafe?) -> Presentation {

@@ -25,7 +25,7 @@ extension Request {
     /// 415 unless the body is declared as JSON: `application/json` or a structured `+json`
     /// type (`application/merge-patch+json`), with parameters such as `charset` allowed.
     private func checkJSONContentType() throws(CanteenError) {
-        guard let header = headers[.contentType] else {
+        guard let header = headers.value(of: .contentType) else {
             throw CanteenError(.malformed, code: .unsupportedMediaType,
                                message: "the body has no Content-Type; send it as application/json")
         }

@@ -55,7 +55,8 @@ public struct JSONObjectReader {
     public let path: String
     public let problems: ValidationProblems
     private let object: [String: JSONValue]
-    private var known: Set<String> = []
+    /// The keys asked for (sized for the object's keys once, rather than grown key by key).
+    private var known: Set<String>
 
     /// Nil (with a problem recorded) when `value` is not an object.
     public init?(_ value: JSONValue, path: String, problems: ValidationProblems) {
@@ -64,6 +65,7 @@ public struct JSONObjectReader {
             return nil
         }
         self.object = object
+        known = Set(minimumCapacity: object.count)
         self.path = path
         self.problems = problems
     }
@@ -88,7 +90,7 @@ public struct JSONObjectReader {
             problems.add(childPath(key), "expected a string, found \(value.typeName)", code: .invalidType)
             return nil
         }
-        if nonEmpty && string.allSatisfy(\.isWhitespace) {
+        if nonEmpty && Self.isBlank(string) {
             problems.add(childPath(key), "must not be empty")
             return nil
         }
@@ -159,10 +161,20 @@ public struct JSONObjectReader {
     /// The object's keys in sorted order (for map-shaped objects such as translations).
     public var keys: [String] { object.keys.sorted() }
 
-    /// Records every key that no accessor asked for: typos such as `pirce`.
+    /// Records every key that no accessor asked for: typos such as `pirce`, in sorted order.
     public func finish() {
-        for key in object.keys.sorted() where !known.contains(key) {
+        for key in object.keys.filter({ !known.contains($0) }).sorted() {
             problems.add(childPath(key), "unknown field", code: .unknownField)
         }
+    }
+
+    /// Whether every character is white space (an empty text included). A visible ASCII character
+    /// settles it without walking the characters: it starts a character that is not white space.
+    static func isBlank(_ text: String) -> Bool {
+        for byte in text.utf8 {
+            if byte > 0x20 && byte < 0x7F { return false }
+            if byte >= 0x80 { break }
+        }
+        return text.allSatisfy(\.isWhitespace)
     }
 }

@@ -33,7 +33,7 @@ struct OrderRoutes {
             try context.requireAccess(to: orderRequest.cafeID)
             if let code = orderRequest.couponCode { orderRequest.couponID = try services.coupons.couponID(code: code) }
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
-            let language = request.headers[.acceptLanguage].map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
+            let language = request.headers.value(of: .acceptLanguage).map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
             let placement: OrderPlacement
             do {
                 placement = try await services.orders.placeOrder(
@@ -76,7 +76,7 @@ struct OrderRoutes {
     }
 
     static func idempotencyKey(_ request: Request) throws(CanteenError) -> String {
-        guard let key = request.headers[idempotencyHeader] else {
+        guard let key = request.headers.value(of: idempotencyHeader) else {
             throw CanteenError(.malformed, code: .idempotencyKeyMissing,
                                message: "POST /v1/orders needs an Idempotency-Key header (1–255 characters)",
                                field: "Idempotency-Key")

@@ -24,7 +24,7 @@ struct TicketRoutes {
         let query = try FeedQuery(request.uri.queryParameters)
         guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        let known = request.headers[.ifNoneMatch].flatMap(EntityTags.cursor(ifNoneMatch:))
+        let known = request.headers.value(of: .ifNoneMatch).flatMap(EntityTags.cursor(ifNoneMatch:))
         let answer = try await services.feed.page(cafe: cafe, after: query.after, station: query.station, known: known,
                                                   wait: .seconds(query.wait), presentation: presentation)
         var headers = presentation.headers
