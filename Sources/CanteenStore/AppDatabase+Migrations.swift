@@ -231,6 +231,9 @@ extension AppDatabase {
                 CREATE INDEX card_userId ON card(userId);
                 """)
         }
+        migrator.registerMigration("v7: user tokens act for one user") { db in
+            try db.execute(sql: "ALTER TABLE accessToken ADD COLUMN userId TEXT")
+        }
         return migrator
     }
 }
