@@ -19,12 +19,14 @@ public struct APIServices: Sendable {
     public var cards: (any CardRepository)?
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
+    /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
+    public var metrics: CanteenMetrics
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
                 feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init,
-                cards: (any CardRepository)? = nil) {
+                cards: (any CardRepository)? = nil, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -36,5 +38,6 @@ public struct APIServices: Sendable {
         self.feed = feed
         self.cards = cards
         self.clock = clock
+        self.metrics = metrics ?? feed.metrics
     }
 }
