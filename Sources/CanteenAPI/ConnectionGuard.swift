@@ -1,0 +1,139 @@
+import CanteenCore
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Guards each HTTP/1 connection, between the HTTP codec and Hummingbird:
+///
+/// - **Header timeout**: a connection must deliver a complete request head within
+///   `headerTimeout` of opening, and of its previous answer; otherwise it is closed (a client
+///   that sends half a request line, or nothing, no longer holds a connection forever).
+///   Hummingbird's idle timeout covers a body that stops arriving.
+/// - **Closing answers**: an answer carrying `Connection: close` (413 `body_too_large`, 400
+///   `request_body_incomplete`) closes the connection once written, so a client still sending
+///   an oversized body is not left hanging and the rest of that body is never read.
+/// - **Oversized headers**: a request head over the decoder's limits is answered 431
+///   `headers_too_large` with the JSON error body, then closed.
+public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
+
+    private let headerTimeout: TimeAmount
+    private var headerDeadline: Scheduled<Void>?
+    private var requestsInProgress = 0
+    private var closeAfterAnswer = false
+    private var closing = false
+
+    public init(headerTimeout: Duration) {
+        self.headerTimeout = .nanoseconds(Int64(headerTimeout.components.seconds) * 1_000_000_000
+                                          + headerTimeout.components.attoseconds / 1_000_000_000)
+    }
+
+    // MARK: - Header timeout
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { armHeaderDeadline(context) }
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        armHeaderDeadline(context)
+        context.fireChannelActive()
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) { cancelHeaderDeadline() }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        cancelHeaderDeadline()
+        context.fireChannelInactive()
+    }
+
+    private func armHeaderDeadline(_ context: ChannelHandlerContext) {
+        guard headerDeadline == nil, !closing else { return }
+        headerDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: headerTimeout) { [self] in
+            headerDeadline = nil
+            guard requestsInProgress == 0 else { return }
+            closing = true
+            context.close(promise: nil)
+        }
+    }
+
+    private func cancelHeaderDeadline() {
+        headerDeadline?.cancel()
+        headerDeadline = nil
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) {
+            cancelHeaderDeadline()
+            requestsInProgress += 1
+        }
+        context.fireChannelRead(data)
+    }
+
+    // MARK: - Answers
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // Once a closing answer is out, nothing more is written (not a second answer to a broken request).
+        guard !closing else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        switch unwrapOutboundIn(data) {
+        case .head(var head):
+            if head.headerFields[.connection]?.lowercased() == "close" || Self.closesConnection(head.status) {
+                closeAfterAnswer = true
+                head.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+                return
+            }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            requestsInProgress = max(0, requestsInProgress - 1)
+            if closeAfterAnswer {
+                closing = true
+                context.writeAndFlush(data).assumeIsolated().whenComplete { result in
+                    promise?.completeWith(result)
+                    context.close(promise: nil)
+                }
+                return
+            }
+            context.write(data, promise: promise)
+            if requestsInProgress == 0 { armHeaderDeadline(context) }
+        }
+    }
+
+    /// Answers after which the rest of the request cannot be trusted or is not wanted.
+    static func closesConnection(_ status: HTTPResponse.Status) -> Bool {
+        status == .contentTooLarge || status == .requestHeaderFieldsTooLarge
+    }
+
+    // MARK: - Oversized heads
+
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError, parserError == .headerOverflow, requestsInProgress == 0,
+              !closing else {
+            context.fireErrorCaught(error)
+            return
+        }
+        closing = true
+        cancelHeaderDeadline()
+        let body = ErrorResponse.body(for: CanteenError(
+            .invalid, code: .headersTooLarge,
+            message: "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line larger than \(APILimits.maxHeaderFieldBytes), or more than \(APILimits.maxHeaderFields) lines"))
+        var head = HTTPResponse(status: .requestHeaderFieldsTooLarge)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentLength] = String(body.count)
+        head.headerFields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}
