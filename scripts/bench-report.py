@@ -119,6 +119,9 @@ def write(arguments):
 
 
 def check(arguments):
+    if not os.path.exists(arguments.baseline):
+        print(f"no committed results at {arguments.baseline}: nothing to compare (run `make bench` and commit it)")
+        return
     baseline = {f["id"]: f for f in json.load(open(arguments.baseline))["figures"]}
     current = {f["id"]: f for f in json.load(open(arguments.current))["figures"]}
     worse = []
