@@ -63,9 +63,9 @@ clean:
 	rm -rf .build
 
 # MARK: - Hardening (issue 16): contract fuzzing, fuzzers, the benchmark report
-# schemathesis against a live server with a token of each role (about 3 minutes here).
+# schemathesis against a live server with a token of each role (about 2 minutes here).
 TEST_SUITES += test-contract
-CONTRACT_EXAMPLES ?= 12
+CONTRACT_EXAMPLES ?= 8
 FUZZ_SECONDS ?= 120
 .PHONY: test-contract fuzz bench-check
 

@@ -43,7 +43,7 @@ def token(binary, data, *arguments):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
-    parser.add_argument("--examples", type=int, default=12)
+    parser.add_argument("--examples", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1604)
     parser.add_argument("--keep", action="store_true", help="keep the data dir, log and reports")
     arguments = parser.parse_args()

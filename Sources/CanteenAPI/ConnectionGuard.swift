@@ -7,13 +7,17 @@ import NIOHTTPTypes
 
 /// Guards each HTTP/1 connection, between the HTTP codec and Hummingbird:
 ///
-/// - **Header timeout**: a connection must deliver a complete request head within
-///   `headerTimeout` of opening, and of its previous answer; otherwise it is closed (a client
-///   that sends half a request line, or nothing, no longer holds a connection forever).
-///   Hummingbird's idle timeout covers a body that stops arriving.
+/// - **Header timeout**: a new connection must deliver its first complete request head within
+///   `headerTimeout`; otherwise it is closed (a client that sends half a request line, or
+///   nothing, no longer holds a connection forever). Afterwards Hummingbird's idle timeout
+///   bounds a keep-alive connection that goes quiet, or sends a head or body that never ends
+///   (no complete part arrives), so kiosks keep their connections between requests.
 /// - **Closing answers**: an answer carrying `Connection: close` (413 `body_too_large`, 400
 ///   `request_body_incomplete`) closes the connection once written, so a client still sending
-///   an oversized body is not left hanging and the rest of that body is never read.
+///   an oversized body is not left hanging and the rest of that body is never handled. The close
+///   lingers: the sending side is shut first and what still arrives is discarded for up to
+///   `lingerTimeout`, because closing a socket with unread data resets it, and a reset can
+///   destroy the answer before the client reads it.
 /// - **Oversized headers**: a request head over the decoder's limits is answered 431
 ///   `headers_too_large` with the JSON error body, then closed.
 public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -23,14 +27,33 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     public typealias OutboundOut = HTTPResponsePart
 
     private let headerTimeout: TimeAmount
+    private let lingerTimeout: TimeAmount
     private var headerDeadline: Scheduled<Void>?
+    private var lingerDeadline: Scheduled<Void>?
     private var requestsInProgress = 0
     private var closeAfterAnswer = false
     private var closing = false
+    private var lingering = false
 
-    public init(headerTimeout: Duration) {
-        self.headerTimeout = .nanoseconds(Int64(headerTimeout.components.seconds) * 1_000_000_000
-                                          + headerTimeout.components.attoseconds / 1_000_000_000)
+    public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2)) {
+        self.headerTimeout = Self.timeAmount(headerTimeout)
+        self.lingerTimeout = Self.timeAmount(lingerTimeout)
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// Shuts the sending side now (the client reads the answer, then end of file), discards
+    /// what still arrives, and closes for good after `lingerTimeout` or when the client closes.
+    private func closeLingering(_ context: ChannelHandlerContext) {
+        guard !lingering else { return }
+        lingering = true
+        cancelHeaderDeadline()
+        context.close(mode: .output, promise: nil)
+        lingerDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: lingerTimeout) {
+            context.close(promise: nil)
+        }
     }
 
     // MARK: - Header timeout
@@ -44,10 +67,15 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelActive()
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) { cancelHeaderDeadline() }
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        cancelHeaderDeadline()
+        lingerDeadline?.cancel()
+    }
 
     public func channelInactive(context: ChannelHandlerContext) {
         cancelHeaderDeadline()
+        lingerDeadline?.cancel()
+        lingerDeadline = nil
         context.fireChannelInactive()
     }
 
@@ -67,6 +95,8 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a closing answer, the rest of the request is discarded unread by anyone.
+        guard !lingering else { return }
         if case .head = unwrapInboundIn(data) {
             cancelHeaderDeadline()
             requestsInProgress += 1
@@ -97,14 +127,13 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
             requestsInProgress = max(0, requestsInProgress - 1)
             if closeAfterAnswer {
                 closing = true
-                context.writeAndFlush(data).assumeIsolated().whenComplete { result in
+                context.writeAndFlush(data).assumeIsolated().whenComplete { [self] result in
                     promise?.completeWith(result)
-                    context.close(promise: nil)
+                    closeLingering(context)
                 }
                 return
             }
             context.write(data, promise: promise)
-            if requestsInProgress == 0 { armHeaderDeadline(context) }
         }
     }
 
@@ -116,6 +145,8 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     // MARK: - Oversized heads
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // What arrives after a closing answer may not parse: nobody needs to hear of it.
+        if lingering { return }
         guard let parserError = error as? HTTPParserError, parserError == .headerOverflow, requestsInProgress == 0,
               !closing else {
             context.fireErrorCaught(error)
@@ -132,8 +163,8 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         head.headerFields[.connection] = "close"
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [self] _ in
+            closeLingering(context)
         }
     }
 }

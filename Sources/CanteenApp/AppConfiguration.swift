@@ -13,8 +13,7 @@ public struct AppConfiguration: Sendable {
     /// The UI strings, one file per language.
     public var localesDirectory: URL
     public var logLevel: Logger.Level
-    /// How long a connection may take to send a complete request head, after opening or after
-    /// its previous answer; then it is closed.
+    /// How long a new connection may take to send its first complete request head; then it is closed.
     public var headerTimeout: Duration
     /// How long a connection may stay silent (no request part read or answer written, no
     /// request being answered) before it is closed.

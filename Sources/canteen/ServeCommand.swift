@@ -16,9 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
     @Option(help: "UI strings, one JSON file per language.") var locales = "Locales"
     @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "info"
-    @Option(help: "Seconds a connection may take to send a complete request head (after opening or after its previous answer) before it is closed.")
+    @Option(help: "Seconds a new connection may take to send its first complete request head before it is closed.")
     var headerTimeout = 10.0
-    @Option(help: "Seconds a connection may stay silent, with no request being answered, before it is closed.")
+    @Option(help: "Seconds a connection may go without a complete request part, while no request is being answered, before it is closed.")
     var idleTimeout = 60.0
 
     func validate() throws {

@@ -55,6 +55,8 @@ struct AccessControlTests {
     //                                                      kiosk here/there, kitchen here/there, user, other user, ops
     static let rows: [String: AccessRow] = [
         "GET /healthz": .everyone(200),
+        // In process a request has no peer address, so no token is refused here; from loopback it
+        // is allowed (ConnectionLimitsTests), and MetricsAccess is tested address by address.
         "GET /metrics": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "GET /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"role":"user","userId":"u-9"}"#, headers: json),

@@ -50,7 +50,7 @@ struct ConnectionLimitsTests {
         }
     }
 
-    @Test("a keep-alive connection gets its answers, then is closed when it sends no further head in time")
+    @Test("a keep-alive connection gets its answers, then is closed by the idle timeout when it goes quiet")
     func keepAliveThenIdle() async throws {
         try await withServer { port, _ in
             try await blocking {

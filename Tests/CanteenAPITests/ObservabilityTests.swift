@@ -213,6 +213,31 @@ struct ObservabilityTests {
         #expect(!text.contains("testcafe/menu"), "a raw path in a label")
     }
 
+    @Test("a display woken by a new order records one feed wake-up delay; a parked one counts as a waiter")
+    func wakeupDelay() async throws {
+        let environment = try await TestEnvironment.make()
+        let text = try await withRouter(environment) { client async throws -> String in
+            let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            let cursor = try #require(try start.json["cursor"]?.stringValue)
+            return try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                group.addTask {
+                    try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
+                }
+                while environment.services.feed.waitingDisplays == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                let parked = String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body)
+                #expect(parked.contains("canteen_feed_waiters 1"), "\(parked.prefix(2000))")
+                let order: JSONValue = ["cafeId": "testcafe", "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]],
+                                        "customer": ["name": "Ana"]]
+                _ = try await client.send(.post, "/v1/orders", token: environment.kiosk, json: order,
+                                          headers: [HTTPField.Name("Idempotency-Key")!: "w-1"])
+                #expect(try await group.next()?.status == .ok)
+                return String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body)
+            }
+        }
+        #expect(text.contains("canteen_feed_wakeup_delay_seconds_count 1"), "\(text.prefix(4000))")
+        #expect(text.contains("canteen_feed_waiters 0"))
+    }
+
     @Test("another application's metrics are its own: two environments never share counters")
     func metricsAreScopedToTheApplication() async throws {
         let first = try await TestEnvironment.make()

@@ -121,6 +121,7 @@ struct CrashSafetyTests {
         let deadline = Date().addingTimeInterval(120)
         while created.current < 150 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         try #require(server.terminate(signal: SIGKILL, wait: 30), "the server did not die")
+        let firstLog = server.log
         stop.withLock { $0 = true }
         group.wait()
         let answered = outcomes.withLock { $0 }.compactMapValues { if case .created(let id) = $0 { id } else { nil } }
@@ -197,5 +198,11 @@ struct CrashSafetyTests {
             }
         }
         #expect(server.terminate(signal: SIGTERM))
+        // Both servers' whole logs: one line per request, no token anywhere.
+        for log in [firstLog, server.log] {
+            #expect(log.contains("route=/v1/orders status=201"))
+            for secret in kiosks + [kitchen] { #expect(!log.contains(secret), "a token in the server's log") }
+            #expect(!log.lowercased().contains("bearer "))
+        }
     }
 }
