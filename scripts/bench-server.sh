@@ -59,7 +59,8 @@ if [ "$build" = 1 ]; then
         fi
     done
 fi
-bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+# BENCH_BIN points at other builds of canteen and server-bench (a debug build checks the plumbing).
+bin="${BENCH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)}"
 
 # profile_orders LABEL: the orders phase again, with perf sampling the server (where each
 # order's microseconds go). Needs perf (linux-perf); skipped without it.
