@@ -98,7 +98,7 @@ def main():
                 command += ["-H", f"Authorization: Bearer {secret}", "--generation-with-security-parameters", "false"]
             print(f"== schemathesis as {role}", flush=True)
             begun = time.monotonic()
-            result = subprocess.run(command, env=environment, capture_output=True, text=True)
+            result = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=work)
             output = result.stdout + result.stderr
             summary = [line for line in output.splitlines() if re.search(r"\d+ (passed|failed)|cases? generated|operations? tested", line)]
             print("\n".join(summary[-4:]) or output[-2000:])

@@ -54,6 +54,17 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         lingerDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: lingerTimeout) {
             context.close(promise: nil)
         }
+        // Read on whatever the handlers behind this one still want: the client must be able to
+        // finish sending before it reads the answer.
+        context.read()
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        if lingering {
+            context.read()
+            return
+        }
+        context.fireChannelReadComplete()
     }
 
     // MARK: - Header timeout
@@ -95,7 +106,7 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // After a closing answer, the rest of the request is discarded unread by anyone.
+        // After a closing answer, the rest of the request is discarded, unseen by anyone.
         guard !lingering else { return }
         if case .head = unwrapInboundIn(data) {
             cancelHeaderDeadline()
