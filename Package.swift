@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only: reads openapi.yaml for the contract tests.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
@@ -85,6 +87,8 @@ let package = Package(
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -108,6 +112,7 @@ let package = Package(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
+                "CanteenAPI",
                 "Beacons",
                 "BlueZScanner",
                 "CardReader",
@@ -119,21 +124,40 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "BenchFigures",
+            path: "Benchmarks/BenchFigures",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "format-bench",
-            dependencies: ["CanteenCore", "CanteenFormat"],
+            dependencies: ["CanteenCore", "CanteenFormat", "BenchFigures"],
             path: "Benchmarks/FormatBench",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "beacon-bench",
-            dependencies: ["Beacons"],
+            dependencies: ["Beacons", "BenchFigures"],
             path: "Benchmarks/BeaconBench",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "server-bench",
+            dependencies: ["BenchFigures"],
             path: "Benchmarks/ServerBench",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["Beacons", "NFC", "CanteenCore"],
+            path: "Benchmarks/FuzzTargets",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "canteen-fuzz",
+            dependencies: ["FuzzTargets"],
+            path: "Benchmarks/CanteenFuzz",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -210,6 +234,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenCLITests",
+            dependencies: ["CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzTargets"],
+            resources: [.copy("Findings")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -13,6 +13,7 @@
 # Prints every figure; the server and every helper are stopped on exit (trap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 
 duration=10
 warmup=2
@@ -58,7 +59,8 @@ if [ "$build" = 1 ]; then
         fi
     done
 fi
-bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+# BENCH_BIN points at other builds of canteen and server-bench (a debug build checks the plumbing).
+bin="${BENCH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)}"
 
 # profile_orders LABEL: the orders phase again, with perf sampling the server (where each
 # order's microseconds go). Needs perf (linux-perf); skipped without it.
@@ -148,11 +150,14 @@ if command -v wrk >/dev/null 2>&1; then
     echo "== wrk ($threads threads, $connections connections, ${duration} s), same server"
     wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:$port/healthz" >"$work/wrk.out" 2>&1 || true
     echo "wrk GET /healthz: $(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out") req/s; p50 $(awk '$1=="50%"{print $2}' "$work/wrk.out"), p99 $(awk '$1=="99%"{print $2}' "$work/wrk.out")"
+    figure wrk_healthz_rps "$(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out")" req/s higher "GET /healthz with wrk, $connections connections (the HTTP ceiling, event-driven client)"
     if [ -n "$cursor" ]; then
         wrk -t"$threads" -c64 -d"${duration}s" --latency -H "Authorization: Bearer $kitchen_token" \
             -H "If-None-Match: \"$cursor\"" "http://127.0.0.1:$port/v1/cafes/bench/tickets?after=$cursor" >"$work/wrk.out" 2>&1 || true
         non2xx="$(sed -n 's/^ *Non-2xx or 3xx responses: *//p' "$work/wrk.out")"
         echo "wrk 304 polls (64 connections): $(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out") polls/s; p50 $(awk '$1=="50%"{print $2}' "$work/wrk.out"), p99 $(awk '$1=="99%"{print $2}' "$work/wrk.out")${non2xx:+; NOT 304: $non2xx}"
+        [ -n "$non2xx" ] || figure wrk_polls_304_per_s "$(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out")" polls/s higher \
+            "304 polls with wrk, 64 connections" wrk_healthz_rps
     fi
 else
     echo "(wrk not installed: apt-get install wrk for the event-driven healthz and 304 figures)"
@@ -166,7 +171,7 @@ if [ -n "$baseline_bin" ]; then
     echo "== baseline: $baseline_bin ($("$baseline_bin" --version 2>/dev/null || echo "older build")), fresh data dir, same phases for orders"
     start_server "$baseline_bin" "$work/baseline-data"
     echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+    BENCH_FIGURES="" "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
         --connections "$connections" --warmup "$warmup" --duration "$duration" --phases healthz,orders,parked \
         | tee "$work/baseline-bench.out"
     profile_orders baseline
@@ -189,10 +194,15 @@ def timed(step, seconds=2.0):
     samples.sort()
     return samples
 
-def show(label, samples):
+def show(label, samples, figure=None):
     p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
     print(f"{label}: {len(samples) / sum(samples):,.0f}/s; each p50 {statistics.median(samples) * 1e3:.2f} ms, "
           f"p99 {p99 * 1e3:.2f} ms ({len(samples)} runs)")
+    if figure and os.environ.get("BENCH_FIGURES"):
+        import json
+        with open(os.environ["BENCH_FIGURES"], "a") as out:
+            out.write(json.dumps({"id": figure, "value": len(samples) / sum(samples), "unit": "commits/s",
+                                  "better": "higher", "title": label + " (the durable-write ceiling)"}, sort_keys=True) + "\n")
 
 fd = os.open(f"{work}/fsync.bin", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 show("write 100 B + fsync", timed(lambda: (os.write(fd, b"x" * 100), os.fsync(fd))))
@@ -211,6 +221,7 @@ for mode in ("FULL", "NORMAL"):
         db.execute("BEGIN IMMEDIATE")
         db.execute("INSERT INTO t (body) VALUES (?)", ("x" * 300,))
         db.execute("COMMIT")
-    show(f"SQLite WAL commit (1 row), synchronous={mode}", timed(commit))
+    show(f"SQLite WAL commit (1 row), synchronous={mode}", timed(commit),
+         "sqlite_commits_full" if mode == "FULL" else None)
     db.close()
 PY

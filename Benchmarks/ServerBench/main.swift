@@ -1,3 +1,4 @@
+import BenchFigures
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -89,6 +90,7 @@ if phases.contains("healthz") {
     let outcome = ClosedLoopLoad(port: serverPort, connections: connections, warmup: warmup, duration: duration,
                                  expectedStatus: 200) { _, _ in BenchRequests.healthz }.run()
     report("GET /healthz (ceiling), \(connections) connections", outcome, unit: "req")
+    BenchFigures.record("healthz_rps", outcome.perSecond, unit: "req/s", title: "GET /healthz, \(connections) connections (the HTTP ceiling)")
 }
 
 if phases.contains("orders") {
@@ -98,6 +100,9 @@ if phases.contains("orders") {
     }.run()
     report("POST /v1/orders, \(connections) kiosks", outcome, unit: "orders")
     let p99 = outcome.latency.milliseconds(atPercentile: 99)
+    BenchFigures.record("orders_per_s", outcome.perSecond, unit: "orders/s",
+                        title: "durable orders, \(connections) keep-alive kiosks", reference: "sqlite_commits_full")
+    BenchFigures.record("orders_p99_ms", p99, unit: "ms", better: .lower, title: "durable orders, p99 latency")
     verdicts.append(verdict(String(format: "≥ 2,000 orders/s with p99 ≤ 50 ms (%.0f/s, p99 %.1f ms)", outcome.perSecond, p99),
                             outcome.perSecond >= 2_000 && p99 <= 50))
 }
@@ -111,6 +116,8 @@ if phases.contains("polls") || phases.contains("display") {
             let outcome = ClosedLoopLoad(port: serverPort, connections: pollConnections, warmup: warmup, duration: duration,
                                          expectedStatus: 304) { _, _ in request }.run()
             report("GET tickets?after=\(cursor) + If-None-Match → 304, \(pollConnections) displays", outcome, unit: "polls")
+            BenchFigures.record("polls_304_per_s", outcome.perSecond, unit: "polls/s",
+                                title: "304 polls, \(pollConnections) displays (server-bench)", reference: "healthz_rps")
             verdicts.append(verdict(String(format: "≥ 20,000 polls/s (%.0f/s)", outcome.perSecond), outcome.perSecond >= 20_000))
         }
         if phases.contains("display") {
@@ -125,6 +132,8 @@ if phases.contains("polls") || phases.contains("display") {
             if outcome.missing > 0 { print("    pairs never received within 5 s: \(outcome.missing)") }
             for failure in Set(outcome.failures) { print("    failed: \(failure)") }
             let p99 = outcome.latency.milliseconds(atPercentile: 99)
+            BenchFigures.record("order_to_display_p99_ms", p99, unit: "ms", better: .lower,
+                                title: "order-to-display, \(displays) long-polling displays, p99")
             verdicts.append(verdict(String(format: "order-to-display p99 ≤ 25 ms (%.1f ms)", p99),
                                     p99 <= 25 && outcome.missing == 0 && outcome.latency.count > 0))
         }
@@ -147,6 +156,8 @@ if phases.contains("parked") {
     if outcome.missing > 0 { print("    displays not answered within 10 s: \(outcome.missing)") }
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
     let p99 = summary.milliseconds(atPercentile: 99)
+    BenchFigures.record("parked_wake_p99_ms", p99, unit: "ms", better: .lower,
+                        title: "\(parkedDisplays) parked displays woken by one order, p99")
     verdicts.append(verdict(String(format: "%d parked displays woken p99 ≤ 50 ms (%.1f ms)", parkedDisplays, p99),
                             p99 <= 50 && outcome.missing == 0 && summary.count > 0))
 }

@@ -21,12 +21,14 @@ public struct APIServices: Sendable {
     public var coupons: any CouponRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
+    /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
+    public var metrics: CanteenMetrics
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
                 cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
-                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init) {
+                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -39,5 +41,6 @@ public struct APIServices: Sendable {
         self.cards = cards
         self.coupons = coupons
         self.clock = clock
+        self.metrics = metrics ?? feed.metrics
     }
 }

@@ -4,15 +4,19 @@ import CanteenFormat
 import Hummingbird
 
 /// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
-/// Routes decide which roles they need (`context.require(.ops)`).
+/// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz` needs no
+/// token and ignores whatever `Authorization` a health checker sends.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
     let tokens: any TokenRepository
 
+    /// Paths answered without looking at `Authorization` at all.
+    static let unauthenticatedPaths: Set<String> = ["/healthz"]
+
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
+        guard let header = request.headers[.authorization], !Self.unauthenticatedPaths.contains(request.uri.path) else {
             return try await next(request, context)
         }
         let parts = header.split(separator: " ", maxSplits: 1)
@@ -21,7 +25,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
                                message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
         }
         let secret = parts[1].trimmingHTTPWhitespace()
-        guard secret.utf8.count <= 256, let token = try await tokens.authenticate(secret: secret) else {
+        guard secret.utf8.count <= APILimits.maxTokenBytes, let token = try await tokens.authenticate(secret: secret) else {
             throw CanteenError.unauthenticated
         }
         var context = context

@@ -23,12 +23,16 @@ public final class TicketFeed: Service, Sendable {
     private let watchInterval: Duration
     private let watched = Mutex<Int64?>(nil)
     private let logger: Logger
+    /// Where the feed records its wake-up delays (and the API its other metrics).
+    public let metrics: CanteenMetrics
 
     public init(tickets: any TicketRepository, watchInterval: Duration = .milliseconds(200),
-                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed")) {
+                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed"),
+                metrics: CanteenMetrics = CanteenMetrics()) {
         self.tickets = tickets
         self.watchInterval = watchInterval
         self.logger = logger
+        self.metrics = metrics
         pages = FeedResponses(capacity: sharedPages)
         tickets.onTicketChanges { [signal] changes in signal.publish(changes) }
     }
@@ -88,11 +92,15 @@ public final class TicketFeed: Service, Sendable {
               presentation: Presentation) async throws -> Answer {
         let deadline = ContinuousClock.now + wait
         var baseline = after ?? known
+        var woken = false
         while true {
             let latest = try await latest(cafeID: cafe.id)
             if let seen = baseline, seen >= latest {
                 let remaining = deadline - ContinuousClock.now
-                if remaining > .zero, await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining) { continue }
+                if remaining > .zero, await waitForChange(cafeID: cafe.id, after: seen, timeout: remaining) {
+                    woken = true
+                    continue
+                }
                 if let known, known == seen { return .unchanged(cursor: known) }
                 return .page(FeedResponses.Rendered(body: Data(), cursor: seen, isEmpty: true))
             }
@@ -102,7 +110,20 @@ public final class TicketFeed: Service, Sendable {
                 baseline = max(baseline ?? 0, latest)
                 continue
             }
+            if woken, let published = signal.publishedAt(cafeID: cafe.id) {
+                metrics.feedWoken(since: published)
+            }
             return .page(page)
+        }
+    }
+
+    /// Waits for a change of the café after `cursor`, released at once when the server begins a
+    /// graceful shutdown (a parked display is answered, not held to its deadline).
+    private func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
+        await withGracefulShutdownHandler {
+            await signal.wait(cafeID: cafeID, after: cursor, timeout: timeout)
+        } onGracefulShutdown: { [signal] in
+            signal.releaseAll()
         }
     }
 

@@ -268,6 +268,10 @@ extension AppDatabase {
                 );
                 """)
         }
+
+        migrator.registerMigration("v9: user tokens act for one user") { db in
+            try db.execute(sql: "ALTER TABLE accessToken ADD COLUMN userId TEXT")
+        }
         return migrator
     }
 }

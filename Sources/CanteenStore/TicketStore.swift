@@ -53,6 +53,13 @@ public final class TicketStore: TicketRepository {
         }
     }
 
+    public func openTicketCount(cafeID: String) async throws -> Int {
+        try await database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ticket WHERE cafeId = ? AND status IN ('new', 'preparing', 'ready')",
+                             arguments: [cafeID]) ?? 0
+        }
+    }
+
     public func ticketChanges(cafeID: String, after cursor: Int64?, station: String?,
                               limit: Int) async throws -> TicketFeedPage {
         try await database.writer.read { db in

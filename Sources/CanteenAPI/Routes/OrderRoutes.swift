@@ -25,6 +25,16 @@ struct OrderRoutes {
     /// the order as it was placed, in the first answer's language.
     func place(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let token = try context.require(.kiosk, .ops)
+        do {
+            return try await placeCounted(request, context, token: token)
+        } catch {
+            services.metrics.orderRefused(ErrorMiddleware.canteenError(for: error).code)
+            throw error
+        }
+    }
+
+    private func placeCounted(_ request: Request, _ context: CanteenRequestContext,
+                              token: AccessToken) async throws -> Response {
         let key = try Self.idempotencyKey(request)
         return try await gate.run(tokenID: token.id, key: key) {
             var request = request
@@ -46,12 +56,15 @@ struct OrderRoutes {
             }
             switch placement {
             case .placed(let order):
+                services.metrics.orderPlaced(cafeID: order.cafeID)
                 return try await answer(order, acceptLanguage: language, status: .created,
                                         headers: [.location: "/v1/orders/\(order.id)"])
             case .replayed(let order, let firstLanguage):
+                services.metrics.orderReplayed()
                 return try await answer(order, acceptLanguage: firstLanguage, status: .created,
                                         headers: [Self.replayedHeader: "true"])
             case .replayedAnswer(let body, let contentLanguage):
+                services.metrics.orderReplayed()
                 var headers: HTTPFields = [Self.replayedHeader: "true"]
                 if let contentLanguage {
                     headers[.contentLanguage] = contentLanguage
@@ -90,9 +103,12 @@ struct OrderRoutes {
 
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
-        _ = try context.requireToken()
+        let token = try context.requireToken()
         guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound(.order, id) }
         try context.requireAccess(to: order.cafeID)
+        if token.role == .user, order.customer.userID == nil || order.customer.userID != token.userID {
+            throw CanteenError(.forbidden, code: .forbidden, message: "a user token follows its own user's orders only")
+        }
         return try await render(order, request)
     }
 
