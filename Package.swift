@@ -76,10 +76,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenWeb",
+            resources: [.copy("Assets")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
                 "CanteenFormat",
+                "CanteenWeb",
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,6 +185,7 @@ let package = Package(
             name: "CanteenAPITests",
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
+                "CanteenFormat", "CanteenWeb",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

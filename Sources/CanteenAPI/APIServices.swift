@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenWeb
 import Foundation
 
 /// Everything the routes need, as protocols and app-owned parts: the composition root supplies
@@ -19,6 +20,8 @@ public struct APIServices: Sendable {
     public var cards: (any CardRepository)?
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
+    /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
+    public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,

@@ -22,6 +22,8 @@ public enum CanteenRouter {
         LocateRoutes(services: services).register(on: routes)
         CafeResolutionRoutes(services: services).register(on: routes)
         CardRoutes(services: services).register(on: routes)
+        TokenRoutes().register(on: routes)
+        PageRoutes(services: services, assets: services.pages).register(on: routes)
         return routes
     }
 }

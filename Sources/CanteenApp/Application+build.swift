@@ -73,6 +73,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     let strings = try Strings(directory: configuration.localesDirectory)
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
                                       windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock)
+    if case .failure(let error) = services.pages {
+        logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
+    }
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     var app = Application(

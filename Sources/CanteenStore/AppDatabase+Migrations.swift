@@ -231,6 +231,13 @@ extension AppDatabase {
                 CREATE INDEX card_userId ON card(userId);
                 """)
         }
+        migrator.registerMigration("v7: café display settings (ticket age colours, pickup board)") { db in
+            try db.execute(sql: """
+                ALTER TABLE cafe ADD COLUMN displayTicketWarningMinutes INTEGER NOT NULL DEFAULT 5;
+                ALTER TABLE cafe ADD COLUMN displayTicketLateMinutes INTEGER NOT NULL DEFAULT 8;
+                ALTER TABLE cafe ADD COLUMN displayBoardReadyMinutes INTEGER NOT NULL DEFAULT 10;
+                """)
+        }
         return migrator
     }
 }
