@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The kitchen display in a real browser (issue 12): order-to-screen latency and how long the page
+takes to render 200 open tickets.
+
+A release `canteen serve` on loopback with a fresh data folder and the browser tests' café; the
+kitchen display (`/kds`) open in Debian's headless Chromium. Orders are placed one at a time
+through the API (`POST /v1/orders`, keep-alive); a MutationObserver in the page writes the
+instant each ticket card enters the DOM (`performance.timeOrigin + performance.now()`), so the
+figure is sent → in the DOM, not a polling interval. Then the page is loaded again with those
+200 tickets open, five times: load → 200 cards in the DOM and painted, and the script's own
+share (feed answer → DOM).
+
+    scripts/bench-pages.py [--orders N] [--loads N] [--bin PATH]
+
+Printed beside the anchors: Square promises "most within 60 s" for its webhooks; coopcycle's
+new-order alerts arrive about 15 s late. Everything it starts is stopped on exit.
+"""
+
+import argparse
+import http.client
+import json
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Tests" / "Browser"))
+import os  # noqa: E402
+
+OBSERVER = """
+window.__seen = {};
+new MutationObserver((records) => {
+  const at = performance.timeOrigin + performance.now();
+  for (const record of records) for (const node of record.addedNodes) {
+    if (node.nodeType !== 1) continue;
+    const cards = node.matches('[data-ticket-id]') ? [node] : node.querySelectorAll('[data-ticket-id]');
+    for (const card of cards) if (!(card.dataset.ticketId in window.__seen)) window.__seen[card.dataset.ticketId] = at;
+  }
+}).observe(document.querySelector('.tickets'), {childList: true, subtree: true});
+"""
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--orders", type=int, default=200)
+    parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--bin", default=None, help="the canteen binary (default: the release build)")
+    options = parser.parse_args()
+    if options.bin:
+        os.environ["CANTEEN_BIN"] = options.bin
+    from canteen_browser import CAFE, Browser, Server, test_cafe
+
+    cafe = test_cafe(capacity=100000)
+    server = Server(cafe)
+    browser = None
+    try:
+        kiosk = server.token("kiosk")
+        kitchen = server.token("kitchen")
+        browser = Browser()
+        browser.open(f"{server.base}/kds?cafe={CAFE}#token={kitchen}")
+        browser.wait(lambda b: b.js("return document.querySelector('#kds').dataset.loaded === 'true'"), 30)
+        browser.js(OBSERVER)
+
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        sent, answered, tickets = {}, {}, []
+        for index in range(options.orders):
+            body = json.dumps({"cafeId": CAFE, "lines": [{"itemId": "soup", "quantity": 1 + index % 3}],
+                               "pickup": "asap", "customer": {"name": f"Bench {index}"}})
+            headers = {"Authorization": f"Bearer {kiosk}", "Content-Type": "application/json",
+                       "Idempotency-Key": str(uuid.uuid4())}
+            started = time.time() * 1000
+            connection.request("POST", "/v1/orders", body=body, headers=headers)
+            answer = connection.getresponse()
+            order = json.loads(answer.read())
+            finished = time.time() * 1000
+            if answer.status != 201:
+                raise SystemExit(f"order {index}: {answer.status} {order}")
+            ticket = order["tickets"][0]["id"]
+            tickets.append(ticket)
+            sent[ticket], answered[ticket] = started, finished
+            time.sleep(0.02)
+        connection.close()
+        browser.wait(lambda b: b.js("return Object.keys(window.__seen).length") >= len(tickets), 60)
+        seen = browser.js("return window.__seen")
+        from_sent = [seen[ticket] - sent[ticket] for ticket in tickets]
+        from_answer = [seen[ticket] - answered[ticket] for ticket in tickets]
+
+        loads, scripts = [], []
+        for _ in range(options.loads):
+            browser.open(f"{server.base}/kds?cafe={CAFE}")
+            browser.wait(lambda b: b.js("return performance.getEntriesByName('canteen:tickets-painted').length") > 0, 60)
+            count = browser.js("return document.querySelectorAll('.tickets [data-ticket-id]').length")
+            if count != len(tickets):
+                raise SystemExit(f"the page shows {count} tickets, not {len(tickets)}")
+            loads.append(browser.js("return performance.getEntriesByName('canteen:tickets-painted')[0].startTime"))
+            scripts.append(browser.js("return performance.getEntriesByName('canteen:render')[0].duration"))
+
+        print(f"order → kitchen display DOM, {len(tickets)} orders placed one at a time through the API, "
+              f"headless Chromium, release server:")
+        print(f"  from the order being sent:   p50 {statistics.median(from_sent):7.1f} ms   "
+              f"p99 {percentile(from_sent, 0.99):7.1f} ms   max {max(from_sent):7.1f} ms")
+        print(f"  from the API's answer:       p50 {statistics.median(from_answer):7.1f} ms   "
+              f"p99 {percentile(from_answer, 0.99):7.1f} ms")
+        print("  anchors: Square webhooks \"most within 60 s\" (60,000 ms); coopcycle alerts ~15 s (15,000 ms)")
+        print(f"render {len(tickets)} open tickets, median of {len(loads)} loads: page load → painted "
+              f"{statistics.median(loads):.0f} ms (min {min(loads):.0f}, max {max(loads):.0f}); "
+              f"the script's render (feed answer → DOM) {statistics.median(scripts):.0f} ms")
+    finally:
+        if browser:
+            browser.quit()
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
