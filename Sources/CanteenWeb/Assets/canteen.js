@@ -74,6 +74,8 @@ const Canteen = (() => {
 
   /** True once the screen runs with its token and café (until the token is refused). */
   let inSession = false;
+  /** The café's time zone once known: every time the screen shows is the café's. */
+  let cafeTimeZone;
 
   let clockOffset = 0;
   /** Now on the server's clock (tablets' clocks drift; ticket ages are the server's). */
@@ -109,7 +111,7 @@ const Canteen = (() => {
       element.hidden = online;
       root.dataset.connection = online ? 'online' : 'offline';
       if (!online) {
-        const since = new Intl.DateTimeFormat(locale, { timeStyle: 'medium' }).format(lostAt);
+        const since = new Intl.DateTimeFormat(locale, { timeStyle: 'medium', timeZone: cafeTimeZone }).format(lostAt);
         element.querySelector('.banner-text').textContent = t('web.offline.banner', { time: since });
       }
     }
@@ -413,6 +415,7 @@ const Canteen = (() => {
       }
       function finish(cafe) {
         inSession = true;
+        cafeTimeZone = cafe.timeZone;
         storage.set('cafe', cafe.id);
         picker.hidden = true;
         setup.hidden = true;

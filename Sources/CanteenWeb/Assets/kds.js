@@ -300,7 +300,7 @@
   function pendingNote(ticket) {
     const moves = pendingFor(ticket.id);
     if (!moves.length) return null;
-    return el('p', { class: 'pending-note' }, el('span', { 'aria-hidden': 'true', text: '⏳ ' }),
+    return el('p', { class: 'pending-note' },
       t(connection.online ? 'web.kds.sending' : 'web.kds.pending', { state: t(`state.${moves[moves.length - 1].to}`) }));
   }
 
