@@ -85,9 +85,13 @@ class KitchenDisplayTests(PageTestCase):
         kiosk.wait_for("#item-dialog[open]")
         shots(kiosk, "kiosk-item-no-options")
         kiosk.click("#item-dialog .add-button")
+        # A badge tapped at the kiosk (issue 13's NFC agent calls this entry point) names the customer.
+        self.assertTrue(kiosk.driver.execute_async_script(
+            "window.CanteenKiosk.badgeTapped({userId: 'u-1042', name: 'Ada Lovelace'}).then(arguments[0])"))
+        kiosk.wait_for(".customer-line")
         kiosk.click(".checkout-button")
         kiosk.wait_for("#checkout-dialog[open] .window")
-        kiosk.find("#checkout-dialog input[name=customer]").send_keys("Ada Lovelace")
+        self.assertEqual(kiosk.find("#checkout-dialog input[name=customer]").get_attribute("value"), "Ada Lovelace")
         shots(kiosk, "kiosk-checkout")
         kiosk.click("#checkout-dialog .place-button")
         number = kiosk.wait_for("#done .done-number", timeout=15)
@@ -95,6 +99,7 @@ class KitchenDisplayTests(PageTestCase):
         shots(kiosk, "kiosk-done")
         order = server.order(order_id)
         self.assertEqual(str(order["number"]), number.get_attribute("data-order-number"))
+        self.assertEqual(order["customer"], {"name": "Ada Lovelace", "userId": "u-1042"})
         (ticket,) = ticket_ids(order)
         kds.wait(lambda b: b.js("return window.__seen[arguments[0]]", ticket), 5, "the ticket never appeared")
         latency = kds.js("return window.__seen[arguments[0]]", ticket) - kiosk.js("return window.__placedAt")

@@ -33,14 +33,15 @@ struct PageRoutes {
     func render(_ page: String, _ request: Request) async throws -> Response {
         let assets = try loaded()
         guard let template = assets.template(page: page) else {
-            throw CanteenError(.notFound, code: .assetNotFound, message: "no page '\(page)'", parameters: ["name": page])
+            throw CanteenError(.notFound, code: .assetNotFound, message: "no page '\(page)'",
+                               parameters: ["name": page])
         }
         let query = request.uri.queryParameters
         var chosenLanguage: String?
         if let text = query.get("lang") {
             guard LanguageTag.isWellFormed(text) else {
-                throw CanteenError(.invalid, code: .invalidQuery, message: "'\(text)' is not a language tag such as en or ar-KW",
-                                   field: "lang")
+                throw CanteenError(.invalid, code: .invalidQuery,
+                                   message: "'\(text)' is not a language tag such as en or ar-KW", field: "lang")
             }
             chosenLanguage = text
         }
@@ -51,7 +52,8 @@ struct PageRoutes {
         // The board is a public screen in its café's language; the others follow their reader.
         let acceptLanguage = page == "board" ? chosenLanguage : chosenLanguage ?? request.headers[.acceptLanguage]
         let presentation = services.presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
-        let apiLanguage = chosenLanguage ?? (page == "board" ? cafe?.defaultLocale.replacingOccurrences(of: "_", with: "-") : nil)
+        let cafeLocale = cafe?.defaultLocale.replacingOccurrences(of: "_", with: "-")
+        let apiLanguage = chosenLanguage ?? (page == "board" ? cafeLocale : nil)
         let language = presentation.language
         let strings = services.presenter.strings
         let html = PageTemplate.render(template) { name in
@@ -61,7 +63,6 @@ struct PageRoutes {
             case "locale": presentation.locale.identifier.replacingOccurrences(of: "_", with: "-")
             case "apiLanguage": apiLanguage ?? ""
             case "strings": PageTemplate.scriptSafeJSON(Self.pageStrings(strings, language: language))
-            case "version": assets.asset(named: "canteen.js")?.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             default: name.hasPrefix("t.") ? strings.string(String(name.dropFirst(2)), language: language) : nil
             }
         }
