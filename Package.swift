@@ -80,10 +80,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenWeb",
+            resources: [.copy("Assets")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
                 "CanteenFormat",
+                "CanteenWeb",
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -205,6 +211,7 @@ let package = Package(
             name: "CanteenAPITests",
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
+                "CanteenFormat", "CanteenWeb",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -3,6 +3,7 @@
 #   1. scripts/bench-format.sh   prices and pickup windows formatted per second (one core)
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
+#   4. scripts/bench-pages.py    the kitchen display in headless Chromium: order → DOM, 200 tickets rendered
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -60,6 +61,13 @@ echo; echo "### iBeacons (scripts/bench-beacons.sh)"
 scripts/bench-beacons.sh
 echo; echo "### Server (scripts/bench-server.sh)"
 scripts/bench-server.sh --skip-build "${baseline_args[@]}"
+echo; echo "### Pages in a browser (scripts/bench-pages.py)"
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    make --no-print-directory venv >/dev/null
+    .build-venv/bin/python scripts/bench-pages.py --bin "$(swift build -c release --show-bin-path)/canteen"
+else
+    echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
+fi
 
 echo; echo "### Report ($out/results.json, $out/results.md)"
 readme=()

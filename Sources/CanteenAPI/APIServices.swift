@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenWeb
 import Foundation
 
 /// Everything the routes need, as protocols and app-owned parts: the composition root supplies
@@ -23,6 +24,8 @@ public struct APIServices: Sendable {
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
     public var metrics: CanteenMetrics
+    /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
+    public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,

@@ -4,19 +4,22 @@ import CanteenFormat
 import Hummingbird
 
 /// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
-/// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz` needs no
-/// token and ignores whatever `Authorization` a health checker sends.
+/// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz` and the pages
+/// (`/kds`, `/kiosk`, `/board` and their `/assets/…`) need no token and ignore whatever
+/// `Authorization` a health checker or a browser sends.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
     let tokens: any TokenRepository
 
     /// Paths answered without looking at `Authorization` at all.
-    static let unauthenticatedPaths: Set<String> = ["/healthz"]
+    static let unauthenticatedPaths: Set<String> = ["/healthz", "/kds", "/kiosk", "/board"]
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], !Self.unauthenticatedPaths.contains(request.uri.path) else {
+        guard let header = request.headers[.authorization], !Self.unauthenticatedPaths.contains(request.uri.path),
+              !request.uri.path.hasPrefix("/assets/")
+        else {
             return try await next(request, context)
         }
         let parts = header.split(separator: " ", maxSplits: 1)

@@ -30,6 +30,7 @@ public enum CanteenRouter {
         CouponRoutes(services: services).register(on: routes)
         TapRoutes(services: services, relay: TapRelay(), cards: CardRoutes(services: services),
                   coupons: CouponRoutes(services: services)).register(on: routes)
+        PageRoutes(services: services, assets: services.pages).register(on: routes)
         return routes
     }
 }

@@ -86,6 +86,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
                                       windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock,
                                       metrics: configuration.metrics ?? CanteenMetrics())
+    if case .failure(let error) = services.pages {
+        logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
+    }
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     let headerTimeout = configuration.headerTimeout

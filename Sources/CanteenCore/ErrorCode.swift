@@ -2,6 +2,7 @@
 /// `Locales/` translates (`error.<code>`).
 public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     case amountOverflow = "amount_overflow"
+    case assetNotFound = "asset_not_found"
     case badRequest = "bad_request"
     case beaconInUse = "beacon_in_use"
     case beaconNotFound = "beacon_not_found"

@@ -272,6 +272,14 @@ extension AppDatabase {
         migrator.registerMigration("v9: user tokens act for one user") { db in
             try db.execute(sql: "ALTER TABLE accessToken ADD COLUMN userId TEXT")
         }
+
+        migrator.registerMigration("v10: café display settings (ticket age colours, pickup board)") { db in
+            try db.execute(sql: """
+                ALTER TABLE cafe ADD COLUMN displayTicketWarningMinutes INTEGER NOT NULL DEFAULT 5;
+                ALTER TABLE cafe ADD COLUMN displayTicketLateMinutes INTEGER NOT NULL DEFAULT 8;
+                ALTER TABLE cafe ADD COLUMN displayBoardReadyMinutes INTEGER NOT NULL DEFAULT 10;
+                """)
+        }
         return migrator
     }
 }

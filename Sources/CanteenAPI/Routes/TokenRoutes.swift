@@ -3,7 +3,9 @@ import Foundation
 import Hummingbird
 
 /// Access tokens (ops): list them (never their secrets), create one (its secret is in that one
-/// answer only), revoke one. The same as `canteen tokens list|create|revoke`.
+/// answer only), revoke one. The same as `canteen tokens list|create|revoke`. And for any token,
+/// `GET /v1/token`: what the presented token is, so that a page can tell at once when it was given
+/// the wrong kind of token.
 struct TokenRoutes {
     let services: APIServices
 
@@ -11,6 +13,7 @@ struct TokenRoutes {
         routes.on(.get, "/v1/tokens") { _, context in try await list(context) }
         routes.on(.post, "/v1/tokens") { request, context in try await create(request, context) }
         routes.on(.delete, "/v1/tokens/:tokenId") { _, context in try await revoke(context) }
+        routes.on(.get, "/v1/token") { _, context in try JSONResponse.make(TokenDTO(try context.requireToken())) }
     }
 
     func list(_ context: CanteenRequestContext) async throws -> Response {

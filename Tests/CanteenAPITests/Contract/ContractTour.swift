@@ -39,6 +39,16 @@ struct ContractTour {
         let ops = environment.ops, kiosk = environment.kiosk, kitchen = environment.kitchen
         try await call("GET /healthz", "/healthz", token: nil, expecting: 200)
         try await call("GET /metrics", "/metrics", token: ops, expecting: 200)
+        try await call("GET /v1/token", "/v1/token", token: kiosk, expecting: 200)
+        try await call("GET /v1/token", "/v1/token", token: nil, expecting: 401)
+
+        // MARK: Pages
+        for page in ["kds", "kiosk", "board"] {
+            try await call("GET /\(page)", "/\(page)?cafe=testcafe", token: nil, headers: [.acceptLanguage: "ar"],
+                           expecting: 200)
+        }
+        try await call("GET /assets/{name}", "/assets/canteen.js", token: nil, expecting: 200)
+        try await call("GET /assets/{name}", "/assets/nothing.js", token: nil, expecting: 404)
         try await call("GET /metrics", "/metrics", token: kiosk, expecting: 403)
 
         // MARK: Tokens (ops)
@@ -109,7 +119,7 @@ struct ContractTour {
         try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/\(ticketID)/status", token: kitchen,
                        json: ["status": "preparing"], expecting: 200)
         try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/\(ticketID)/status", token: kitchen,
-                       json: ["status": "new"], expecting: 409)
+                       json: ["status": "picked_up"], expecting: 409)
         try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/tkt_nothing/status", token: kitchen,
                        json: ["status": "ready"], expecting: 404)
         try await call("POST /v1/orders/{orderId}/cancel", "/v1/orders/\(orderID)/cancel", token: kiosk, expecting: 200)
