@@ -316,6 +316,40 @@ class KioskTests(PageTestCase):
         self.assertIn("$6.70", line.text)  # 4.25 + 0.75 + 2 × 0.85
         shots(kiosk, "kiosk-basket")
 
+    def test_a_badge_and_a_coupon_tapped_at_the_kiosks_reader_follow_into_the_order(self):
+        # Issue 13: the kiosk's NFC agent (canteen nfc watch, tested against pcscd in CardReaderTests)
+        # reports taps to POST /v1/taps with the kiosk's token; here the test reports them the same way.
+        server = self.server()
+        token = server.token("kiosk")
+        server.api("POST", "/v1/cards", expect=201, body={
+            "userId": "u-77", "displayName": "Grace Hopper", "technology": "type2", "identifier": "04A25C1A2B3C80"})
+        _, coupon = server.api("POST", "/v1/coupons", expect=201, body={
+            "label": "$1 off", "amountOff": {"amount": 100, "currency": "USD"}})
+        kiosk = self.browser()
+        open_page(kiosk, server.base, "kiosk", token)
+        time.sleep(0.5)  # the page asks where the taps stand when it opens
+        server.api("POST", "/v1/taps", token=token, expect=201,
+                   body={"technology": "type2", "identifier": "04A25C1A2B3C80"})
+        customer = kiosk.wait_for(".customer-line", timeout=5)
+        self.assertIn("Grace Hopper", customer.text)
+        server.api("POST", "/v1/taps", token=token, expect=201, body={"coupon": coupon["code"]})
+        self.assertIn("$1 off", kiosk.wait_for(".coupon-line", timeout=5).text)
+        kiosk.find('[data-item-id="salad"]').click()
+        kiosk.click("#item-dialog .add-button")
+        kiosk.wait_for('.basket-line[data-line-item-id="salad"]')
+        shots(kiosk, "kiosk-badge-and-coupon")
+        kiosk.click(".checkout-button")
+        kiosk.wait_for("#checkout-dialog[open] .window")
+        kiosk.click("#checkout-dialog .place-button")
+        number = kiosk.wait_for("#done .done-number", timeout=15)
+        order = server.order(number.get_attribute("data-order-id"))
+        self.assertEqual(order["customer"], {"name": "Grace Hopper", "userId": "u-77"})
+        self.assertEqual(order["lines"][-1]["kind"], "discount")
+        self.assertEqual(order["lines"][-1]["lineTotal"]["amount"], -100)
+        # The coupon is spent: tapped again, the page says so and applies nothing.
+        server.api("POST", "/v1/taps", token=token, expect=201, body={"coupon": coupon["code"]})
+        kiosk.wait(lambda b: "already been used" in b.find("#notices").text, 5, "no notice for a spent coupon")
+
     def test_an_item_marked_sold_out_on_the_kitchen_display_is_unavailable_at_the_kiosk_within_a_second(self):
         server = self.server()
         kds, kiosk = self.browser(), self.browser()

@@ -14,8 +14,8 @@ struct PageRoutes {
     let services: APIServices
     let assets: Result<WebAssets, WebAssetsError>
 
-    /// The string families a page's script may look up (`web.kds.bump`, `state.ready`, …).
-    static let stringPrefixes = ["web.", "state.", "label.", "allergen."]
+    /// The string families a page's script may look up (`web.kds.bump`, `state.ready`, `error.coupon_used_up`, …).
+    static let stringPrefixes = ["web.", "state.", "label.", "allergen.", "error."]
 
     /// Every page answer forbids what the pages never do: inline scripts, other origins, frames.
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "

@@ -3,7 +3,9 @@
 // every retry of the same request, so a lost answer never places two orders.
 //
 // Other programs on the kiosk (issue 13's NFC agent) tell it who is ordering through
-// `window.CanteenKiosk.badgeTapped({userId, name})`.
+// `window.CanteenKiosk.badgeTapped({userId, name})`; the kiosk's NFC agent (`canteen nfc watch`, same
+// token) reports taps to the server, and the page follows them (`GET /v1/taps`): a badge names who is
+// ordering, a coupon tag (or `?coupon=CODE` in the URL, what a phone tapping the tag opens) is applied.
 'use strict';
 
 (() => {
@@ -32,6 +34,8 @@
       /** The Idempotency-Key and the request it was made for. */
       key: null,
       keyedBody: null,
+      /** A coupon to redeem with the order: `{code, label}`, or null. */
+      coupon: null,
       /** `unknown` while an attempt's outcome is not known: the basket cannot change then. */
       outcome: 'none',
     };
@@ -258,6 +262,14 @@
           el('button', { type: 'button', class: 'remove', disabled: locked, text: t('web.kiosk.remove'),
             onclick: () => removeLine(line.key) })));
     }));
+    const couponLine = ui().querySelector('.coupon-line');
+    couponLine.hidden = !basket.coupon;
+    if (basket.coupon) {
+      couponLine.replaceChildren(
+        el('span', { class: 'coupon-label', text: t('web.kiosk.coupon', { label: basket.coupon.label }) }),
+        el('button', { type: 'button', class: 'remove', disabled: locked, text: t('web.kiosk.remove'),
+          onclick: () => removeCoupon() }));
+    }
     const subtotal = basket.lines.reduce((sum, line) => sum + line.unit * line.quantity, 0);
     document.querySelectorAll('.subtotal-amount').forEach((amount) => { amount.textContent = money(subtotal); });
     ui().querySelector('.basket-empty').hidden = basket.lines.length > 0;
@@ -371,6 +383,7 @@
       customer: { name: state.basket.customer.name },
     };
     if (state.basket.customer.userId) body.customer.userId = state.basket.customer.userId;
+    if (state.basket.coupon) body.coupon = state.basket.coupon.code;
     return body;
   }
 
@@ -475,6 +488,18 @@
           hideError();
         } }] : [{ label: t('web.kiosk.back'), run: () => document.getElementById('checkout-dialog').close() }]);
         break;
+      case 'coupon_used_up':
+      case 'coupon_expired':
+      case 'coupon_not_yet_valid':
+      case 'coupon_revoked':
+      case 'coupon_not_applicable':
+      case 'invalid_coupon_code':
+      case 'unknown_coupon':
+        showError(error.message, [{ label: t('web.kiosk.remove_coupon'), primary: true, run: () => {
+          removeCoupon();
+          hideError();
+        } }]);
+        break;
       case 'cafe_closed':
         showError(error.message, [{ label: t('web.kiosk.back'), run: () => document.getElementById('checkout-dialog').close() }]);
         loadWindows();
@@ -545,7 +570,67 @@
     }
     return true;
   }
-  window.CanteenKiosk = { badgeTapped };
+  // MARK: - Coupons and taps
+
+  /** Applies a coupon the server said can be redeemed now (`POST /v1/coupons/check`'s answer). */
+  function applyCoupon(coupon) {
+    if (state.basket.outcome === 'unknown') return false;
+    state.basket.coupon = { code: coupon.code, label: coupon.label };
+    basketChanged();
+    notify(t('web.kiosk.coupon_applied', { label: coupon.label }));
+    return true;
+  }
+
+  function removeCoupon() {
+    if (state.basket.outcome === 'unknown') return;
+    state.basket.coupon = null;
+    basketChanged();
+  }
+
+  /** A coupon code from a tag or a link: checked with the server, applied when it can be redeemed here now. */
+  async function couponEntered(code) {
+    try {
+      const answer = await request('POST', '/v1/coupons/check', { body: { code, cafeId: state.cafe?.id } });
+      couponChecked(answer.body);
+    } catch (error) {
+      if (error instanceof ApiError && !error.isTokenProblem) notify(error.message, { kind: 'error' });
+    }
+  }
+
+  function couponChecked(coupon) {
+    if (coupon.usable) applyCoupon(coupon);
+    else notify(t(`error.${coupon.reason}`) || t('web.kiosk.coupon_unusable'), { kind: 'error' });
+  }
+
+  /**
+   * Follows the taps this kiosk's NFC agent reports (same token): a badge names who is ordering, a
+   * coupon tag is applied. A page that opens starts from now; taps older than a minute never arrive.
+   */
+  async function followTaps() {
+    let cursor = null;
+    for (;;) {
+      try {
+        const path = cursor === null ? '/v1/taps' : `/v1/taps?after=${cursor}&wait=25`;
+        const answer = await request('GET', path, { timeoutMs: 35000 });
+        cursor = answer.body.cursor;
+        for (const tap of answer.body.taps) {
+          if (tap.kind === 'badge' && tap.user) {
+            await badgeTapped({ userId: tap.user.userId, name: tap.user.displayName || '' });
+          } else if (tap.kind === 'coupon' && tap.coupon) {
+            couponChecked(tap.coupon);
+          } else if (tap.error) {
+            notify(t(`error.${tap.error.code}`) || tap.error.message, { kind: 'error' });
+          }
+        }
+      } catch (error) {
+        if (error instanceof ApiError && error.isTokenProblem) return; // not a kiosk token (ops): no agent
+        await Canteen.sleep(2000);
+        await connection.whenOnline();
+      }
+    }
+  }
+
+  window.CanteenKiosk = { badgeTapped, couponEntered };
 
   async function openCafe(cafe) {
     state.cafe = cafe;
@@ -608,5 +693,7 @@
     document.querySelector('#done .new-order').addEventListener('click', showMenu);
     setInterval(() => { if (checkout.open && !state.placing) loadWindows(); }, 15000);
     followMenu();
+    followTaps();
+    if (query.get('coupon')) couponEntered(query.get('coupon'));
   });
 })();
