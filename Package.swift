@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: - Libraries
@@ -76,6 +77,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenNotify",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
@@ -94,6 +106,7 @@ let package = Package(
                 "CanteenCore",
                 "CanteenStore",
                 "CanteenAPI",
+                "CanteenNotify",
                 "CanteenFormat",
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -106,6 +119,7 @@ let package = Package(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
+                "CanteenNotify",
                 "Beacons",
                 "BlueZScanner",
                 "CardReader",
@@ -179,10 +193,14 @@ let package = Package(
             name: "CanteenAPITests",
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
+                "CanteenNotify",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings

@@ -17,14 +17,18 @@ public struct APIServices: Sendable {
     public var feed: TicketFeed
     /// Registered badge cards (nil: the card routes answer cards_unavailable).
     public var cards: (any CardRepository)?
+    /// Orders as their followers see them, and their events.
+    public var orderEvents: any OrderEventRepository
+    /// Webhook endpoints and their deliveries.
+    public var webhooks: any WebhookRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
-                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init,
-                cards: (any CardRepository)? = nil) {
+                feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
+                clock: @escaping @Sendable () -> Date = Date.init, cards: (any CardRepository)? = nil) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -35,6 +39,8 @@ public struct APIServices: Sendable {
         self.beacons = beacons
         self.feed = feed
         self.cards = cards
+        self.orderEvents = orderEvents
+        self.webhooks = webhooks
         self.clock = clock
     }
 }

@@ -22,6 +22,8 @@ public enum CanteenRouter {
         LocateRoutes(services: services).register(on: routes)
         CafeResolutionRoutes(services: services).register(on: routes)
         CardRoutes(services: services).register(on: routes)
+        OrderEventRoutes(services: services).register(on: routes)
+        WebhookRoutes(services: services).register(on: routes)
         return routes
     }
 }

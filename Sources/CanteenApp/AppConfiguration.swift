@@ -1,3 +1,4 @@
+import CanteenNotify
 import Foundation
 import Logging
 
@@ -12,10 +13,18 @@ public struct AppConfiguration: Sendable {
     /// The UI strings, one file per language.
     public var localesDirectory: URL
     public var logLevel: Logger.Level
+    /// How webhooks are delivered (tests shorten the retry delays).
+    public var webhooks: WebhookDeliverySettings
+    /// How often an order's event stream sends a comment while nothing happens.
+    public var eventStreamHeartbeat: Duration
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),
-                localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info) {
+                localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info,
+                webhooks: WebhookDeliverySettings = WebhookDeliverySettings(),
+                eventStreamHeartbeat: Duration = .seconds(15)) {
+        self.webhooks = webhooks
+        self.eventStreamHeartbeat = eventStreamHeartbeat
         self.localesDirectory = localesDirectory
         self.host = host
         self.port = port

@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenCore
 import CanteenFormat
+import CanteenNotify
 import CanteenStore
 import Foundation
 import Hummingbird
@@ -18,6 +19,8 @@ public struct CanteenStores: Sendable {
     public let idempotency: any IdempotencyRepository
     public let preferences: any PreferencesRepository
     public let beacons: any BeaconRepository
+    public let orderEvents: any OrderEventRepository
+    public let webhooks: any WebhookRepository
     public var cards: (any CardRepository)? = nil
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
@@ -25,15 +28,17 @@ public struct CanteenStores: Sendable {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
         let ids = RandomID()
-        let tickets = TicketStore(database: database, clock: clock)
+        let events = OrderEventStore(database: database, ids: ids)
+        let tickets = TicketStore(database: database, events: events, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
         var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
                                    orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                      ids: ids, clock: clock),
+                                                      events: events, ids: ids, clock: clock),
                                    pickupCapacity: capacity, tickets: tickets,
                                    idempotency: IdempotencyStore(database: database),
                                    preferences: PreferencesStore(database: database, clock: clock),
-                                   beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
+                                   beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
+                                   orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
         stores.cards = try CardStore.open(database: database, dataDirectory: dataDirectory, clock: clock)
         return stores
     }
@@ -42,11 +47,13 @@ public struct CanteenStores: Sendable {
     /// Formatters are the application's own: pass the same ones to share their caches.
     public func apiServices(strings: Strings, prices: PriceFormatter = PriceFormatter(),
                             windows: PickupWindowFormatter = PickupWindowFormatter(),
+                            heartbeat: Duration = .seconds(15),
                             clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
                     preferences: preferences, beacons: beacons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
-                    feed: TicketFeed(tickets: tickets), clock: clock, cards: cards)
+                    feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat),
+                    orderEvents: orderEvents, webhooks: webhooks, clock: clock, cards: cards)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -72,7 +79,12 @@ public func buildApplication(_ configuration: AppConfiguration,
     }
     let strings = try Strings(directory: configuration.localesDirectory)
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock)
+                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+                                      heartbeat: configuration.eventStreamHeartbeat, clock: clock)
+    let renderer = OrderEventRenderer(services: services)
+    let webhooks = WebhookDeliveryService(webhooks: stores.webhooks, events: stores.orderEvents,
+                                          render: { event in try await renderer.webhookBody(event) },
+                                          settings: configuration.webhooks, logger: logger)
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     var app = Application(
@@ -84,7 +96,7 @@ public func buildApplication(_ configuration: AppConfiguration,
         },
         logger: logger)
     app.addServices(DatabaseService(database: stores.database), services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger))
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
     return app
 }
 

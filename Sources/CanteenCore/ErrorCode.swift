@@ -15,6 +15,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case cardsUnavailable = "cards_unavailable"
     case currencyMismatch = "currency_mismatch"
     case dayPartOutsideHours = "day_part_outside_hours"
+    case deliveryNotFound = "delivery_not_found"
     case duplicateId = "duplicate_id"
     case forbidden = "forbidden"
     case idempotencyKeyInUse = "idempotency_key_in_use"
@@ -37,6 +38,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case invalidTimestamp = "invalid_timestamp"
     case invalidTransition = "invalid_transition"
     case invalidType = "invalid_type"
+    case invalidWebhookUrl = "invalid_webhook_url"
     case itemNotFound = "item_not_found"
     case itemUnavailable = "item_unavailable"
     case localesUnreadable = "locales_unreadable"
@@ -64,6 +66,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case unauthenticated = "unauthenticated"
     case unknownCafe = "unknown_cafe"
     case unknownCurrency = "unknown_currency"
+    case unknownEventType = "unknown_event_type"
     case unknownField = "unknown_field"
     case unknownItem = "unknown_item"
     case unknownOption = "unknown_option"
@@ -71,6 +74,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case unknownTimeZone = "unknown_time_zone"
     case unsupportedMediaType = "unsupported_media_type"
     case versionMismatch = "version_mismatch"
+    case webhookNotFound = "webhook_not_found"
 
     public var description: String { rawValue }
 }
