@@ -168,6 +168,9 @@ public final class OrderFollower: Sendable {
 
     deinit { followers.stop(id) }
 
+    /// Stops following: a waiting `next` returns nil, and so does every later one.
+    public func stop() { followers.stop(id) }
+
     /// The order's events committed since the last call, waiting for one until `deadline`:
     /// empty at the deadline, nil when the server is shutting down.
     public func next(until deadline: ContinuousClock.Instant) async -> [OrderEvent]? {

@@ -8,8 +8,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// One Server-Sent Event, or a comment line.
@@ -267,6 +270,51 @@ struct OrderFollowTests {
             }
             #expect(services.feed.orderFollowers == 0, "followers end with their streams")
         }
+    }
+}
+
+extension OrderFollowTests {
+    @Test("a server shutting down ends open event streams and parked long-polls rather than waiting for them",
+          .timeLimit(.minutes(1)))
+    func shutdownEndsFollowers() async throws {
+        let environment = try await TestEnvironment.make()
+        let bound = Mutex<Int?>(nil)
+        var logger = Logger(label: "follow-shutdown")
+        logger.logLevel = .error
+        let app = Application(router: CanteenRouter.build(environment.services).router,
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port } }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(try await eventually(within: .seconds(10)) { bound.withLock { $0 } != nil })
+            let base = "http://127.0.0.1:\(try #require(bound.withLock { $0 }))/v1/orders"
+            let order = try await withRouter(environment) { client in try await client.placed(saladOrder(), token: environment.kiosk) }
+            func request(_ path: String, _ headers: [(String, String)] = []) -> HTTPClientRequest {
+                var request = HTTPClientRequest(url: base + path)
+                request.headers.add(name: "Authorization", value: "Bearer \(environment.kiosk)")
+                for (name, value) in headers { request.headers.add(name: name, value: value) }
+                return request
+            }
+            let read = try await http.execute(request("/\(order.id)"), timeout: .seconds(30))
+            let etag = try #require(read.headers.first(name: "ETag"))
+            _ = try await read.body.collect(upTo: 1 << 20)
+            let stream = try await http.execute(request("/\(order.id)/events"), timeout: .seconds(60))
+            var reader = EventStreamReader(stream)
+            #expect(try await reader.nextEvent()?.event == "order.placed")
+            tasks.addTask {
+                let poll = try await http.execute(request("/\(order.id)?wait=30", [("If-None-Match", etag)]), timeout: .seconds(60))
+                #expect(poll.status == .notModified)
+            }
+            #expect(try await eventually(within: .seconds(10)) { environment.services.feed.orderFollowers == 2 })
+            let began = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            while try await reader.next() != nil {}
+            try await tasks.waitForAll()
+            #expect(ContinuousClock.now - began < .seconds(20), "not held by the 30 s long-poll or the open stream")
+        }
+        try await http.shutdown()
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /v1/orders/{id}/events`: an order's status changes as Server-Sent Events, for the kiosk
 /// token that placed it, ops and the kitchens of its café.
@@ -73,7 +74,17 @@ struct OrderEventStream: Sendable {
     let presentation: Presentation
     let heartbeat: Duration
 
+    /// Streams until the order is finished, the client goes away or the server shuts down
+    /// (the server waits for open requests: a stream must end for it to stop).
     func write(to writer: inout any ResponseBodyWriter) async throws {
+        try await withGracefulShutdownHandler {
+            try await stream(to: &writer)
+        } onGracefulShutdown: { [follower] in
+            follower.stop()
+        }
+    }
+
+    private func stream(to writer: inout any ResponseBodyWriter) async throws {
         var last = lastEventID
         try await writer.write(ByteBuffer(string: ": following order \(order.id)\n\n"))
         if try await send(history, after: &last, to: &writer) || finished {

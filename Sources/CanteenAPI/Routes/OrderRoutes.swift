@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// Orders: place (kiosk or ops, idempotent), read, cancel.
 struct OrderRoutes {
@@ -106,11 +107,16 @@ struct OrderRoutes {
         var version = followed.version
         if let known, known == version, let follower {
             let deadline = ContinuousClock.now + .seconds(wait)
-            while version == known, let events = await follower.next(until: deadline), !events.isEmpty {
-                for event in events.sorted(by: { $0.sequence < $1.sequence }) where event.sequence > version {
-                    order = event.applied(to: followed.order)
-                    version = event.sequence
+            // On shutdown the server waits for open requests: answer with what there is.
+            await withGracefulShutdownHandler {
+                while version == known, let events = await follower.next(until: deadline), !events.isEmpty {
+                    for event in events.sorted(by: { $0.sequence < $1.sequence }) where event.sequence > version {
+                        order = event.applied(to: followed.order)
+                        version = event.sequence
+                    }
                 }
+            } onGracefulShutdown: {
+                follower.stop()
             }
         }
         var headers = HTTPFields()
