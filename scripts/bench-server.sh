@@ -12,7 +12,8 @@
 #
 # Phases: healthz, orders, polls, display, parked, follow (server-bench), and webhooks (this
 # script): the orders phase again while a slow receiver (200 ms a request, Python) is sent
-# every order.placed, printed beside the orders phase without it.
+# every order.placed, beside the orders phase run just before it without one (orders/s and the
+# server's CPU per order).
 #
 # Prints every figure; the server and every helper are stopped on exit (trap).
 set -euo pipefail
@@ -165,6 +166,19 @@ else
 fi
 
 # MARK: - Webhooks (order placement while a slow receiver is sent every order)
+# orders_with_cpu LABEL: the orders phase on the running server, then the server's CPU over it
+# (warm-up included) per order counted.
+orders_with_cpu() {
+    local before after placed
+    before="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
+    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+        --connections "$connections" --warmup "$warmup" --duration "$duration" --phases orders | grep -v '^targets' \
+        | tee "$work/$1.out"
+    after="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
+    placed="$(sed -n 's/^POST \/v1\/orders.*(\([0-9]*\) in .*/\1/p' "$work/$1.out")"
+    python3 -c "import sys; t, n = float(sys.argv[1]) / 100, int(sys.argv[2] or 0); print(f'    server CPU {t:.1f} s over the phase, {t / max(n, 1) * 1e6:.0f} µs per order placed')" \
+        "$((after - before))" "${placed:-0}"
+}
 if [[ ",$phases," == *",webhooks,"* ]]; then
     receiver_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     python3 - "$receiver_port" "$work/received" <<'PY' &
@@ -194,16 +208,18 @@ http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver).serve_forever()
 PY
     receiver_pid=$!
     for _ in $(seq 50); do [ -f "$work/received" ] && break; sleep 0.1; done
+    echo "== webhooks: the orders phase without a webhook, then with every order.placed sent to a receiver taking 200 ms a request"
+    orders_with_cpu without-webhook
     hook="$(curl -s -X POST -H "Authorization: Bearer $ops_token" -H 'Content-Type: application/json' \
         -d "{\"url\": \"http://127.0.0.1:$receiver_port/hook\", \"events\": [\"order.placed\"]}" "http://127.0.0.1:$port/v1/webhooks")"
     hook_id="$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' <<<"$hook")"
-    echo "== webhooks: the orders phase again, every order.placed sent to a receiver taking 200 ms a request"
-    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
-        --connections "$connections" --warmup "$warmup" --duration "$duration" --phases orders | grep -v '^targets' \
-        | tee "$work/webhook-bench.out"
-    without="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/server-bench.out")"
-    with="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/webhook-bench.out")"
-    echo "webhooks: ${without:-?} orders/s without a webhook, ${with:-?} with the slow receiver subscribed (same server, same run);" \
+    receiver_before="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
+    orders_with_cpu with-webhook
+    receiver_after="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
+    echo "    the Python receiver's own CPU on the same cores: $(python3 -c "import sys; print(f'{int(sys.argv[1]) / 100:.1f} s')" "$((receiver_after - receiver_before))")"
+    without="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/without-webhook.out")"
+    with="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/with-webhook.out")"
+    echo "webhooks: ${without:-?} orders/s without a webhook, ${with:-?} right after with the slow receiver subscribed;" \
         "it had accepted $(cat "$work/received") deliveries when the phase ended (32 at a time, 200 ms each)"
     curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $ops_token" "http://127.0.0.1:$port/v1/webhooks/$hook_id"
     kill "$receiver_pid" 2>/dev/null || true

@@ -275,7 +275,7 @@ extension AppDatabase {
                 );
                 CREATE INDEX webhookDelivery_pending_on_nextAttemptAt ON webhookDelivery(nextAttemptAt)
                     WHERE state = 'pending';
-                CREATE INDEX webhookDelivery_on_order ON webhookDelivery(endpointId, orderId, state, eventSequence);
+                CREATE INDEX webhookDelivery_open ON webhookDelivery(endpointId, state, orderId, eventSequence);
                 CREATE TABLE webhookAttempt (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     endpointId TEXT NOT NULL,

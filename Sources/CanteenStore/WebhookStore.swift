@@ -11,19 +11,26 @@ import GRDB
 /// sequence order (SQLite has one writer), so no event is skipped. Of one order's deliveries to
 /// one endpoint only the earliest is `pending`; the later ones are `held` until it is delivered
 /// or has failed: events of one order arrive in order, and a failing one holds back only its
-/// own order's. So the due deliveries are simply the pending ones whose time has come.
+/// own order's. So the due deliveries are simply the pending ones whose time has come. An
+/// endpoint has at most `openPerEndpoint` open deliveries: the rest of its events wait in the
+/// outbox behind its cursor, so a slow receiver costs a delivery row per event it takes.
 public final class WebhookStore: WebhookRepository {
     let database: AppDatabase
     private let ids: RandomID
     private let clock: @Sendable () -> Date
-    /// The most events turned into deliveries in one round.
+    /// The most events read for one endpoint in one round.
     private let fanOutBatch: Int
+    /// The most open (pending or held) deliveries an endpoint has: events beyond them wait in
+    /// the outbox, behind the endpoint's cursor. A slow receiver then costs the writer one
+    /// delivery row per event it takes, not one per event committed.
+    private let openPerEndpoint: Int
 
-    public init(database: AppDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000,
+    public init(database: AppDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000, openPerEndpoint: Int = 1000,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.ids = ids
         self.fanOutBatch = max(1, fanOutBatch)
+        self.openPerEndpoint = max(1, openPerEndpoint)
         self.clock = clock
     }
 
@@ -179,27 +186,47 @@ public final class WebhookStore: WebhookRepository {
             let nextDue = try await database.writer.read { db in try Self.nextDue(db, after: now) }
             return WebhookRound(jobs: [], nextDue: nextDue, moreEvents: false)
         }
-        let batch = fanOutBatch
-        return try await database.writer.write { db in
-            for result in results { try Self.record(result, db) }
-            let moreEvents = try Self.fanOut(db, now: now, batch: batch)
-            let jobs = limit > 0 ? try Self.claim(db, limit: limit, now: now, lease: lease) : []
-            return WebhookRound(jobs: jobs, nextDue: try Self.nextDue(db, after: now), moreEvents: moreEvents)
+        let (batch, open) = (fanOutBatch, openPerEndpoint)
+        // The round commits without an fsync of its own (synchronous = NORMAL for this one
+        // transaction): the next order's commit or checkpoint makes it durable, so it never
+        // holds the single writer for a disk flush. Lost in a power cut, it costs a repeated
+        // attempt (deliveries are at least once), never an event: the events are the orders'.
+        return try await database.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            var round: WebhookRound?
+            try db.inTransaction(.immediate) {
+                for result in results { try Self.record(result, db) }
+                let moreEvents = try Self.fanOut(db, now: now, batch: batch, openPerEndpoint: open)
+                let jobs = limit > 0 ? try Self.claim(db, limit: limit, now: now, lease: lease) : []
+                round = WebhookRound(jobs: jobs, nextDue: try Self.nextDue(db, after: now), moreEvents: moreEvents)
+                return .commit
+            }
+            return round!
         }
     }
 
     /// Whether a round would fan out an event or hand out a delivery.
     private func hasWork(now: Date, claiming: Bool) async throws -> Bool {
-        try await database.writer.read { db in
-            let behind = try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM webhookEndpoint WHERE cursor < (SELECT MAX(sequence) FROM orderEvent))
-                """) ?? false
-            if behind { return true }
+        let open = openPerEndpoint
+        return try await database.writer.read { db in
+            let latest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM orderEvent") ?? 0
+            for row in try Row.fetchAll(db, sql: "SELECT id FROM webhookEndpoint WHERE cursor < ?", arguments: [latest]) {
+                if try Self.openDeliveries(db, endpointID: row["id"], upTo: open) < open { return true }
+            }
             guard claiming else { return false }
             return try Bool.fetchOne(db, sql: """
                 SELECT EXISTS (SELECT 1 FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt <= ?)
                 """, arguments: [now]) ?? false
         }
+    }
+
+    /// How many deliveries of the endpoint are pending or held, counted up to `limit`.
+    private static func openDeliveries(_ db: Database, endpointID: String, upTo limit: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM webhookDelivery
+                                  WHERE endpointId = ? AND state IN ('pending', 'held') LIMIT ?)
+            """), arguments: [endpointID, limit]) ?? 0
     }
 
     /// Stores an attempt and moves its delivery on: nothing when the endpoint was deleted
@@ -247,36 +274,41 @@ public final class WebhookStore: WebhookRepository {
             """), arguments: [endpointID, orderID]) ?? false
     }
 
-    /// Turns the events after each endpoint's cursor into deliveries; true when more remain.
-    private static func fanOut(_ db: Database, now: Date, batch: Int) throws -> Bool {
-        let endpoints = try Row.fetchAll(db, sql: "SELECT id, cafeId, events, cursor FROM webhookEndpoint")
-        guard let lowest = endpoints.map({ $0["cursor"] as Int64 }).min() else { return false }
-        let events = try Row.fetchAll(db, sql: """
-            SELECT sequence, orderId, cafeId, type FROM orderEvent WHERE sequence > ? ORDER BY sequence LIMIT ?
-            """, arguments: [lowest, batch])
-        guard let last: Int64 = events.last?["sequence"] else { return false }
+    /// Turns the events after each endpoint's cursor into deliveries, as long as the endpoint
+    /// has fewer than `openPerEndpoint` open ones; true when an endpoint with room has more.
+    private static func fanOut(_ db: Database, now: Date, batch: Int, openPerEndpoint: Int) throws -> Bool {
         let insert = try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO webhookDelivery (endpointId, eventSequence, orderId, state, attempts, nextAttemptAt)
             VALUES (?, ?, ?, ?, 0, ?)
             """)
-        for row in endpoints {
-            let endpoint: String = row["id"]
-            let cursor: Int64 = row["cursor"]
-            let cafeID: String? = row["cafeId"]
-            let wanted = Set((row["events"] as String).split(separator: " ").map(String.init))
+        var more = false
+        for endpoint in try Row.fetchAll(db, sql: "SELECT id, cafeId, events, cursor FROM webhookEndpoint") {
+            let id: String = endpoint["id"]
+            let cafeID: String? = endpoint["cafeId"]
+            let wanted = Set((endpoint["events"] as String).split(separator: " ").map(String.init))
+            var room = openPerEndpoint - (try openDeliveries(db, endpointID: id, upTo: openPerEndpoint))
+            guard room > 0 else { continue }
+            let events = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT sequence, orderId, cafeId, type FROM orderEvent WHERE sequence > ? ORDER BY sequence LIMIT ?
+                """), arguments: [endpoint["cursor"] as Int64, batch])
+            var cursor: Int64?
             for event in events {
-                let sequence: Int64 = event["sequence"]
                 let type: String = event["type"]
-                guard sequence > cursor, wanted.contains(type), cafeID == nil || cafeID == event["cafeId"] else { continue }
-                let orderID: String = event["orderId"]
-                let held = try hasOpenDelivery(db, endpointID: endpoint, orderID: orderID)
-                try insert.execute(arguments: [endpoint, sequence, orderID, held ? "held" : "pending", now])
+                if wanted.contains(type), cafeID == nil || cafeID == event["cafeId"] {
+                    guard room > 0 else { break }
+                    let orderID: String = event["orderId"]
+                    let held = try hasOpenDelivery(db, endpointID: id, orderID: orderID)
+                    try insert.execute(arguments: [id, event["sequence"] as Int64, orderID, held ? "held" : "pending", now])
+                    room -= 1
+                }
+                cursor = event["sequence"]
             }
-            if last > cursor {
-                try db.execute(sql: "UPDATE webhookEndpoint SET cursor = ? WHERE id = ?", arguments: [last, endpoint])
+            if let cursor {
+                try db.execute(sql: "UPDATE webhookEndpoint SET cursor = ? WHERE id = ?", arguments: [cursor, id])
             }
+            if events.count == batch && room > 0 { more = true }
         }
-        return events.count == batch
+        return more
     }
 
     /// Hands out up to `limit` due deliveries, leasing each until `now + lease`.

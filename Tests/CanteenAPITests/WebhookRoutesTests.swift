@@ -1,8 +1,10 @@
 import CanteenAPI
 import CanteenApp
 import CanteenCore
+import CanteenStore
 import CanteenTestSupport
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -120,6 +122,40 @@ struct WebhookRoutesTests {
             let later = all.filter { $0.event.orderID == order.id }.sorted { $0.event.sequence < $1.event.sequence }
             #expect(later.map(\.state) == [.pending, .pending])
             #expect(later[0].nextAttemptAt != nil && later[1].nextAttemptAt == nil)
+        }
+    }
+
+    @Test("an endpoint has at most so many open deliveries; the rest of its events wait in the outbox, none lost")
+    func openDeliveriesCap() async throws {
+        let environment = try await TestEnvironment.make()
+        let store = WebhookStore(database: environment.stores.database, openPerEndpoint: 3)
+        try await withRouter(environment) { client in
+            let hook = try await client.registerWebhook(url: "http://127.0.0.1:9/", events: ["order.placed"], token: environment.ops)
+            for number in 0..<5 { _ = try await client.placed(saladOrder(name: "N\(number)"), token: environment.kiosk) }
+            let now = Date()
+            let first = try await store.deliveryRound(recording: [], claim: 10, now: now, lease: 60)
+            #expect(first.jobs.count == 3)
+            #expect(try await store.deliveries(endpointID: hook.id, limit: 50).count == 3)
+
+            // Two delivered: room for the last two events, in order.
+            let results = first.jobs.prefix(2).map { job in
+                WebhookAttemptResult(endpointID: job.endpointID, eventSequence: job.event.sequence, leasedUntil: job.leasedUntil,
+                                     attempt: WebhookAttempt(attemptedAt: now, statusCode: 204, latencyMilliseconds: 1, error: nil),
+                                     next: .delivered)
+            }
+            let second = try await store.deliveryRound(recording: results, claim: 10, now: now, lease: 60)
+            #expect(second.jobs.count == 2)
+            let all = try await store.deliveries(endpointID: hook.id, limit: 50)
+            #expect(all.count == 5)
+            #expect(Set(all.map(\.event.id)).count == 5)
+            #expect(all.filter { $0.state == .delivered }.count == 2)
+            let sequences = (first.jobs + second.jobs).map(\.event.sequence)
+            #expect(sequences == sequences.sorted())
+            // A round commits without its own fsync, and orders are still committed with one.
+            let synchronous = try await environment.stores.database.writer.write { db in
+                try Int.fetchOne(db, sql: "PRAGMA synchronous")
+            }
+            #expect(synchronous == 2, "synchronous = FULL for the orders that follow")
         }
     }
 }
