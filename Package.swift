@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only: reads openapi.yaml for the contract tests.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: - Libraries
@@ -85,6 +86,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenNotify",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
@@ -106,6 +118,7 @@ let package = Package(
                 "CanteenCore",
                 "CanteenStore",
                 "CanteenAPI",
+                "CanteenNotify",
                 "CanteenFormat",
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -119,6 +132,7 @@ let package = Package(
             dependencies: [
                 "CanteenApp",
                 "CanteenAPI",
+                "CanteenNotify",
                 "Beacons",
                 "BlueZScanner",
                 "CardReader",
@@ -212,11 +226,15 @@ let package = Package(
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
                 "CanteenFormat", "CanteenWeb",
+                "CanteenNotify",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings

@@ -10,6 +10,11 @@
 # the same healthz, orders and parked-display phases run against that binary too, on a fresh
 # data dir, right after the current one: both figures come from one run on one machine state.
 #
+# Phases: healthz, orders, polls, display, parked, follow (server-bench), and webhooks (this
+# script): the orders phase again while a slow receiver (200 ms a request, Python) is sent
+# every order.placed, beside the orders phase run just before it without one (orders/s and the
+# server's CPU per order).
+#
 # Prints every figure; the server and every helper are stopped on exit (trap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +26,7 @@ connections=32
 build=1
 baseline_bin=""
 profile=0
-phases="healthz,orders,polls,display,parked"
+phases="healthz,orders,polls,display,parked,follow,webhooks"
 while [ $# -gt 0 ]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
@@ -39,7 +44,9 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 work="$(mktemp -d)"
 server_pid=""
+receiver_pid=""
 cleanup() {
+    if [ -n "$receiver_pid" ]; then kill "$receiver_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill "$server_pid" 2>/dev/null || true
         for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
@@ -161,6 +168,68 @@ if command -v wrk >/dev/null 2>&1; then
     fi
 else
     echo "(wrk not installed: apt-get install wrk for the event-driven healthz and 304 figures)"
+fi
+
+# MARK: - Webhooks (order placement while a slow receiver is sent every order)
+# orders_with_cpu LABEL: the orders phase on the running server, then the server's CPU over it
+# (warm-up included) per order counted.
+orders_with_cpu() {
+    local before after placed
+    before="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
+    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+        --connections "$connections" --warmup "$warmup" --duration "$duration" --phases orders | grep -v '^targets' \
+        | tee "$work/$1.out"
+    after="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
+    placed="$(sed -n 's/^POST \/v1\/orders.*(\([0-9]*\) in .*/\1/p' "$work/$1.out")"
+    python3 -c "import sys; t, n = float(sys.argv[1]) / 100, int(sys.argv[2] or 0); print(f'    server CPU {t:.1f} s over the phase, {t / max(n, 1) * 1e6:.0f} µs per order placed')" \
+        "$((after - before))" "${placed:-0}"
+}
+if [[ ",$phases," == *",webhooks,"* ]]; then
+    receiver_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    python3 - "$receiver_port" "$work/received" <<'PY' &
+# A webhook receiver that takes 200 ms per request and counts what it accepted.
+import http.server, sys, threading, time
+port, count_file = int(sys.argv[1]), sys.argv[2]
+count, lock = [0], threading.Lock()
+class Receiver(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        time.sleep(0.2)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        with lock:
+            count[0] += 1
+    def log_message(self, *args):
+        pass
+def report():
+    while True:
+        with lock:
+            open(count_file, "w").write(str(count[0]))
+        time.sleep(0.2)
+threading.Thread(target=report, daemon=True).start()
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver).serve_forever()
+PY
+    receiver_pid=$!
+    for _ in $(seq 50); do [ -f "$work/received" ] && break; sleep 0.1; done
+    echo "== webhooks: the orders phase without a webhook, then with every order.placed sent to a receiver taking 200 ms a request"
+    orders_with_cpu without-webhook
+    hook="$(curl -s -X POST -H "Authorization: Bearer $ops_token" -H 'Content-Type: application/json' \
+        -d "{\"url\": \"http://127.0.0.1:$receiver_port/hook\", \"events\": [\"order.placed\"]}" "http://127.0.0.1:$port/v1/webhooks")"
+    hook_id="$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' <<<"$hook")"
+    receiver_before="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
+    orders_with_cpu with-webhook
+    receiver_after="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
+    echo "    the Python receiver's own CPU on the same cores: $(python3 -c "import sys; print(f'{int(sys.argv[1]) / 100:.1f} s')" "$((receiver_after - receiver_before))")"
+    without="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/without-webhook.out")"
+    with="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/with-webhook.out")"
+    echo "webhooks: ${without:-?} orders/s without a webhook, ${with:-?} right after with the slow receiver subscribed;" \
+        "it had accepted $(cat "$work/received") deliveries when the phase ended (32 at a time, 200 ms each)"
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $ops_token" "http://127.0.0.1:$port/v1/webhooks/$hook_id"
+    kill "$receiver_pid" 2>/dev/null || true
+    wait "$receiver_pid" 2>/dev/null || true
+    receiver_pid=""
 fi
 
 profile_orders current

@@ -8,11 +8,12 @@ import Glibc
 //
 //   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b]
 //                [--connections 32] [--warmup 2] [--duration 10] [--poll-connections 64]
-//                [--displays 50] [--display-orders 200] [--display-interval 0.02]
+//                [--displays 50] [--display-orders 200] [--display-interval 0.02] [--followed 100]
 //
 // Each thread owns one blocking keep-alive connection (TCP_NODELAY); the client shares the
 // machine's cores with the server. Phases: GET /healthz, POST /v1/orders, 304 feed polls,
-// order-to-display latency with long-polling displays.
+// order-to-display latency with long-polling displays, parked displays, followed orders
+// (a status change reaching a long-poll and an event stream).
 
 // MARK: - Arguments
 
@@ -30,7 +31,8 @@ var displayOrders = 200
 var displayInterval = 0.02
 var parkedDisplays = 2000
 var parkedRounds = 5
-var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked"]
+var followedOrders = 100
+var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked", "follow"]
 
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -50,6 +52,7 @@ while let argument = arguments.next() {
     case "--display-interval": displayInterval = Double(value) ?? displayInterval
     case "--parked": parkedDisplays = Int(value) ?? parkedDisplays
     case "--parked-rounds": parkedRounds = Int(value) ?? parkedRounds
+    case "--followed": followedOrders = Int(value) ?? followedOrders
     case "--phases": phases = Set(value.split(separator: ",").map(String.init))
     default:
         FileHandle.standardError.write(Data("server-bench: unknown option \(argument)\n".utf8))
@@ -162,5 +165,21 @@ if phases.contains("parked") {
                             p99 <= 50 && outcome.missing == 0 && summary.count > 0))
 }
 
+if phases.contains("follow") {
+    let outcome = FollowOrderRun(port: serverPort, orders: followedOrders, requests: requests, runID: runID).run()
+    let longPoll = LatencySummary(outcome.longPoll)
+    let stream = LatencySummary(outcome.stream)
+    print("order status → following client, \(followedOrders) orders each followed by a long-poll (wait=30) and an event "
+          + "stream, all parked, first ticket moved one order at a time:")
+    print("    long-poll: \(longPoll.text) from sending the move to the answer (\(longPoll.count) answers)")
+    print("    event stream: \(stream.text) from sending the move to the event (\(stream.count) events)")
+    print("    the moves themselves: \(LatencySummary(outcome.moves).text)")
+    if outcome.missing > 0 { print("    followers not answered within 5 s: \(outcome.missing)") }
+    for failure in Set(outcome.failures) { print("    failed: \(failure)") }
+    let worst = max(longPoll.milliseconds(atPercentile: 99), stream.milliseconds(atPercentile: 99))
+    verdicts.append(verdict(String(format: "status change → follower p99 ≤ 100 ms (%.1f ms)", worst),
+                            worst <= 100 && outcome.missing == 0 && longPoll.count > 0 && stream.count > 0))
+}
+
 if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }
-print("targets (issue 4, 2-core machine): " + verdicts.joined(separator: "; "))
+print("targets (issues 4 and 17, 2-core machine): " + verdicts.joined(separator: "; "))

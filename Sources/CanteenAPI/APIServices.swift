@@ -20,6 +20,10 @@ public struct APIServices: Sendable {
     public var cards: any CardRepository
     /// Coupons and their signed codes.
     public var coupons: any CouponRepository
+    /// Orders as their followers see them, and their events.
+    public var orderEvents: any OrderEventRepository
+    /// Webhook endpoints and their deliveries.
+    public var webhooks: any WebhookRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
@@ -31,7 +35,8 @@ public struct APIServices: Sendable {
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
                 cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
-                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
+                feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
+                clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -43,6 +48,8 @@ public struct APIServices: Sendable {
         self.feed = feed
         self.cards = cards
         self.coupons = coupons
+        self.orderEvents = orderEvents
+        self.webhooks = webhooks
         self.clock = clock
         self.metrics = metrics ?? feed.metrics
     }

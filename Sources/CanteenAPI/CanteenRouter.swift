@@ -31,6 +31,8 @@ public enum CanteenRouter {
         TapRoutes(services: services, relay: TapRelay(), cards: CardRoutes(services: services),
                   coupons: CouponRoutes(services: services)).register(on: routes)
         PageRoutes(services: services, assets: services.pages).register(on: routes)
+        OrderEventRoutes(services: services).register(on: routes)
+        WebhookRoutes(services: services).register(on: routes)
         return routes
     }
 }

@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenCore
 import CanteenFormat
+import CanteenNotify
 import CanteenStore
 import Foundation
 import Hummingbird
@@ -22,6 +23,8 @@ public struct CanteenStores: Sendable {
     public let beacons: any BeaconRepository
     public let cards: any CardRepository
     public let coupons: any CouponRepository
+    public let orderEvents: any OrderEventRepository
+    public let webhooks: any WebhookRepository
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it. With
     /// `checked`, an existing file is verified first and refused, untouched, when it is damaged.
@@ -30,31 +33,35 @@ public struct CanteenStores: Sendable {
         let database = try dataDirectory.map { try AppDatabase.open(directory: $0, verify: checked) } ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
         let ids = RandomID()
-        let tickets = TicketStore(database: database, clock: clock)
+        let events = OrderEventStore(database: database, ids: ids)
+        let tickets = TicketStore(database: database, events: events, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
         // The server's key: card hashes and coupon signatures.
         let key = try CardKey.load(dataDirectory: dataDirectory)
         return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
                              orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                ids: ids, clock: clock),
+                                                events: events, ids: ids, clock: clock),
                              pickupCapacity: capacity, tickets: tickets,
                              idempotency: IdempotencyStore(database: database),
                              preferences: PreferencesStore(database: database, clock: clock),
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
                              cards: CardStore(database: database, key: key, clock: clock),
-                             coupons: CouponStore(database: database, key: key, clock: clock))
+                             coupons: CouponStore(database: database, key: key, clock: clock),
+                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
     }
 
     /// The routes' services over these stores, with a kitchen feed of its own.
     /// Formatters are the application's own: pass the same ones to share their caches.
     public func apiServices(strings: Strings, prices: PriceFormatter = PriceFormatter(),
                             windows: PickupWindowFormatter = PickupWindowFormatter(),
+                            heartbeat: Duration = .seconds(15),
                             clock: @escaping @Sendable () -> Date = Date.init,
                             metrics: CanteenMetrics = CanteenMetrics()) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
                     preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
-                    feed: TicketFeed(tickets: tickets, metrics: metrics), clock: clock, metrics: metrics)
+                    feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
+                    orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -84,11 +91,16 @@ public func buildApplication(_ configuration: AppConfiguration,
     }
     let strings = try Strings(directory: configuration.localesDirectory)
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock,
+                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+                                      heartbeat: configuration.eventStreamHeartbeat, clock: clock,
                                       metrics: configuration.metrics ?? CanteenMetrics())
     if case .failure(let error) = services.pages {
         logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
     }
+    let renderer = OrderEventRenderer(services: services)
+    let webhooks = WebhookDeliveryService(webhooks: stores.webhooks, events: stores.orderEvents,
+                                          render: { event in try await renderer.webhookBody(event) },
+                                          settings: configuration.webhooks, logger: logger)
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     let headerTimeout = configuration.headerTimeout
@@ -110,7 +122,7 @@ public func buildApplication(_ configuration: AppConfiguration,
         },
         logger: logger)
     app.addServices(DatabaseService(database: stores.database), services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger))
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
     return app
 }
 

@@ -24,6 +24,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case currencyMismatch = "currency_mismatch"
     case databaseUnreadable = "database_unreadable"
     case dayPartOutsideHours = "day_part_outside_hours"
+    case deliveryNotFound = "delivery_not_found"
     case duplicateId = "duplicate_id"
     case enrolmentCodeInvalid = "enrolment_code_invalid"
     case forbidden = "forbidden"
@@ -48,6 +49,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case invalidTimestamp = "invalid_timestamp"
     case invalidTransition = "invalid_transition"
     case invalidType = "invalid_type"
+    case invalidWebhookUrl = "invalid_webhook_url"
     case itemNotFound = "item_not_found"
     case itemUnavailable = "item_unavailable"
     case jsonTooDeep = "json_too_deep"
@@ -79,6 +81,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case unknownCafe = "unknown_cafe"
     case unknownCoupon = "unknown_coupon"
     case unknownCurrency = "unknown_currency"
+    case unknownEventType = "unknown_event_type"
     case unknownField = "unknown_field"
     case unknownItem = "unknown_item"
     case unknownOption = "unknown_option"
@@ -86,6 +89,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case unknownTimeZone = "unknown_time_zone"
     case unsupportedMediaType = "unsupported_media_type"
     case versionMismatch = "version_mismatch"
+    case webhookNotFound = "webhook_not_found"
 
     public var description: String { rawValue }
 }

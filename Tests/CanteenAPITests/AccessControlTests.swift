@@ -22,17 +22,21 @@ struct AccessRow: Sendable {
     var statuses: [Principal: Int]
     var body: String?
     var headers: [(String, String)] = []
+    /// The path to request instead of the route's own (its parameters filled in the same way).
+    var path: String?
 
     /// Columns in the order of the table's header: kiosk here, kiosk there, kitchen here,
     /// kitchen there, user, other user, ops. Without a token, with a malformed header, an unknown
     /// or a revoked token: `anonymous` (401 unless the route is public).
     init(_ kioskHere: Int, _ kioskThere: Int, _ kitchenHere: Int, _ kitchenThere: Int, _ user: Int, _ otherUser: Int,
-         _ ops: Int, anonymous: Int = 401, body: String? = nil, headers: [(String, String)] = []) {
+         _ ops: Int, anonymous: Int = 401, body: String? = nil, headers: [(String, String)] = [],
+         path: String? = nil) {
         statuses = [.none: anonymous, .malformed: anonymous, .unknown: anonymous, .revoked: anonymous,
                     .kioskHere: kioskHere, .kioskThere: kioskThere, .kitchenHere: kitchenHere,
                     .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops]
         self.body = body
         self.headers = headers
+        self.path = path
     }
 
     /// Every principal gets `status`, whatever `Authorization` says.
@@ -104,6 +108,16 @@ struct AccessControlTests {
         "GET /v1/coupons": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/coupons/check": AccessRow(200, 200, 403, 403, 403, 403, 200, body: #"{"code":"{couponCode}"}"#, headers: json),
         "GET /v1/coupons/{couponId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        // The order's event stream ends once the order is done: read the fixture's cancelled one.
+        "GET /v1/orders/{orderId}/events": AccessRow(200, 403, 200, 403, 200, 403, 200,
+                                                     path: "/v1/orders/{cancelledOrderId}/events"),
+        "POST /v1/webhooks": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"url":"http://127.0.0.1:9/hook","events":["order.ready"]}"#, headers: json),
+        "GET /v1/webhooks": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/webhooks/{webhookId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "DELETE /v1/webhooks/{webhookId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
+        "POST /v1/webhooks/{webhookId}/rotate-secret": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/webhooks/{webhookId}/deliveries": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "POST /v1/webhooks/{webhookId}/deliveries/{eventId}/redeliver": AccessRow(403, 403, 403, 403, 403, 403, 202),
         "DELETE /v1/coupons/{couponId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
     ]
 
@@ -143,7 +157,7 @@ struct AccessControlTests {
                 fixture = try await AccessFixture.make()
                 shared = fixture
             }
-            let path = fixture.path(String(parts[1]))
+            let path = fixture.path(row.path ?? String(parts[1]))
             var fields = HTTPFields()
             for (name, value) in row.headers { fields[HTTPField.Name(name)!] = value }
             if let authorization = fixture.authorization[principal] { fields[.authorization] = authorization }
@@ -161,9 +175,10 @@ struct AccessControlTests {
     }
 }
 
-/// A test environment with a token per principal, an order of user u-1 at the test café, a
-/// preference and a site default under `theme`, a registered card, a throwaway token, a coupon and
-/// a one-time card enrolment code.
+/// A test environment with a token per principal, an order of user u-1 at the test café placed by
+/// the café's kiosk (and a cancelled one), a preference and a site default under `theme`, a
+/// registered card, a throwaway token, a coupon, a one-time card enrolment code, and a webhook
+/// with the delivery of the order's `order.placed` event.
 struct AccessFixture: Sendable {
     let environment: TestEnvironment
     /// The `Authorization` header each principal sends (none for `.none`).
@@ -177,11 +192,14 @@ struct AccessFixture: Sendable {
         let revoked = try await tokens.createToken(TokenSpec(role: .ops))
         try await tokens.revokeToken(id: revoked.token.id)
         let throwaway = try await tokens.createToken(TokenSpec(role: .kiosk, name: "throwaway"))
+        let kioskHere = try await tokens.createToken(TokenSpec(role: .kiosk, cafeID: "testcafe", name: "here"))
+        let (webhook, _) = try await environment.stores.webhooks.createEndpoint(
+            WebhookRegistration(url: "http://127.0.0.1:9/hook", cafeID: nil, events: ["order.placed"]))
         var authorization: [Principal: String] = [
             .malformed: "Token \(environment.ops)",
             .unknown: "Bearer cnt_thisTokenWasNeverIssuedByCanteen00",
             .revoked: "Bearer \(revoked.secret)",
-            .kioskHere: environment.boundKiosk,
+            .kioskHere: kioskHere.secret,
             .kioskThere: try await secret(TokenSpec(role: .kiosk, cafeID: "othercafe")),
             .kitchenHere: try await secret(TokenSpec(role: .kitchen, cafeID: "testcafe")),
             .kitchenThere: try await secret(TokenSpec(role: .kitchen, cafeID: "othercafe")),
@@ -192,10 +210,19 @@ struct AccessFixture: Sendable {
         for principal in [Principal.kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops] {
             authorization[principal] = "Bearer \(authorization[principal]!)"
         }
-        let placement = try await environment.stores.orders.placeOrder(
-            OrderRequest(cafeID: "testcafe", lines: [OrderLineRequest(itemID: "latte", quantity: 1, options: ["small"], note: nil)],
-                         pickup: .asap, customer: Customer(name: "Ana", userID: "u-1")), key: nil)
-        guard case .placed(let order) = placement else { throw RawHTTP.Failure(description: "no order placed") }
+        func place(_ key: String) async throws -> Order {
+            let placement = try await environment.stores.orders.placeOrder(
+                OrderRequest(cafeID: "testcafe", lines: [OrderLineRequest(itemID: "latte", quantity: 1, options: ["small"], note: nil)],
+                             pickup: .asap, customer: Customer(name: "Ana", userID: "u-1")),
+                key: IdempotencyKey(tokenID: kioskHere.token.id, key: key, requestHash: Data(key.utf8)))
+            guard case .placed(let order) = placement else { throw RawHTTP.Failure(description: "no order placed") }
+            return order
+        }
+        let order = try await place("access-1")
+        let cancelled = try await place("access-2")
+        _ = try await environment.stores.orders.cancelOrder(id: cancelled.id)
+        _ = try await environment.stores.webhooks.deliveryRound(recording: [], claim: 0, now: environment.clock.now, lease: 60)
+        let placedEvent = try #require(try await environment.stores.orderEvents.events(orderID: order.id, after: 0).first)
         _ = try await environment.stores.preferences.update(userID: "u-1", changes: ["theme": .set("dark")], condition: nil)
         try await environment.stores.preferences.setSiteDefault(key: "theme", value: "light")
         _ = try await environment.stores.cards.register(
@@ -211,7 +238,8 @@ struct AccessFixture: Sendable {
             "enrolmentCode": enrolmentCode, "name": "canteen.js",
             "cafeId": "testcafe", "itemId": "latte", "orderId": order.id, "ticketId": order.tickets[0].id,
             "userId": "u-1", "key": "theme", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": "900",
-            "minor": "1", "tokenId": throwaway.token.id,
+            "minor": "1", "tokenId": throwaway.token.id, "cancelledOrderId": cancelled.id,
+            "webhookId": webhook.id, "eventId": placedEvent.id,
         ])
     }
 

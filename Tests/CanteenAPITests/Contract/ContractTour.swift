@@ -1,4 +1,5 @@
 import CanteenAPI
+import CanteenApp
 import CanteenCore
 import CanteenTestSupport
 import Foundation
@@ -123,6 +124,9 @@ struct ContractTour {
         try await call("POST /v1/tickets/{ticketId}/status", "/v1/tickets/tkt_nothing/status", token: kitchen,
                        json: ["status": "ready"], expecting: 404)
         try await call("POST /v1/orders/{orderId}/cancel", "/v1/orders/\(orderID)/cancel", token: kiosk, expecting: 200)
+        // A finished order's event stream sends its events and ends.
+        try await call("GET /v1/orders/{orderId}/events", "/v1/orders/\(orderID)/events", token: kiosk, expecting: 200)
+        try await call("GET /v1/orders/{orderId}/events", "/v1/orders/ord_nothing/events", token: kiosk, expecting: 404)
         try await call("DELETE /v1/cafes/{cafeId}", "/v1/cafes/testcafe", token: ops, expecting: 409)
         try await call("DELETE /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops, expecting: 204)
 
@@ -232,5 +236,37 @@ struct ContractTour {
         try await call("POST /v1/taps", "/v1/taps", token: kiosk, json: ["coupon": .string(code)], expecting: 201)
         try await call("DELETE /v1/coupons/{couponId}", "/v1/coupons/TOUR1", token: ops, expecting: 200)
         try await call("DELETE /v1/coupons/{couponId}", "/v1/coupons/NOPE", token: ops, expecting: 404)
+
+        // MARK: Webhooks (ops)
+        let hook = try await call("POST /v1/webhooks", "/v1/webhooks", token: ops,
+                                  json: ["url": "http://127.0.0.1:9/hook", "events": ["order.placed", "order.ready"]],
+                                  expecting: 201)
+        try await call("POST /v1/webhooks", "/v1/webhooks", token: ops,
+                       json: ["url": "ftp://example.com/hook", "events": ["order.placed"]], expecting: 422)
+        try await call("POST /v1/webhooks", "/v1/webhooks", token: kiosk,
+                       json: ["url": "http://127.0.0.1:9/hook", "events": ["order.placed"]], expecting: 403)
+        let hookID = try #require(try hook.json["id"]?.stringValue)
+        try await call("GET /v1/webhooks", "/v1/webhooks", token: ops, expecting: 200)
+        try await call("GET /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 200)
+        try await call("GET /v1/webhooks/{webhookId}", "/v1/webhooks/whk_nothing", token: ops, expecting: 404)
+        try await call("POST /v1/webhooks/{webhookId}/rotate-secret", "/v1/webhooks/\(hookID)/rotate-secret", token: ops,
+                       expecting: 200)
+        try await call("POST /v1/orders", "/v1/orders", token: kiosk, json: orderBody(name: "Hook"),
+                       headers: [HTTPField.Name("Idempotency-Key")!: "tour-webhook"], expecting: 201)
+        // The delivery service's round turns the order's event into a delivery (no attempt is made here).
+        _ = try await environment.stores.webhooks.deliveryRound(recording: [], claim: 0, now: environment.clock.now,
+                                                                lease: 60)
+        let deliveries = try await call("GET /v1/webhooks/{webhookId}/deliveries",
+                                        "/v1/webhooks/\(hookID)/deliveries?limit=10", token: ops, expecting: 200)
+        try await call("GET /v1/webhooks/{webhookId}/deliveries", "/v1/webhooks/\(hookID)/deliveries?limit=0",
+                       token: ops, expecting: 422)
+        let eventID = try #require(try deliveries.json["deliveries", 0, "eventId"]?.stringValue,
+                                   "\(String(buffer: deliveries.body))")
+        try await call("POST /v1/webhooks/{webhookId}/deliveries/{eventId}/redeliver",
+                       "/v1/webhooks/\(hookID)/deliveries/\(eventID)/redeliver", token: ops, expecting: 202)
+        try await call("POST /v1/webhooks/{webhookId}/deliveries/{eventId}/redeliver",
+                       "/v1/webhooks/\(hookID)/deliveries/evt_nothing/redeliver", token: ops, expecting: 404)
+        try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 204)
+        try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 404)
     }
 }
