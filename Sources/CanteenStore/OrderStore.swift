@@ -17,20 +17,24 @@ public final class OrderStore: OrderRepository {
     private let cafes: CafeStore
     private let tickets: TicketStore
     private let capacity: PickupCapacityStore
+    private let events: OrderEventStore
     private let ids: RandomID
     let clock: @Sendable () -> Date
     private let placements: GroupCommit<Placement, OrderPlacement>
 
+    /// `events` writes each order's events in the order's own transactions.
     public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore, capacity: PickupCapacityStore,
-                ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
+                events: OrderEventStore, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.ids = ids
         self.database = database
         self.cafes = cafes
         self.tickets = tickets
         self.capacity = capacity
+        self.events = events
         self.clock = clock
         placements = GroupCommit { batch in
-            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids)
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                             events: events, ids: ids)
         }
     }
 
@@ -48,22 +52,34 @@ public final class OrderStore: OrderRepository {
     }
 
     /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so
-    /// that a refused order leaves no trace and does not affect the others.
+    /// that a refused order leaves no trace and does not affect the others. Each new order's
+    /// `order.placed` event is written in its savepoint; the events of the orders that stay are
+    /// published once the batch commits.
     private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
-                              capacity: PickupCapacityStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+                              capacity: PickupCapacityStore, events: OrderEventStore,
+                              ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
                 var known = PlacementBatch()
+                var placed: [OrderEvent] = []
                 let results = batch.map { placement in
                     Result { () throws -> OrderPlacement in
                         let before = known
                         do {
                             var outcome: OrderPlacement?
+                            var event: OrderEvent?
                             try db.inSavepoint {
                                 outcome = try place(db, placement, batch: &known, cafes: cafes, capacity: capacity, ids: ids)
+                                if case .placed(let order)? = outcome {
+                                    // The tickets' sequences come from the batch, so the event's does too.
+                                    event = try events.insert(db, orderID: order.id, cafeID: order.cafeID, type: .placed,
+                                                              sequence: order.tickets.map(\.sequence).max() ?? 0,
+                                                              previousSequence: nil, ticketStatuses: nil, at: placement.now)
+                                }
                                 return .commit
                             }
                             guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
+                            if let event { placed.append(event) }
                             return outcome
                         } catch {
                             known = before  // a refused order takes nothing
@@ -72,6 +88,7 @@ public final class OrderStore: OrderRepository {
                     }
                 }
                 try known.flush(db)
+                events.publishOnCommit(placed, db)
                 return results
             }
             var latest: [String: Int64] = [:]
@@ -166,6 +183,12 @@ public final class OrderStore: OrderRepository {
 
     static func fetchOrder(_ db: Database, id: String) throws -> Order? {
         guard let record = try OrderRecord.fetchOne(db, key: id) else { return nil }
+        return try fetchOrder(db, record: record)
+    }
+
+    /// The order of `record` with its lines and tickets.
+    static func fetchOrder(_ db: Database, record: OrderRecord) throws -> Order {
+        let id = record.id
         let lines = try OrderLineRecord.filter(Column("orderId") == id).order(Column("position")).fetchAll(db)
         let rows = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
         let currency = try record.currencyValue()
@@ -210,7 +233,11 @@ public final class OrderStore: OrderRepository {
             if let couponID = record.couponId { try CouponStore.release(couponID, db) }
             record.cancelledAt = now
             try record.update(db)
-            guard let cancelled = try Self.fetchOrder(db, id: id) else { throw CanteenError.notFound(.order, id) }
+            let cancelled = try Self.fetchOrder(db, record: record)
+            if let last, let event = try events.insertIfStatusChanged(
+                db, orderID: id, cafeID: record.cafeId, before: statuses, after: cancelled.tickets, sequence: last, at: now) {
+                events.publishOnCommit([event], db)
+            }
             return (cancelled, last)
         }
         if let sequence { tickets.published([order.cafeID: sequence]) }

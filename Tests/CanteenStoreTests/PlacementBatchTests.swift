@@ -3,6 +3,7 @@ import CanteenStore
 import CanteenTestSupport
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 /// Orders placed together share one transaction, which reads the feed sequence, the day's order
@@ -16,7 +17,7 @@ struct PlacementBatchTests {
                      pickup: .asap, customer: Customer(name: name, userID: nil))
     }
 
-    @Test("concurrent orders take consecutive numbers, sequences and capacity; refused ones, even midway, take none")
+    @Test("concurrent orders take consecutive numbers, sequences, capacity and events; refused ones, even midway, take none")
     func refusedOrdersTakeNothing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("canteen-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -24,10 +25,14 @@ struct PlacementBatchTests {
         let database = try AppDatabase.open(directory: directory)
         let cafes = CafeStore(database: database, clock: clock.closure)
         try await cafes.importCafes([try Fixtures.cafeAndMenu()])
-        let orders = OrderStore(database: database, cafes: cafes, tickets: TicketStore(database: database, clock: clock.closure),
+        let events = OrderEventStore(database: database)
+        let published = Mutex<[OrderEvent]>([])
+        events.onOrderEvents { batch in published.withLock { $0 += batch } }
+        let tickets = TicketStore(database: database, events: events, clock: clock.closure)
+        let orders = OrderStore(database: database, cafes: cafes, tickets: tickets,
                                 capacity: PickupCapacityStore(database: database, planner: PickupWindowPlanner(),
                                                               clock: clock.closure),
-                                clock: clock.closure)
+                                events: events, clock: clock.closure)
         // A salad's ticket cannot be written: such an order fails after taking its number, its
         // capacity and its first ticket's sequence (the latte's, written first).
         try await database.writer.write { db in
@@ -80,10 +85,31 @@ struct PlacementBatchTests {
         #expect(stored.orders == 30)
         #expect(stored.keys == 30)
 
+        // One `order.placed` event per placed order, none for a refused one, each at its order's
+        // last ticket sequence (the feed sequence the batch handed out), published once committed.
+        let expected = Set(placed.map { "\($0.id) \($0.tickets.map(\.sequence).max() ?? 0)" })
+        let rows = try await database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT orderId, sequence, type, previousSequence FROM orderEvent")
+        }
+        #expect(Set(rows.map { "\($0["orderId"] as String) \($0["sequence"] as Int64)" }) == expected)
+        #expect(rows.count == 30)
+        #expect(rows.allSatisfy { ($0["type"] as String) == OrderEventType.placed.rawValue })
+        #expect(rows.allSatisfy { ($0["previousSequence"] as Int64?) == nil })
+        #expect(Set(published.withLock { $0 }.map { "\($0.orderID) \($0.sequence)" }) == expected)
+        #expect(published.withLock { $0.count } == 30)
+
+        // A ticket move after the batch takes the feed sequence the batch wrote back; its event too.
+        let ready = try #require(placed.first { $0.tickets.count == 2 })
+        _ = try await tickets.moveTicket(id: ready.tickets[0].id, to: .preparing)
+        let moved = try await events.events(orderID: ready.id, after: 0)
+        #expect(moved.map(\.sequence) == [ready.tickets.map(\.sequence).max() ?? 0, 61])
+        #expect(moved.last?.previousSequence == moved.first?.sequence)
+
         // The next transaction starts from what this one wrote back.
         let next = try await orders.placeOrder(Self.request(["latte"], name: "later"), key: nil)
         guard case .placed(let order) = next else { Issue.record("not placed"); return }
         #expect(order.number == 31)
-        #expect(order.tickets.map(\.sequence) == [61])
+        #expect(order.tickets.map(\.sequence) == [62])
+        #expect(try await events.events(orderID: order.id, after: 0).map(\.sequence) == [62])
     }
 }

@@ -90,11 +90,12 @@ struct CardRoutes {
         }
         var displayName: String?
         if let value = body["displayName"], value != .null {
-            guard let name = value.stringValue, name.count <= 200 else {
+            guard let name = value.stringValue else {
                 throw CanteenError(
-                    .invalid, code: .invalidField, message: "displayName is a string of at most 200 characters",
+                    .invalid, code: .invalidType, message: "displayName is a string of at most 200 characters",
                     field: "displayName")
             }
+            try TextLimits.check(name, field: "displayName", maxCharacters: 200)
             displayName = name
         }
         return (userID, displayName)

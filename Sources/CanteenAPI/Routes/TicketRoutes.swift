@@ -18,9 +18,11 @@ struct TicketRoutes {
     /// tickets without one), at most `TicketFeed.pageSize`; with `wait`, answers as soon as a
     /// change arrives or empty at the deadline. `If-None-Match` with the cursor a display holds
     /// answers 304 while nothing changed.
+    /// Kitchen and ops read it; so may a kiosk of the café (its pickup board), which can never
+    /// move a ticket.
     func feed(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
-        try context.require(.kitchen, .ops, cafe: cafeID)
+        try context.require(.kitchen, .ops, .kiosk, cafe: cafeID)
         let query = try FeedQuery(request.uri.queryParameters)
         guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)

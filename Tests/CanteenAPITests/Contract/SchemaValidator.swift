@@ -4,7 +4,7 @@ import Foundation
 /// Checks a JSON value against a schema of `openapi.yaml` (the JSON Schema keywords the document
 /// uses: `$ref`, `type` with `"null"`, `nullable`, `enum`, `const`, `properties`, `required`,
 /// `additionalProperties`, `items`, `minItems`/`maxItems`, `minLength`/`maxLength`, `minimum`/
-/// `maximum`, `pattern`, `oneOf`/`anyOf`/`allOf`, and the `date-time` format). A keyword it does
+/// `maximum`, `pattern`, `oneOf`/`anyOf`/`allOf`/`not`, and the `date-time` format). A keyword it does
 /// not know is itself a problem, so the document cannot drift past what is checked.
 struct SchemaValidator {
     let root: JSONValue
@@ -16,7 +16,7 @@ struct SchemaValidator {
     static let knownKeywords: Set<String> = [
         "$ref", "type", "nullable", "enum", "const", "properties", "required", "additionalProperties", "items",
         "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "pattern", "oneOf", "anyOf",
-        "allOf", "format", "description", "example", "examples", "default", "title", "deprecated", "readOnly",
+        "allOf", "not", "format", "description", "example", "examples", "default", "title", "deprecated", "readOnly",
         "writeOnly",
     ]
 
@@ -117,6 +117,9 @@ struct SchemaValidator {
         }
         if case .array(let any)? = keywords["anyOf"], !any.contains(where: { check(value, $0, path).isEmpty }) {
             problems.append("\(path): \(Self.describe(value)) matches none of anyOf")
+        }
+        if let not = keywords["not"], check(value, not, path).isEmpty {
+            problems.append("\(path): \(Self.describe(value)) matches what the schema rules out (not)")
         }
         if case .array(let one)? = keywords["oneOf"] {
             let matching = one.filter { check(value, $0, path).isEmpty }.count
