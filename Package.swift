@@ -33,7 +33,6 @@ let package = Package(
         ),
         .target(
             name: "Beacons",
-            dependencies: ["CanteenCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -189,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconsTests",
-            dependencies: ["Beacons", "CanteenCore"],
+            dependencies: ["Beacons"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
@@ -207,6 +206,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenCLITests",
+            dependencies: ["Beacons"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
