@@ -8,7 +8,10 @@ extension BeaconsCommand {
     /// beacons of `--data-dir` (or `--beacons FILE`).
     struct Range: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print nearest-café decisions and region enter/exit over a btsnoop capture.")
+            abstract: "Print nearest-café decisions and region enter/exit over a btsnoop capture.",
+            discussion: """
+            --plot OUT.svg also draws each beacon's packets and smoothed level (RSSI − measured power,             dB) over time, the nearest café as a band above them and each change of café as a dashed line.
+            """)
 
         @Argument(help: "A btsnoop capture.")
         var file: String
@@ -17,6 +20,9 @@ extension BeaconsCommand {
 
         @Option(help: "Output format: jsonl or table.")
         var format: BeaconsOutputFormat = .table
+
+        @Option(help: ArgumentHelp("Also draw the beacons' levels and the decisions as an SVG here.", valueName: "OUT.svg"))
+        var plot: String?
 
         func run() async throws {
             try await BeaconsConsole.run {
@@ -32,6 +38,16 @@ extension BeaconsCommand {
                     output.line("nearest café at the end: \(engine.nearestCafeID ?? "none")")
                 }
                 output.flush()
+                if let plot {
+                    let title = "\(URL(fileURLWithPath: file).lastPathComponent): "
+                        + "\(sightings.count) sightings, \(events.filter(\.isCafeChange).count) café decisions"
+                    let drawing = RangingPlot(title: title, sightings: sightings, registry: registry)
+                    do {
+                        try Data(drawing.svg().utf8).write(to: URL(fileURLWithPath: plot))
+                    } catch {
+                        throw BeaconsCommandFailure("cannot write \(plot): \(error.localizedDescription)")
+                    }
+                }
             }
         }
 
@@ -52,5 +68,13 @@ extension BeaconsCommand {
                 return "\(RFC3339.utcMicroseconds(at))  exit          \(beacon) (\(cafe ?? "unregistered"))"
             }
         }
+    }
+}
+
+extension RangingEvent {
+    /// Whether the event is a change of nearest café.
+    var isCafeChange: Bool {
+        if case .nearestCafeChanged = self { return true }
+        return false
     }
 }

@@ -37,4 +37,67 @@ struct BeaconsCommandTests {
             ])
         }
     }
+
+    @Test("simulate writes the same capture for the same seed, with a registry holding each beacon's measured power")
+    func simulate() throws {
+        try Self.withFolder { folder in
+            let capture = folder.appendingPathComponent("walk.btsnoop").path
+            let again = folder.appendingPathComponent("again.btsnoop").path
+            let beacons = folder.appendingPathComponent("beacons.json").path
+            let first = try CanteenProcess.run(["beacons", "simulate", "-o", capture, "--seed", "7", "--beacons-output", beacons])
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(first.errors.contains("path-loss exponents") && first.errors.contains("café B reached at 16.7 s"))
+            _ = try CanteenProcess.run(["beacons", "simulate", "-o", again, "--seed", "7"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: capture)) == Data(contentsOf: URL(fileURLWithPath: again)))
+            let registry = try BeaconRegistry(contentsOf: URL(fileURLWithPath: beacons))
+            let sightings = try BTSnoopReader(contentsOf: URL(fileURLWithPath: capture)).sightings().sightings
+            #expect(!sightings.isEmpty)
+            for sighting in sightings {
+                #expect(registry[sighting.identity]?.measuredPower == Int(sighting.txPower))
+            }
+            // About 25 % of 2 × 36.7 s of advertisements every 105 ms are lost.
+            #expect(sightings.count > 450 && sightings.count < 620, "\(sightings.count) sightings")
+
+            let plain = try CanteenProcess.run(["beacons", "simulate", "-o", again, "--seed", "7", "--radio", "gaussian",
+                                                "--scenario", "stand", "--at", "6", "--duration", "10"])
+            #expect(plain.status == 0, "\(plain.errors)")
+            let plainSightings = try BTSnoopReader(contentsOf: URL(fileURLWithPath: again)).sightings().sightings
+            #expect(plainSightings.count > 180)  // nothing lost
+            #expect(Set(plainSightings.map(\.txPower)) == [-59])
+        }
+    }
+
+    @Test("simulate refuses radio values that make no sense, naming the flag", arguments: [
+        ["--packet-loss", "1.2"], ["--packet-loss", "0.3-0.2"], ["--path-loss-exponent", "0"], ["--shadowing", "-1"],
+        ["--fading", "rician"], ["--body-duration", "two"],
+    ])
+    func simulateRefuses(flags: [String]) throws {
+        try Self.withFolder { folder in
+            let result = try CanteenProcess.run(["beacons", "simulate", "-o", folder.appendingPathComponent("x").path] + flags)
+            #expect(result.status == 64, "\(result.errors)")
+            #expect(result.errors.contains("--"), "\(result.errors)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("x").path))
+        }
+    }
+
+    @Test("range --plot draws each beacon's packets and smoothed level and marks every café decision")
+    func plot() throws {
+        try Self.withFolder { folder in
+            let capture = folder.appendingPathComponent("walk.btsnoop").path
+            let beacons = folder.appendingPathComponent("beacons.json").path
+            let svg = folder.appendingPathComponent("walk.svg").path
+            _ = try CanteenProcess.run(["beacons", "simulate", "-o", capture, "--seed", "2", "--beacons-output", beacons])
+            let result = try CanteenProcess.run(["beacons", "range", capture, "--beacons", beacons, "--plot", svg])
+            #expect(result.status == 0, "\(result.errors)")
+            let decisions = result.output.split(separator: "\n").filter { $0.contains("nearest café  ") }
+            #expect(decisions.count == 2, "\(result.output)")
+            let drawing = try String(contentsOfFile: svg, encoding: .utf8)
+            #expect(drawing.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+            #expect(drawing.hasSuffix("</svg>\n"))
+            #expect(drawing.components(separatedBy: "<polyline").count - 1 == 2)  // one smoothed line per beacon
+            #expect(drawing.components(separatedBy: "<circle").count - 1 > 400)   // the packets
+            #expect(drawing.contains("→ cafe-a at") && drawing.contains("→ cafe-b at"))
+            #expect(drawing.components(separatedBy: "stroke-dasharray").count - 1 == decisions.count)
+        }
+    }
 }
