@@ -129,6 +129,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "ranging-trials",
+            dependencies: ["Beacons"],
+            path: "Benchmarks/RangingTrials",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "server-bench",
             path: "Benchmarks/ServerBench",
             swiftSettings: swiftSettings

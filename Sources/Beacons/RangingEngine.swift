@@ -11,8 +11,9 @@ public struct RangingEngine: Sendable {
     public private(set) var tracks: [BeaconTrack] = []
     private var trackIndex: [BeaconIdentity: Int] = [:]
     private var selector: NearestCafeSelector
-    private var cafeDistances: [Double]
+    private var cafeLevels: [Double]
     private var cafePresent: [Bool]
+    private var cafePackets: [Int]
     private var nextSweep: Double = -.infinity
     /// Time of the latest sighting.
     public private(set) var now: Date?
@@ -21,8 +22,9 @@ public struct RangingEngine: Sendable {
         self.registry = registry
         self.configuration = configuration
         self.selector = NearestCafeSelector(hysteresis: configuration.hysteresis)
-        self.cafeDistances = Array(repeating: .infinity, count: registry.cafeIDs.count)
+        self.cafeLevels = Array(repeating: -.infinity, count: registry.cafeIDs.count)
         self.cafePresent = Array(repeating: false, count: registry.cafeIDs.count)
+        self.cafePackets = Array(repeating: 0, count: registry.cafeIDs.count)
     }
 
     // MARK: - State
@@ -127,24 +129,26 @@ public struct RangingEngine: Sendable {
                 }
             }
         }
-        guard !cafeDistances.isEmpty else { return }
-        for cafe in cafeDistances.indices {
-            cafeDistances[cafe] = .infinity
+        guard !cafeLevels.isEmpty else { return }
+        for cafe in cafeLevels.indices {
+            cafeLevels[cafe] = -.infinity
             cafePresent[cafe] = false
+            cafePackets[cafe] = 0
         }
         for index in tracks.indices where tracks[index].inRegion {
             guard let cafe = tracks[index].cafeIndex else { continue }
             cafePresent[cafe] = true
-            if let distance = tracks[index].distance,
+            cafePackets[cafe] += tracks[index].filter.sampleCount
+            if let level = tracks[index].level,
                time.timeIntervalSince(tracks[index].lastSeen) <= configuration.proximityTimeout,
-               distance < cafeDistances[cafe] {
-                cafeDistances[cafe] = distance
+               level > cafeLevels[cafe] {
+                cafeLevels[cafe] = level
             }
         }
         let previous = selector.current
         let changed = settle
-            ? selector.settle(distances: cafeDistances, present: cafePresent)
-            : selector.update(time: seconds, distances: cafeDistances, present: cafePresent)
+            ? selector.settle(levels: cafeLevels, present: cafePresent)
+            : selector.update(time: seconds, levels: cafeLevels, present: cafePresent, packets: cafePackets)
         if changed {
             events(.nearestCafeChanged(from: previous.map { registry.cafeIDs[$0] },
                                        to: selector.current.map { registry.cafeIDs[$0] }, at: time))
