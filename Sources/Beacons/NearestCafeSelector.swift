@@ -27,11 +27,31 @@ import Foundation
 /// - A café whose beacons have all left their regions is dropped at once, and acquisition starts
 ///   again.
 public struct NearestCafeSelector: Sendable {
+    /// Why the current café last changed.
+    public enum Reason: String, Hashable, Sendable, CaseIterable {
+        /// The first café, after the acquisition time.
+        case acquired
+        /// Another café led by the margin (fast path).
+        case clearLead = "clear_lead"
+        /// Another café led by the departure margin while the device was leaving the current one.
+        case leaving
+        /// Another café led on average (slow path).
+        case averagedLead = "averaged_lead"
+        /// Another café led on average right after the first decision (a first guess corrected).
+        case firstGuessCorrected = "first_guess_corrected"
+        /// The current café's beacons all left their regions.
+        case cafeLost = "cafe_lost"
+        /// `settle()` took the strongest café without waiting.
+        case settled
+    }
+
     public let hysteresis: CafeHysteresis
     /// Index (in the registry's `cafeIDs`) of the current nearest café.
     public internal(set) var current: Int?
     /// The margin (dB) added by recent changes, now.
     public private(set) var reluctance: Double = 0
+    /// Why the current café last changed; nil before any change.
+    public private(set) var lastReason: Reason?
     private var lastTime: Double?
     private var acquiringSince: Double?
     private var challenger: Int?
@@ -44,8 +64,10 @@ public struct NearestCafeSelector: Sendable {
     private var slowLeads: [Double?] = []
     private var slowAbove: [Double?] = []
     private var slowSince: Double?
-    /// Per café: its level's highest value over the last `currentHold` seconds.
+    /// Per café: its level's highest value over the last `currentHold` seconds, and its level at
+    /// the last update (a window only takes a level that changed).
     private var heldLevels: [MaximumWindow] = []
+    private var lastLevels: [Double] = []
     /// The current café's level averaged since it was chosen (departure baseline).
     private var baseline: Double?
     /// When the first café was chosen, while no change has followed it (the probation).
@@ -61,20 +83,25 @@ public struct NearestCafeSelector: Sendable {
     public mutating func update(time: Double, levels: [Double], present: [Bool], packets: [Int]) -> Bool {
         let elapsed = lastTime.map { max(0, time - $0) } ?? 0
         lastTime = time
-        if hysteresis.reluctanceDecay > 0 {
-            reluctance *= exp(-elapsed / hysteresis.reluctanceDecay)
+        if reluctance > 0, hysteresis.reluctanceDecay > 0 {
+            reluctance *= 1 - smoothingWeight(elapsed, hysteresis.reluctanceDecay)
         }
         if slowLeads.count != levels.count {
             slowLeads = Array(repeating: nil, count: levels.count)
             slowAbove = Array(repeating: nil, count: levels.count)
             heldLevels = Array(repeating: MaximumWindow(), count: levels.count)
+            lastLevels = Array(repeating: .nan, count: levels.count)
         }
-        for index in levels.indices where levels[index].isFinite {
+        for index in levels.indices where levels[index].isFinite && levels[index] != lastLevels[index] {
             heldLevels[index].add(levels[index], at: time, keeping: hysteresis.currentHold)
+            lastLevels[index] = levels[index]
         }
-        if lastPackets.count != packets.count { lastPackets = packets }
-        let newPackets = packets.indices.map { max(0, packets[$0] - lastPackets[$0]) }
-        lastPackets = packets
+        // Copied element by element (holding the caller's array would make it copy on its next write),
+        // once this update is done: until then `lastPackets` holds the previous counts.
+        if lastPackets.count != packets.count { lastPackets = Array(repeating: 0, count: packets.count) }
+        defer {
+            for index in packets.indices { lastPackets[index] = packets[index] }
+        }
         guard let current, present.indices.contains(current), present[current] else {
             return acquire(time: time, levels: levels, present: present, packets: packets)
         }
@@ -84,34 +111,40 @@ public struct NearestCafeSelector: Sendable {
             if best.map({ levels[index] > levels[$0] }) ?? true { best = index }
         }
         // The current café's dips shorter than the hold do not count (a body, a fade).
-        let currentLevel = levels[current].isFinite ? (heldLevels[current].maximum ?? levels[current]) : levels[current]
+        var currentLevel = levels[current]
+        if currentLevel.isFinite {
+            heldLevels[current].expire(at: time, keeping: hysteresis.currentHold)
+            currentLevel = max(currentLevel, heldLevels[current].maximum ?? currentLevel)
+        }
         if slowSince == nil { slowSince = time }
         let slowAge = time - (slowSince ?? time)
 
         // Slow path: every other café's lead, averaged since the last change.
+        let slowTimeWeight = smoothingWeight(elapsed, hysteresis.slowTimeConstant)
         for index in levels.indices where index != current && levels[index].isFinite {
             let lead = currentLevel.isFinite ? levels[index] - currentLevel : hysteresis.slowMargin * 4
             guard let average = slowLeads[index] else {
                 slowLeads[index] = lead
                 continue
             }
-            let timeWeight = hysteresis.slowTimeConstant > 0 ? 1 - exp(-elapsed / hysteresis.slowTimeConstant) : 1
-            let weight = max(timeWeight, elapsed / max(slowAge, elapsed, 1e-9))
+            let weight = max(slowTimeWeight, elapsed / max(slowAge, elapsed, 1e-9))
             slowLeads[index] = average + weight * (lead - average)
         }
         if let best, present[best], let average = slowLeads[best], slowAge >= 2 {
             let youth = max(1, hysteresis.slowTimeConstant / max(slowAge, 1)).squareRoot()
             var margin = hysteresis.slowMargin * youth + reluctance
             var dwell = hysteresis.slowDwell
+            var reason = Reason.averagedLead
             if let probationSince, time - probationSince < hysteresis.probation, slowAge >= hysteresis.probationMinimum {
                 margin = hysteresis.probationMargin
                 dwell = hysteresis.probationDwell
+                reason = .firstGuessCorrected
             }
             if average > margin {
                 let since = slowAbove[best] ?? time
                 slowAbove[best] = since
                 if time - since >= dwell {
-                    change(to: best, at: time)
+                    change(to: best, at: time, reason: reason)
                     return true
                 }
             } else {
@@ -124,7 +157,7 @@ public struct NearestCafeSelector: Sendable {
         var departing = false
         if currentLevel.isFinite {
             if let average = baseline {
-                let timeWeight = hysteresis.departureTimeConstant > 0 ? 1 - exp(-elapsed / hysteresis.departureTimeConstant) : 1
+                let timeWeight = smoothingWeight(elapsed, hysteresis.departureTimeConstant)
                 baseline = average + timeWeight * (currentLevel - average)
             } else {
                 baseline = currentLevel
@@ -148,10 +181,10 @@ public struct NearestCafeSelector: Sendable {
             challengerSince = time
             challengerPackets = 0
         }
-        challengerPackets += newPackets[best]
+        challengerPackets += max(0, packets[best] - lastPackets[best])
         let packetsNeeded = departing ? min(2, hysteresis.dwellPackets) : hysteresis.dwellPackets
         guard time - challengerSince >= hysteresis.dwell, challengerPackets >= packetsNeeded else { return false }
-        change(to: best, at: time)
+        change(to: best, at: time, reason: departing ? .leaving : .clearLead)
         return true
     }
 
@@ -167,6 +200,7 @@ public struct NearestCafeSelector: Sendable {
         acquiringSince = nil
         resetEvidence(at: lastTime)
         probationSince = lastTime
+        lastReason = .settled
         return true
     }
 
@@ -184,6 +218,7 @@ public struct NearestCafeSelector: Sendable {
             current = nil
             acquiringSince = best == nil ? nil : time
             resetEvidence(at: time)
+            lastReason = .cafeLost
             return true
         }
         guard let best else {
@@ -199,12 +234,14 @@ public struct NearestCafeSelector: Sendable {
         acquiringSince = nil
         resetEvidence(at: time)
         probationSince = time
+        lastReason = .acquired
         return true
     }
 
-    private mutating func change(to cafe: Int, at time: Double) {
+    private mutating func change(to cafe: Int, at time: Double, reason: Reason) {
         current = cafe
         reluctance += hysteresis.reluctance
+        lastReason = reason
         resetEvidence(at: time)
     }
 

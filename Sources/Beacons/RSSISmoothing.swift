@@ -51,8 +51,7 @@ public struct RSSIFilter: Sendable {
                 return
             }
             let elapsed = max(0, time - lastTime)
-            let timeWeight = timeConstant > 0 ? 1 - exp(-elapsed / timeConstant) : 1
-            let weight = max(timeWeight, 1 / Double(sampleCount))
+            let weight = max(smoothingWeight(elapsed, timeConstant), 1 / Double(sampleCount))
             value = current + weight * (rssi - current)
             lastTime = max(lastTime, time)
         case let .trimmedMean(windowLength, trimFraction):
@@ -67,7 +66,7 @@ public struct RSSIFilter: Sendable {
             let kept = sorted[trim..<(sorted.count - trim)]
             value = kept.isEmpty ? rssi : kept.reduce(0, +) / Double(kept.count)
         case let .robust(powerConstant, rise, fall, hold):
-            let milliwatts = pow(10, rssi / 10)
+            let milliwatts = Self.milliwatts(rssi)
             if sampleCount == 1 {
                 power = milliwatts
                 level = rssi
@@ -76,7 +75,7 @@ public struct RSSIFilter: Sendable {
                 power += Self.weight(elapsed, powerConstant, sampleCount) * (milliwatts - power)
                 let averaged = 10 * log10(max(power, 1e-30))
                 let constant = averaged > level ? rise : fall
-                level += (constant > 0 ? 1 - exp(-elapsed / constant) : 1) * (averaged - level)
+                level += smoothingWeight(elapsed, constant) * (averaged - level)
             }
             lastTime = max(lastTime, time)
             held.add(level, at: time, keeping: hold)
@@ -92,11 +91,33 @@ public struct RSSIFilter: Sendable {
         held = MaximumWindow()
     }
 
+    /// 10^(dBm/10), from a table for the whole dBm a controller reports.
+    private static func milliwatts(_ rssi: Double) -> Double {
+        let whole = Int(exactly: rssi) ?? Int.min
+        guard whole >= -128, whole <= 127 else { return pow(10, rssi / 10) }
+        return milliwattTable[whole + 128]
+    }
+
+    private static let milliwattTable: [Double] = (-128...127).map { pow(10, Double($0) / 10) }
+
     /// Time-weighted smoothing factor; the first samples are averaged (at least 1/n).
     private static func weight(_ elapsed: Double, _ timeConstant: Double, _ count: Int) -> Double {
-        let timeWeight = timeConstant > 0 ? 1 - exp(-elapsed / timeConstant) : 1
-        return max(timeWeight, 1 / Double(count))
+        max(smoothingWeight(elapsed, timeConstant), 1 / Double(count))
     }
+}
+
+// MARK: - Smoothing weight
+
+/// 1 − e^(−elapsed/τ), the weight of a new sample in time-weighted exponential smoothing (1 when
+/// τ is 0). Most updates come a few ms apart on a time constant of seconds: there a Taylor series
+/// (error below 1e-12) stands in for `exp`, which the ranging engine would otherwise call several
+/// times per packet.
+@inline(__always)
+func smoothingWeight(_ elapsed: Double, _ timeConstant: Double) -> Double {
+    guard timeConstant > 0 else { return 1 }
+    let x = elapsed / timeConstant
+    if x < 0.01 { return x * (1 - x * (0.5 - x * (1.0 / 6 - x / 24))) }
+    return 1 - exp(-x)
 }
 
 // MARK: - MaximumWindow
@@ -117,6 +138,11 @@ struct MaximumWindow: Sendable {
         }
         times.append(time)
         values.append(value)
+        expire(at: time, keeping: seconds)
+    }
+
+    /// Forgets the values older than `seconds` before `time`, except the latest.
+    mutating func expire(at time: Double, keeping seconds: Double) {
         while head < times.count - 1, times[head] < time - seconds { head += 1 }
         if head > 64 {
             times.removeFirst(head)

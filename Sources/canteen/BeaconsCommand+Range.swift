@@ -10,7 +10,9 @@ extension BeaconsCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print nearest-café decisions and region enter/exit over a btsnoop capture.",
             discussion: """
-            --plot OUT.svg also draws each beacon's packets and smoothed level (RSSI − measured power,             dB) over time, the nearest café as a band above them and each change of café as a dashed line.
+            --plot OUT.svg also draws each beacon's packets and smoothed level (RSSI − measured power, \
+            dB) over time, the nearest café as a band above them and each change of café as a dashed line \
+            with its reason.
             """)
 
         @Argument(help: "A btsnoop capture.")
@@ -29,19 +31,27 @@ extension BeaconsCommand {
                 let registry = try await registry.load()
                 let (sightings, summary) = try BeaconsConsole.readCapture(file).sightings()
                 if let warning = summary.warning { BeaconsConsole.warn("warning: \(file): \(warning)") }
-                let (events, engine) = RangingReplay.run(sightings: sightings, registry: registry)
+                var engine = RangingEngine(registry: registry)
+                var drawing = plot.map { _ in
+                    RangingPlot(title: "\(URL(fileURLWithPath: file).lastPathComponent): \(sightings.count) sightings")
+                }
                 var output = BufferedOutput()
-                for event in events {
-                    output.line(Self.render(event, format: format))
+                var changes = 0
+                for sighting in sightings {
+                    var events: [RangingEvent] = []
+                    engine.process(sighting) { events.append($0) }
+                    for event in events {
+                        if event.isCafeChange { changes += 1 }
+                        output.line(Self.render(event, reason: event.isCafeChange ? engine.lastChangeReason : nil, format: format))
+                    }
+                    drawing?.add(sighting, engine: engine, events: events)
                 }
                 if format == .table {
                     output.line("nearest café at the end: \(engine.nearestCafeID ?? "none")")
                 }
                 output.flush()
-                if let plot {
-                    let title = "\(URL(fileURLWithPath: file).lastPathComponent): "
-                        + "\(sightings.count) sightings, \(events.filter(\.isCafeChange).count) café decisions"
-                    let drawing = RangingPlot(title: title, sightings: sightings, registry: registry)
+                if let plot, var drawing {
+                    drawing.title += ", \(changes) café decisions"
                     do {
                         try Data(drawing.svg().utf8).write(to: URL(fileURLWithPath: plot))
                     } catch {
@@ -51,17 +61,20 @@ extension BeaconsCommand {
             }
         }
 
-        static func render(_ event: RangingEvent, format: BeaconsOutputFormat) -> String {
+        static func render(_ event: RangingEvent, reason: NearestCafeSelector.Reason? = nil,
+                           format: BeaconsOutputFormat) -> String {
             func json(_ text: String?) -> String { text.map { "\"\($0)\"" } ?? "null" }
             switch (event, format) {
             case let (.nearestCafeChanged(from, to, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"nearestCafe\", \"from\": \(json(from)), \"to\": \(json(to))}"
+                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"nearestCafe\", \"from\": \(json(from)), "
+                    + "\"to\": \(json(to)), \"reason\": \(json(reason?.rawValue))}"
             case let (.regionEntered(beacon, cafe, at), .jsonl):
                 return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"enter\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
             case let (.regionExited(beacon, cafe, at), .jsonl):
                 return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"exit\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
             case let (.nearestCafeChanged(from, to, at), .table):
-                return "\(RFC3339.utcMicroseconds(at))  nearest café  \(from ?? "none") -> \(to ?? "none")"
+                let why = RangingPlot.phrase(reason)
+                return "\(RFC3339.utcMicroseconds(at))  nearest café  \(from ?? "none") -> \(to ?? "none")\(why.isEmpty ? "" : " (\(why))")"
             case let (.regionEntered(beacon, cafe, at), .table):
                 return "\(RFC3339.utcMicroseconds(at))  enter         \(beacon) (\(cafe ?? "unregistered"))"
             case let (.regionExited(beacon, cafe, at), .table):

@@ -15,52 +15,67 @@ struct RangingPlot {
         var smoothed: [Double?] = []
     }
 
-    /// A change of nearest café at a time (s from the first sighting).
+    /// A change of nearest café at a time (s from the first sighting), and why.
     struct Decision {
         var time: Double
         var cafeID: String?
+        var reason: NearestCafeSelector.Reason?
     }
 
     var title: String
-    var series: [Series]
-    var decisions: [Decision]
-    var duration: Double
+    var series: [Series] = []
+    var decisions: [Decision] = []
+    var duration = 1.0
+    private var start: Date?
+    private var byIdentity: [BeaconIdentity: Int] = [:]
+    /// The registry's cafés, in its order: a café keeps its colour whatever is heard first.
+    private var registeredCafes: [String] = []
 
-    /// Replays the sightings through a fresh engine, recording what the plot shows.
-    init(title: String, sightings: [IBeaconSighting], registry: BeaconRegistry,
-         configuration: RangingConfiguration = RangingConfiguration()) {
+    init(title: String) {
         self.title = title
-        var engine = RangingEngine(registry: registry, configuration: configuration)
-        var byIdentity: [BeaconIdentity: Int] = [:]
-        var series: [Series] = []
-        var decisions: [Decision] = []
-        let start = sightings.first?.time ?? Date()
-        for sighting in sightings {
-            let time = sighting.time.timeIntervalSince(start)
-            engine.process(sighting) { event in
-                if case let .nearestCafeChanged(_, to, at) = event {
-                    decisions.append(Decision(time: at.timeIntervalSince(start), cafeID: to))
-                }
+    }
+
+    /// Records a sighting the engine has just taken, and the changes of café it made.
+    mutating func add(_ sighting: IBeaconSighting, engine: RangingEngine, events: [RangingEvent]) {
+        let start = self.start ?? sighting.time
+        self.start = start
+        registeredCafes = engine.registry.cafeIDs
+        for event in events {
+            if case let .nearestCafeChanged(_, to, at) = event {
+                decisions.append(Decision(time: at.timeIntervalSince(start), cafeID: to, reason: engine.lastChangeReason))
             }
-            guard let rssi = sighting.rssi, let track = engine.track(for: sighting.identity) else { continue }
-            let index: Int
-            if let known = byIdentity[sighting.identity] {
-                index = known
-            } else {
-                index = series.count
-                byIdentity[sighting.identity] = index
-                let registration = track.registration
-                let name = registration.map { $0.label.isEmpty ? $0.identity.description : $0.label }
-                    ?? "\(sighting.identity) (unregistered)"
-                series.append(Series(label: name, cafeID: registration?.cafeID))
-            }
-            series[index].times.append(time)
-            series[index].raw.append(Double(rssi) - track.measuredPower)
-            series[index].smoothed.append(track.level)
         }
-        self.series = series
-        self.decisions = decisions
-        duration = max(1, sightings.last.map { $0.time.timeIntervalSince(start) } ?? 1)
+        let time = sighting.time.timeIntervalSince(start)
+        duration = max(duration, time)
+        guard let rssi = sighting.rssi, let track = engine.track(for: sighting.identity) else { return }
+        let index: Int
+        if let known = byIdentity[sighting.identity] {
+            index = known
+        } else {
+            index = series.count
+            byIdentity[sighting.identity] = index
+            let registration = track.registration
+            let name = registration.map { $0.label.isEmpty ? $0.identity.description : $0.label }
+                ?? "\(sighting.identity) (unregistered)"
+            series.append(Series(label: name, cafeID: registration?.cafeID))
+        }
+        series[index].times.append(time)
+        series[index].raw.append(Double(rssi) - track.measuredPower)
+        series[index].smoothed.append(track.level)
+    }
+
+    /// A short phrase for why the café changed.
+    static func phrase(_ reason: NearestCafeSelector.Reason?) -> String {
+        switch reason {
+        case .acquired: "first choice"
+        case .clearLead: "clear lead"
+        case .leaving: "lead while leaving"
+        case .averagedLead: "lead on average"
+        case .firstGuessCorrected: "first guess corrected"
+        case .cafeLost: "café lost"
+        case .settled: "settled"
+        case nil: ""
+        }
     }
 
     // MARK: - Drawing
@@ -145,12 +160,14 @@ struct RangingPlot {
             let name = decision.cafeID ?? "none"
             let labelY = Self.top + 14 + Double(index % 3) * 14
             out += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>"
-            out += "<text x=\"\(f(px + 4))\" y=\"\(f(labelY))\" fill=\"#333\">→ \(escape(name)) at \(String(format: "%.1f", decision.time)) s</text>\n"
+            let why = Self.phrase(decision.reason)
+            out += "<text x=\"\(f(px + 4))\" y=\"\(f(labelY))\" fill=\"#333\">→ \(escape(name)) at \(String(format: "%.1f", decision.time)) s\(why.isEmpty ? "" : " (\(why))")</text>\n"
         }
 
-        // Legend.
+        // Legend, in the cafés' order.
         var legendX = Self.left + 260
-        for item in series {
+        let legendOrder = series.sorted { (cafes.firstIndex(of: $0.cafeID ?? "") ?? .max) < (cafes.firstIndex(of: $1.cafeID ?? "") ?? .max) }
+        for item in legendOrder {
             let paint = color(ofCafe: item.cafeID)
             out += "<line x1=\"\(f(legendX))\" y1=\"36\" x2=\"\(f(legendX + 18))\" y2=\"36\" stroke=\"\(paint)\" stroke-width=\"2\"/>"
             out += "<circle cx=\"\(f(legendX + 9))\" cy=\"36\" r=\"2\" fill=\"\(paint)\" fill-opacity=\"0.5\"/>"
@@ -158,14 +175,14 @@ struct RangingPlot {
             out += "<text x=\"\(f(legendX + 24))\" y=\"40\">\(escape(text))</text>\n"
             legendX += 30 + Double(text.count) * 6.6
         }
-        out += "<text x=\"\(f(Self.left))\" y=\"40\" fill=\"#555\">dots: packets · lines: smoothed</text>\n"
+        out += "<text x=\"\(f(Self.left))\" y=\"40\" fill=\"#555\">dots: packets · lines: smoothed level</text>\n"
         out += "</svg>\n"
         return out
     }
 
-    /// The cafés in order of first appearance (a café's colour is fixed across beacons).
+    /// The registry's cafés, then any other in order of appearance (a café's colour is fixed).
     private func orderedCafes() -> [String] {
-        var cafes: [String] = []
+        var cafes = registeredCafes
         for item in series { if let cafe = item.cafeID, !cafes.contains(cafe) { cafes.append(cafe) } }
         for decision in decisions { if let cafe = decision.cafeID, !cafes.contains(cafe) { cafes.append(cafe) } }
         return cafes
