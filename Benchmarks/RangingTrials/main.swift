@@ -5,9 +5,11 @@ import Foundation
 // Markdown tables of docs/ranging.md.
 //
 //   swift run ranging-trials [--seeds N] [--first S] [--radio indoor|gaussian] [--summary-only]
+//                            [--set KNOB=VALUE]...
 //
 // Each seed draws one trace per scenario (standing 6 m from café A, standing at the midpoint, the
-// walk from A to B); the engine runs with its default configuration.
+// walk from A to B); the engine runs with its default configuration, or with the `CafeHysteresis`
+// knobs given by --set (e.g. --set margin=11 --set departureDrop=9), to try other values.
 
 // MARK: - Arguments
 
@@ -16,6 +18,18 @@ var firstSeed: UInt64 = 1
 var radio = RadioModel.indoor
 var radioName = "indoor"
 var summaryOnly = false
+var configuration = RangingConfiguration()
+var changedKnobs: [String] = []
+let knobs: [String: WritableKeyPath<CafeHysteresis, Double>] = [
+    "margin": \.margin, "dwell": \.dwell, "currentHold": \.currentHold, "departureDrop": \.departureDrop,
+    "departureTimeConstant": \.departureTimeConstant, "departureMargin": \.departureMargin,
+    "slowTimeConstant": \.slowTimeConstant, "slowMargin": \.slowMargin, "slowDwell": \.slowDwell,
+    "probation": \.probation, "probationMargin": \.probationMargin, "probationDwell": \.probationDwell,
+    "probationMinimum": \.probationMinimum, "reluctance": \.reluctance, "reluctanceDecay": \.reluctanceDecay,
+    "acquisition": \.acquisition,
+]
+let usage = "usage: ranging-trials [--seeds N] [--first S] [--radio indoor|gaussian] [--summary-only] [--set KNOB=VALUE]...\n"
+    + "knobs: \(knobs.keys.sorted().joined(separator: ", ")), dwellPackets, acquisitionPackets\n"
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -25,8 +39,23 @@ while let argument = arguments.next() {
         radioName = arguments.next() ?? radioName
         radio = radioName == "gaussian" ? .gaussian : .indoor
     case "--summary-only": summaryOnly = true
+    case "--set":
+        let parts = (arguments.next() ?? "").split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let value = Double(parts[1]), value.isFinite else {
+            FileHandle.standardError.write(Data("ranging-trials: --set needs KNOB=NUMBER\n\(usage)".utf8))
+            exit(2)
+        }
+        if let path = knobs[parts[0]] {
+            configuration.hysteresis[keyPath: path] = value
+        } else if parts[0] == "dwellPackets" || parts[0] == "acquisitionPackets", let count = Int(exactly: value) {
+            if parts[0] == "dwellPackets" { configuration.hysteresis.dwellPackets = count } else { configuration.hysteresis.acquisitionPackets = count }
+        } else {
+            FileHandle.standardError.write(Data("ranging-trials: unknown knob or value in --set \(parts[0])=\(parts[1])\n\(usage)".utf8))
+            exit(2)
+        }
+        changedKnobs.append("\(parts[0]) = \(parts[1])")
     default:
-        FileHandle.standardError.write(Data("usage: ranging-trials [--seeds N] [--first S] [--radio indoor|gaussian] [--summary-only]\n".utf8))
+        FileHandle.standardError.write(Data(usage.utf8))
         exit(2)
     }
 }
@@ -36,7 +65,7 @@ while let argument = arguments.next() {
 let seeds = (0..<UInt64(max(1, seedCount))).map { firstSeed + $0 }
 var trials: [RangingTrial.Kind: [RangingTrial]] = [:]
 for kind in RangingTrial.Kind.allCases {
-    trials[kind] = seeds.map { RangingTrial(kind, seed: $0, radio: radio) }
+    trials[kind] = seeds.map { RangingTrial(kind, seed: $0, radio: radio, configuration: configuration) }
 }
 
 func format(_ value: Double?, _ digits: Int = 1) -> String {
@@ -51,7 +80,9 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double? {
 
 // MARK: - Summary
 
-print("Radio: \(radioName); seeds \(seeds.first ?? 0)–\(seeds.last ?? 0); engine: default `RangingConfiguration`.")
+let engineName = changedKnobs.isEmpty
+    ? "default `RangingConfiguration`." : "`RangingConfiguration` with " + changedKnobs.joined(separator: ", ") + "."
+print("Radio: \(radioName); seeds \(seeds.first ?? 0)–\(seeds.last ?? 0); engine: \(engineName)")
 print()
 print("| scenario | target | met | switches after the first decision (max · mean) | figure (min · median · max) | first decision, s after the first sighting (max) |")
 print("|---|---|---|---|---|---|")

@@ -4,8 +4,8 @@
 ///
 /// Defaults and why (docs/ranging.md has the figures):
 /// - smoothing: `.indoor`: packets averaged as power over 0.5 s (a Rayleigh fade weighs what it
-///   is worth, not −20 dB), the level rising and falling with 1 s, held at its highest for 3 s so
-///   that a body passing in front of a beacon (about 10 dB for 1.5–3 s) does not move it.
+///   is worth, not −20 dB), the level rising with 0.3 s and falling with 4 s, held at its highest
+///   for 3 s so that a body passing in front of a beacon (about 10 dB for 1.5–3 s) does not move it.
 /// - distance: log-distance path loss, exponent 2.0 (free space); the measured power at 1 m comes
 ///   from the registry when the beacon is registered, else from the advertisement.
 /// - proximity: immediate below 0.5 m, near below 3 m, far beyond; unknown without an RSSI or when the
@@ -44,9 +44,12 @@ public struct RangingConfiguration: Hashable, Sendable {
 /// How much stronger, and for how long, another café must be before it takes over (levels in dB:
 /// smoothed RSSI − measured power; 6 dB is a distance ratio of 2 in free space).
 ///
-/// Defaults: a lead of 10 dB held for 1.2 s (fast path), or an average lead of 5 dB held for 5 s
-/// (slow path, averaged with a 15 s time constant), 8 dB of reluctance per change fading over
-/// 5 minutes, and the first café after 1.5 s of listening, from at least 2 packets.
+/// Defaults: a lead of 12 dB on 4 of the challenger's packets (fast path), 5 dB on 2 while the
+/// current café has fallen 10 dB below its own 30 s average (leaving it); an averaged lead of 5 dB
+/// held for 2 s (slow path, 15 s time constant; 2 dB for 3 s in the first minute, to correct a first
+/// guess); the current café counted at its highest over 1 s more than the smoothing's hold; 10 dB
+/// of reluctance per change fading over 3 minutes; the first café after 1.5 s of listening, from at
+/// least 2 packets. docs/ranging.md says how they were chosen and what they score.
 public struct CafeHysteresis: Hashable, Sendable {
     /// Lead (dB) the challenger must hold for the dwell (fast path).
     public var margin: Double

@@ -39,6 +39,21 @@ struct RangingTrialTests {
         #expect(trial.firstDecisionMet)
     }
 
+    /// The first attempt: a moving average of (RSSI − measured power) in dB and a fixed
+    /// 10 dB hysteresis, with none of the engine's departure, averaged-lead or reluctance rules.
+    static let movingAverage = RangingConfiguration(
+        smoothing: .arma(timeConstant: 2),
+        hysteresis: CafeHysteresis(margin: 10, dwell: 0, dwellPackets: 1, currentHold: 0, departureDrop: .infinity,
+                                   slowMargin: .infinity, probationMargin: .infinity, reluctance: 0))
+
+    @Test("these targets catch a regression: a moving average with a fixed 10 dB margin flaps at the midpoint on these seeds")
+    func movingAverageFails() {
+        let counts = Self.seeds.map { RangingTrial(.midpoint, seed: $0, configuration: Self.movingAverage).switches.count }
+        #expect(counts.filter { $0 > 2 }.count >= Self.seeds.count / 2, "midpoint switches per seed: \(counts)")
+        let engine = Self.seeds.map { RangingTrial(.midpoint, seed: $0).switches.count }
+        #expect(engine.allSatisfy { $0 <= 2 }, "midpoint switches per seed: \(engine)")
+    }
+
     @Test("the first decision needs two packets: one packet alone, or two of different cafés, decide nothing")
     func neverFromOnePacket() {
         let scenario = TraceScenario.walk(seed: 1, radio: .indoor)

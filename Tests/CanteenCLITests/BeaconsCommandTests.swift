@@ -91,12 +91,14 @@ struct BeaconsCommandTests {
             #expect(result.status == 0, "\(result.errors)")
             let decisions = result.output.split(separator: "\n").filter { $0.contains("nearest café  ") }
             #expect(decisions.count == 2, "\(result.output)")
+            #expect(decisions.first?.hasSuffix("none -> cafe-a (first choice)") == true, "\(result.output)")
             let drawing = try String(contentsOfFile: svg, encoding: .utf8)
             #expect(drawing.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
             #expect(drawing.hasSuffix("</svg>\n"))
             #expect(drawing.components(separatedBy: "<polyline").count - 1 == 2)  // one smoothed line per beacon
             #expect(drawing.components(separatedBy: "<circle").count - 1 > 400)   // the packets
             #expect(drawing.contains("→ cafe-a at") && drawing.contains("→ cafe-b at"))
+            #expect(drawing.contains("(first choice)"))
             #expect(drawing.components(separatedBy: "stroke-dasharray").count - 1 == decisions.count)
         }
     }
