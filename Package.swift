@@ -38,7 +38,6 @@ let package = Package(
         ),
         .target(
             name: "Beacons",
-            dependencies: ["CanteenCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -162,6 +161,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "ranging-trials",
+            dependencies: ["Beacons"],
+            path: "Benchmarks/RangingTrials",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "server-bench",
             dependencies: ["BenchFigures"],
             path: "Benchmarks/ServerBench",
@@ -241,7 +246,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconsTests",
-            dependencies: ["Beacons", "CanteenCore"],
+            dependencies: ["Beacons"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
@@ -259,7 +264,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenCLITests",
-            dependencies: ["CanteenTestSupport"],
+            dependencies: ["Beacons", "CanteenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -73,7 +73,8 @@ for run in 1...max(1, runs) {
     let wallStart = ContinuousClock.now
     reader.forEachPacket { packet in
         guard packet.type == .event else { return }
-        let summary = IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date) { sighting in
+        let summary = IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date,
+                                                      cutByCapture: packet.isCut) { sighting in
             sightings += 1
             engine.process(sighting) { event in
                 if case .nearestCafeChanged = event { switches += 1 }

@@ -14,21 +14,32 @@ public enum AdvertisingReportParser {
         public var malformedCount = 0
         /// Whether the event ended before the announced reports did (the rest is dropped).
         public var truncated = false
+        /// Whether the event's parameter-length byte disagreed with its bytes (and no capture cut
+        /// explains it): the event is malformed and yields no report, as `HCIEvent` refuses it.
+        public var malformedEvent = false
 
         public init() {}
     }
 
     /// Calls `body` for every well-formed report of an HCI event (code, length, parameters; no H4
     /// byte). Events of other kinds are ignored. Never reads outside `event`.
+    ///
+    /// An event whose length byte disagrees with its bytes is malformed and yields nothing (btmon
+    /// refuses it too), unless `cutByCapture` says the capture itself kept fewer bytes than the
+    /// packet had (a btsnoop record whose included length is below its original length): then the
+    /// whole reports before the cut are still handed over.
     @discardableResult
     public static func forEachReport(
-        inEvent event: UnsafeRawBufferPointer, _ body: (AdvertisingReportView) throws -> Void
+        inEvent event: UnsafeRawBufferPointer, cutByCapture: Bool = false,
+        _ body: (AdvertisingReportView) throws -> Void
     ) rethrows -> Summary {
         var summary = Summary()
-        guard event.count >= 4, event[0] == HCIEvent.leMetaCode else { return summary }
-        let declaredEnd = 2 + Int(event[1])
-        if declaredEnd > event.count { summary.truncated = true }
-        let end = min(declaredEnd, event.count)
+        guard event.count >= 2, event[0] == HCIEvent.leMetaCode else { return summary }
+        guard let end = HCIEvent.parameterEnd(of: event, cutByCapture: cutByCapture) else {
+            summary.malformedEvent = true
+            return summary
+        }
+        if end < 2 + Int(event[1]) { summary.truncated = true }
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: event[0..<end]), offset: 2)
         guard let subevent = reader.u8(), let count = reader.u8(),
               subevent == legacySubevent || subevent == extendedSubevent

@@ -10,11 +10,28 @@ public struct BTSnoopReader: Sendable {
         public var recordCount = 0
         /// Bytes after the last whole record (a capture cut mid-record); 0 for a whole file.
         public var trailingByteCount = 0
+        /// Received events whose length byte disagreed with their bytes (counted by `sightings()`
+        /// and by callers that pass each event's parser summary to `count(_:)`); they yield nothing.
+        public var malformedEventCount = 0
 
-        /// A warning for a capture that ends mid-record, nil otherwise.
+        public init() {}
+
+        /// Counts what the report parser found wrong with one event.
+        public mutating func count(_ event: AdvertisingReportParser.Summary) {
+            if event.malformedEvent { malformedEventCount += 1 }
+        }
+
+        /// A warning for a capture that ends mid-record or holds malformed events, nil otherwise.
         public var warning: String? {
-            guard trailingByteCount > 0 else { return nil }
-            return "capture ends mid-record: read \(recordCount) whole records, ignored the last \(trailingByteCount) bytes"
+            var parts: [String] = []
+            if trailingByteCount > 0 {
+                parts.append("capture ends mid-record: read \(recordCount) whole records, ignored the last \(trailingByteCount) bytes")
+            }
+            if malformedEventCount > 0 {
+                parts.append("ignored \(malformedEventCount) malformed event\(malformedEventCount == 1 ? "" : "s") "
+                    + "(parameter length disagrees with the bytes)")
+            }
+            return parts.isEmpty ? nil : parts.joined(separator: "; ")
         }
     }
 
@@ -50,7 +67,7 @@ public struct BTSnoopReader: Sendable {
             var reader = ByteReader(raw, offset: Self.headerLength)
             while reader.remaining > 0 {
                 let recordStart = reader.offset
-                guard reader.skip(4), let included = reader.u32BE(), let flags = reader.u32BE(),
+                guard let original = reader.u32BE(), let included = reader.u32BE(), let flags = reader.u32BE(),
                       reader.skip(4), let timestamp = reader.i64BE(),
                       let packet = reader.take(Int(included))
                 else {
@@ -58,7 +75,8 @@ public struct BTSnoopReader: Sendable {
                     break
                 }
                 summary.recordCount += 1
-                if let view = Self.packet(datalink: datalink, flags: flags, timestamp: timestamp, packet: packet) {
+                if var view = Self.packet(datalink: datalink, flags: flags, timestamp: timestamp, packet: packet) {
+                    view.isCut = included < original
                     try body(view)
                 }
             }
@@ -76,10 +94,13 @@ public struct BTSnoopReader: Sendable {
     /// Every iBeacon sighting in received events, in capture order, plus the summary.
     public func sightings() -> (sightings: [IBeaconSighting], summary: Summary) {
         var sightings: [IBeaconSighting] = []
-        let summary = forEachPacket { packet in
+        var events = Summary()
+        var summary = forEachPacket { packet in
             guard packet.type == .event, packet.direction == .received else { return }
-            IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date) { sightings.append($0) }
+            events.count(IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date,
+                                                         cutByCapture: packet.isCut) { sightings.append($0) })
         }
+        summary.malformedEventCount = events.malformedEventCount
         return (sightings, summary)
     }
 

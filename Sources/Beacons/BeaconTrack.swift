@@ -22,6 +22,9 @@ public struct BeaconTrack: Sendable {
     /// The smoothed RSSI in dBm.
     public var smoothedRSSI: Double? { filter.value }
 
+    /// The smoothed RSSI relative to the measured power at 1 m (dB): what the engine compares.
+    public var level: Double? { filter.value.map { $0 - measuredPower } }
+
     /// The proximity at `time`: unknown when not seen for the timeout or without a distance.
     public func proximity(at time: Date, configuration: RangingConfiguration) -> Proximity {
         guard inRegion, time.timeIntervalSince(lastSeen) <= configuration.proximityTimeout else { return .unknown }

@@ -13,6 +13,8 @@ public struct CapturedPacketView {
     public var timestamp: Int64
     /// The packet without its H4 byte.
     public var payload: UnsafeRawBufferPointer
+    /// Whether the capture kept fewer bytes than the packet had (included < original length).
+    public var isCut = false
 
     /// The timestamp as a date.
     public var date: Date {
@@ -29,18 +31,21 @@ public struct CapturedPacket: Hashable, Sendable {
     public var adapterIndex: UInt16
     public var timestamp: Int64
     public var payload: [UInt8]
+    /// Whether the capture kept fewer bytes than the packet had.
+    public var isCut: Bool
 
     public init(type: H4PacketType?, direction: PacketDirection, adapterIndex: UInt16 = 0,
-                timestamp: Int64, payload: [UInt8]) {
+                timestamp: Int64, payload: [UInt8], isCut: Bool = false) {
         self.type = type
         self.direction = direction
         self.adapterIndex = adapterIndex
         self.timestamp = timestamp
         self.payload = payload
+        self.isCut = isCut
     }
 
     public init(_ view: CapturedPacketView) {
         self.init(type: view.type, direction: view.direction, adapterIndex: view.adapterIndex,
-                  timestamp: view.timestamp, payload: Array(view.payload))
+                  timestamp: view.timestamp, payload: Array(view.payload), isCut: view.isCut)
     }
 }

@@ -15,10 +15,15 @@ public enum HCIEvent: Hashable, Sendable {
     public static let commandStatusCode: UInt8 = 0x0F
     public static let leMetaCode: UInt8 = 0x3E
 
-    /// Decodes an event; nil when the bytes are too short or the length byte does not match.
-    public init?(bytes: [UInt8]) {
-        guard bytes.count >= 2, Int(bytes[1]) == bytes.count - 2 else { return nil }
-        let parameters = Array(bytes[2...])
+    /// Decodes an event; nil when the bytes are too short or the length byte does not match them.
+    ///
+    /// With `cutByCapture` (a btsnoop record that kept fewer bytes than the packet had), an event
+    /// shorter than its length byte says is decoded from the bytes present, as the report parser does.
+    public init?(bytes: [UInt8], cutByCapture: Bool = false) {
+        guard let end = bytes.withUnsafeBytes({ Self.parameterEnd(of: $0, cutByCapture: cutByCapture) }) else {
+            return nil
+        }
+        let parameters = Array(bytes[2..<end])
         switch bytes[0] {
         case Self.commandCompleteCode:
             guard parameters.count >= 3 else { return nil }
@@ -34,6 +39,17 @@ public enum HCIEvent: Hashable, Sendable {
         default:
             self = .other(code: bytes[0], parameters: parameters)
         }
+    }
+
+    /// Where an event's parameters end: one rule for `HCIEvent` and `AdvertisingReportParser`.
+    ///
+    /// The length byte must match the bytes that follow it; a capture that cut the packet may hold
+    /// fewer (never more). Nil for a malformed event.
+    static func parameterEnd(of event: UnsafeRawBufferPointer, cutByCapture: Bool) -> Int? {
+        guard event.count >= 2 else { return nil }
+        let declaredEnd = 2 + Int(event[1])
+        if declaredEnd == event.count { return declaredEnd }
+        return cutByCapture && declaredEnd > event.count ? event.count : nil
     }
 
     /// Encodes the event (code, length, parameters).

@@ -20,12 +20,14 @@ public struct IBeaconSighting: Hashable, Sendable {
         self.rssi = rssi
     }
 
-    /// Calls `body` for every iBeacon in an HCI event (code, length, parameters; no H4 byte).
+    /// Calls `body` for every iBeacon in an HCI event (code, length, parameters; no H4 byte);
+    /// `cutByCapture` as for `AdvertisingReportParser.forEachReport`.
     @discardableResult
     public static func forEachSighting(
-        inEvent event: UnsafeRawBufferPointer, time: Date, _ body: (IBeaconSighting) throws -> Void
+        inEvent event: UnsafeRawBufferPointer, time: Date, cutByCapture: Bool = false,
+        _ body: (IBeaconSighting) throws -> Void
     ) rethrows -> AdvertisingReportParser.Summary {
-        try AdvertisingReportParser.forEachReport(inEvent: event) { report in
+        try AdvertisingReportParser.forEachReport(inEvent: event, cutByCapture: cutByCapture) { report in
             guard let beacon = IBeacon.parse(advertisingData: report.data) else { return }
             try body(IBeaconSighting(time: time, address: report.address, identity: beacon.identity,
                                      txPower: beacon.measuredPower, rssi: report.rssi))

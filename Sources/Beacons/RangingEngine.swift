@@ -11,8 +11,13 @@ public struct RangingEngine: Sendable {
     public private(set) var tracks: [BeaconTrack] = []
     private var trackIndex: [BeaconIdentity: Int] = [:]
     private var selector: NearestCafeSelector
-    private var cafeDistances: [Double]
+    private var cafeLevels: [Double]
     private var cafePresent: [Bool]
+    private var cafePackets: [Int]
+    /// Per café, its tracks' indices; and the one café a sighting just changed (the others only
+    /// change with time, and are recomputed at each sweep).
+    private var cafeTracks: [[Int]]
+    private var changedCafe: Int?
     private var nextSweep: Double = -.infinity
     /// Time of the latest sighting.
     public private(set) var now: Date?
@@ -21,8 +26,10 @@ public struct RangingEngine: Sendable {
         self.registry = registry
         self.configuration = configuration
         self.selector = NearestCafeSelector(hysteresis: configuration.hysteresis)
-        self.cafeDistances = Array(repeating: .infinity, count: registry.cafeIDs.count)
+        self.cafeLevels = Array(repeating: -.infinity, count: registry.cafeIDs.count)
         self.cafePresent = Array(repeating: false, count: registry.cafeIDs.count)
+        self.cafePackets = Array(repeating: 0, count: registry.cafeIDs.count)
+        self.cafeTracks = Array(repeating: [], count: registry.cafeIDs.count)
     }
 
     // MARK: - State
@@ -31,6 +38,9 @@ public struct RangingEngine: Sendable {
     public var nearestCafeID: String? {
         selector.current.map { registry.cafeIDs[$0] }
     }
+
+    /// Why the nearest café last changed; nil before the first decision.
+    public var lastChangeReason: NearestCafeSelector.Reason? { selector.lastReason }
 
     /// Sets the current café, as the caller of the stateless locate API believes it to be.
     public mutating func assumeCurrentCafe(_ cafeID: String?) {
@@ -82,6 +92,7 @@ public struct RangingEngine: Sendable {
                 lastSeen: time, filter: RSSIFilter(smoothing: configuration.smoothing),
                 distance: nil, inRegion: false))
             trackIndex[sighting.identity] = index
+            if let cafe = tracks[index].cafeIndex { cafeTracks[cafe].append(index) }
         }
         if !tracks[index].inRegion {
             tracks[index].inRegion = true
@@ -99,6 +110,7 @@ public struct RangingEngine: Sendable {
                     rssi: smoothed, measuredPower: tracks[index].measuredPower)
             }
         }
+        changedCafe = tracks[index].cafeIndex ?? -1
         advance(to: time, events: events)
     }
 
@@ -116,7 +128,12 @@ public struct RangingEngine: Sendable {
     private mutating func advance(to time: Date, settle: Bool, events: (RangingEvent) -> Void) {
         let seconds = time.timeIntervalSinceReferenceDate
         now = max(now ?? time, time)
+        // A sighting changes one café; time passing (timeouts, exits) is caught up with at each sweep.
+        var recomputeAll = changedCafe == nil
+        let changedIndex = changedCafe ?? -1
+        changedCafe = nil
         if seconds >= nextSweep {
+            recomputeAll = true
             nextSweep = seconds + min(1, configuration.regionExitSilence / 2)
             for index in tracks.indices where tracks[index].inRegion {
                 if time.timeIntervalSince(tracks[index].lastSeen) > configuration.regionExitSilence {
@@ -127,27 +144,39 @@ public struct RangingEngine: Sendable {
                 }
             }
         }
-        guard !cafeDistances.isEmpty else { return }
-        for cafe in cafeDistances.indices {
-            cafeDistances[cafe] = .infinity
-            cafePresent[cafe] = false
-        }
-        for index in tracks.indices where tracks[index].inRegion {
-            guard let cafe = tracks[index].cafeIndex else { continue }
-            cafePresent[cafe] = true
-            if let distance = tracks[index].distance,
-               time.timeIntervalSince(tracks[index].lastSeen) <= configuration.proximityTimeout,
-               distance < cafeDistances[cafe] {
-                cafeDistances[cafe] = distance
-            }
+        guard !cafeLevels.isEmpty else { return }
+        if recomputeAll {
+            for cafe in cafeLevels.indices { recompute(cafe: cafe, at: time) }
+        } else if changedIndex >= 0 {
+            recompute(cafe: changedIndex, at: time)
         }
         let previous = selector.current
         let changed = settle
-            ? selector.settle(distances: cafeDistances, present: cafePresent)
-            : selector.update(time: seconds, distances: cafeDistances, present: cafePresent)
+            ? selector.settle(levels: cafeLevels, present: cafePresent)
+            : selector.update(time: seconds, levels: cafeLevels, present: cafePresent, packets: cafePackets)
         if changed {
             events(.nearestCafeChanged(from: previous.map { registry.cafeIDs[$0] },
                                        to: selector.current.map { registry.cafeIDs[$0] }, at: time))
         }
+    }
+
+    /// A café's level (its strongest beacon heard within the proximity timeout), whether any of
+    /// its beacons is in region, and their packets.
+    private mutating func recompute(cafe: Int, at time: Date) {
+        var level = -Double.infinity
+        var present = false
+        var packets = 0
+        for index in cafeTracks[cafe] where tracks[index].inRegion {
+            present = true
+            packets += tracks[index].filter.sampleCount
+            if let trackLevel = tracks[index].level,
+               time.timeIntervalSince(tracks[index].lastSeen) <= configuration.proximityTimeout,
+               trackLevel > level {
+                level = trackLevel
+            }
+        }
+        cafeLevels[cafe] = level
+        cafePresent[cafe] = present
+        cafePackets[cafe] = packets
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Model: each beacon advertises every `advertisingInterval` seconds plus a random 0–10 ms delay
 /// (as BLE does). The received RSSI is the log-distance path loss
-/// `measuredPower − 10·n·log10(max(d, 0.1 m))` plus Gaussian noise of `noiseSigma` dB, rounded and
-/// clamped to −127…20 dBm, where d is the 2-D distance from the device to the beacon.
+/// `measuredPower − 10·n·log10(max(d, 0.1 m))` minus what `radio` adds (shadowing, fading, a body
+/// in the way, noise), rounded and clamped to −127…20 dBm, where d is the 2-D distance from the
+/// device to the beacon; `radio` also drops a share of the advertisements.
 public struct TraceGenerator: Sendable {
     /// A point on the floor, in metres.
     public struct Point: Hashable, Sendable {
@@ -65,8 +66,8 @@ public struct TraceGenerator: Sendable {
     public var beacons: [PlacedBeacon]
     public var path: Path
     public var seed: UInt64
-    public var pathLossExponent = 2.0
-    public var noiseSigma = 4.0
+    /// The radio between beacons and phone; the plain Gaussian model unless set.
+    public var radio = RadioModel.gaussian
     public var advertisingInterval = 0.1
     /// Reports packed into each LE Advertising Report event (legacy: at most 6; extended: at most 4).
     public var reportsPerEvent = 1
@@ -89,6 +90,9 @@ public struct TraceGenerator: Sendable {
         guard !beacons.isEmpty else { return }
         var random = SeededRandom(seed: seed)
         var next = beacons.map { _ in Double.random(in: 0..<advertisingInterval, using: &random) }
+        let placeExponent = RadioChannel.uniform(in: radio.pathLossExponent, using: &random)
+        var channels = beacons.map { _ in RadioChannel(model: radio, placeExponent: placeExponent, using: &random) }
+        var bodies = BodyBlocking(model: radio, using: &random)
         let duration = path.duration
         while true {
             var index = 0
@@ -97,13 +101,25 @@ public struct TraceGenerator: Sendable {
             guard elapsed <= duration else { return }
             next[index] += advertisingInterval + Double.random(in: 0..<0.01, using: &random)
             let placed = beacons[index]
+            bodies.advance(to: elapsed, channels: &channels, model: radio, using: &random)
+            let excess = channels[index].excessLoss(at: elapsed, model: radio, using: &random)
+            if channels[index].lossProbability > 0,
+               Double.random(in: 0..<1, using: &random) < channels[index].lossProbability { continue }
             let distance = max(0.1, path.position(at: elapsed).distance(to: placed.position))
-            let mean = Double(placed.beacon.measuredPower) - 10 * pathLossExponent * log10(distance)
-            let rssi = (mean + noiseSigma * random.nextGaussian()).rounded()
+            let mean = Double(placed.beacon.measuredPower) - 10 * channels[index].exponent * log10(distance)
+            let rssi = (mean - excess).rounded()
             let time = start.addingTimeInterval((elapsed * 1_000_000).rounded() / 1_000_000)
             body(IBeaconSighting(time: time, address: placed.address, identity: placed.beacon.identity,
                                  txPower: placed.beacon.measuredPower, rssi: Int8(min(20, max(-127, rssi)))))
         }
+    }
+
+    /// Each beacon's path-loss exponent in this trace, in the order of `beacons`.
+    public func pathLossExponents() -> [Double] {
+        var random = SeededRandom(seed: seed)
+        _ = beacons.map { _ in Double.random(in: 0..<advertisingInterval, using: &random) }
+        let placeExponent = RadioChannel.uniform(in: radio.pathLossExponent, using: &random)
+        return beacons.map { _ in RadioChannel(model: radio, placeExponent: placeExponent, using: &random).exponent }
     }
 
     /// Every sighting, in time order.

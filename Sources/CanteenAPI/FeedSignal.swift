@@ -18,6 +18,9 @@ final class FeedSignal: Sendable {
         /// When each café's latest change was published (for the wake-up delay metric).
         var publishedAt: [String: ContinuousClock.Instant] = [:]
         var waiters: [String: [UInt64: Waiter]] = [:]
+        /// No waiter's deadline is before this (it may be earlier than the earliest one left,
+        /// after wake-ups): the timer looks through the waiters only once it has passed.
+        var earliestDeadline: ContinuousClock.Instant?
         var nextID: UInt64 = 0
         var timerRunning = false
         var released = false
@@ -81,6 +84,7 @@ final class FeedSignal: Sendable {
                     if (state.latest[cafeID] ?? 0) > cursor { return true }
                     if state.released || Task.isCancelled || deadline <= .now { return false }
                     state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline)
+                    state.earliestDeadline = min(state.earliestDeadline ?? deadline, deadline)
                     if !state.timerRunning {
                         state.timerRunning = true
                         startTimer = true
@@ -101,6 +105,13 @@ final class FeedSignal: Sendable {
         while true {
             let now = ContinuousClock.now
             let (expired, next) = state.withLock { state -> ([Waiter], ContinuousClock.Instant?) in
+                if state.waiters.isEmpty {
+                    state.timerRunning = false
+                    state.earliestDeadline = nil
+                    return ([], nil)
+                }
+                // Nothing is due yet: no need to look through (and copy) every waiter.
+                if let earliest = state.earliestDeadline, now < earliest { return ([], earliest) }
                 var expired: [Waiter] = []
                 var next: ContinuousClock.Instant?
                 for (cafeID, waiting) in state.waiters {
@@ -115,6 +126,7 @@ final class FeedSignal: Sendable {
                     if state.waiters[cafeID]?.isEmpty == true { state.waiters.removeValue(forKey: cafeID) }
                 }
                 if next == nil { state.timerRunning = false }
+                state.earliestDeadline = next
                 return (expired, next)
             }
             for waiter in expired { waiter.continuation.resume(returning: false) }

@@ -1,4 +1,5 @@
 import Beacons
+import CanteenAPI
 import CanteenCore
 import CanteenStore
 import Foundation

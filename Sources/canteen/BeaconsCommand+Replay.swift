@@ -21,12 +21,15 @@ extension BeaconsCommand {
                     output.line(BeaconsConsole.pad("time", 29) + BeaconsConsole.pad("address", 19)
                                 + BeaconsConsole.pad("beacon", 48) + BeaconsConsole.pad("tx", 5) + "rssi")
                 }
-                let summary = reader.forEachPacket { packet in
+                var events = BTSnoopReader.Summary()
+                var summary = reader.forEachPacket { packet in
                     guard packet.type == .event, packet.direction == .received else { return }
-                    IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date) { sighting in
+                    events.count(IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date,
+                                                                 cutByCapture: packet.isCut) { sighting in
                         output.line(format == .jsonl ? sighting.jsonLine : BeaconsConsole.tableRow(sighting))
-                    }
+                    })
                 }
+                summary.malformedEventCount = events.malformedEventCount
                 output.flush()
                 if let warning = summary.warning {
                     BeaconsConsole.warn("warning: \(file): \(warning)")

@@ -79,16 +79,43 @@ struct AdvertisingReportParserTests {
         #expect(IBeacon.parse(advertisingData: afterZero) == nil)
     }
 
-    @Test("an event cut short keeps the whole reports before the cut")
-    func truncatedEvent() {
+    @Test("an event whose length byte says more than its bytes is malformed: no reports, as HCIEvent refuses it")
+    func lengthBeyondBytes() {
         var event = Fixtures.metaEvent(subevent: 0x02, reports: [
             Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
             Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC1),
         ])
         event.removeLast(10)
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
-        #expect(reports.count == 1)
-        #expect(summary.truncated)
+        #expect(reports.isEmpty && summary.malformedEvent && summary.reportCount == 0)
+        #expect(IBeaconSighting.sightings(inEvent: event, time: Date()).isEmpty)
+        #expect(HCIEvent(bytes: event) == nil)
+    }
+
+    @Test("an event whose length byte says less than its bytes is malformed too")
+    func lengthShortOfBytes() {
+        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
+            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
+        ]) + [0x00, 0x00]
+        let (reports, summary) = AdvertisingReport.reports(inEvent: event)
+        #expect(reports.isEmpty && summary.malformedEvent)
+        #expect(HCIEvent(bytes: event) == nil)
+        #expect(HCIEvent(bytes: event, cutByCapture: true) == nil)
+    }
+
+    @Test("an event the capture cut keeps the whole reports before the cut, in both parsers")
+    func cutByCapture() throws {
+        var event = Fixtures.metaEvent(subevent: 0x02, reports: [
+            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
+            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC1),
+        ])
+        event.removeLast(10)
+        let summary = event.withUnsafeBytes { raw in
+            AdvertisingReportParser.forEachReport(inEvent: raw, cutByCapture: true) { _ in }
+        }
+        #expect(summary.reportCount == 1 && summary.truncated && !summary.malformedEvent)
+        let decoded = try #require(HCIEvent(bytes: event, cutByCapture: true))
+        #expect(decoded == .leMeta(subevent: 0x02, parameters: Array(event[3...])))
     }
 
     @Test("a count larger than the reports present stops at the end")

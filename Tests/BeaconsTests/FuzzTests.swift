@@ -29,11 +29,14 @@ struct FuzzTests {
 
     /// What an event must give, decoded by the letter of the Core specification (Vol 4 Part E
     /// 7.7.65.2 and 7.7.65.13) independently of the parser: each well-formed report's iBeacon,
-    /// in order; reading stops at the first report the event cuts short.
+    /// in order; reading stops at the first report the event cuts short; an event whose length
+    /// byte disagrees with its bytes gives none.
     static func expectedSightings(_ event: [UInt8]) -> [(address: UInt64, uuid: [UInt8], major: UInt16, minor: UInt16,
                                                           power: Int8, rssi: Int8?)] {
-        guard event.count >= 4, event[0] == 0x3E else { return [] }
-        let bytes = Array(event.prefix(2 + Int(event[1])))
+        // The length byte must match the bytes (an event that disagrees is malformed and yields
+        // nothing; only a btsnoop record that says it was cut may hold fewer, not tested here).
+        guard event.count >= 4, event[0] == 0x3E, event.count == 2 + Int(event[1]) else { return [] }
+        let bytes = event
         guard bytes.count >= 4, bytes[2] == 0x02 || bytes[2] == 0x0D else { return [] }
         let extended = bytes[2] == 0x0D
         var offset = 4
@@ -72,7 +75,7 @@ struct FuzzTests {
         return found
     }
 
-    @Test("20,000 mutated events and captures: the sightings are exactly what the reference decoder reads, and nothing crashes")
+    @Test("20,000 mutated events and captures: the sightings are exactly what the reference decoder reads, the two parsers agree on malformed events, and nothing crashes")
     func fuzz() throws {
         var random = SeededRandom(seed: Self.seed)
         let scenario = TraceScenario.walk(seed: 7, spacing: 4, speed: 4, linger: 0)
@@ -110,6 +113,14 @@ struct FuzzTests {
             } else {
                 #expect(event.count < 2 || event.count != 2 + Int(event[1]) || [0x0E, 0x0F, 0x3E].contains(event[0]))
             }
+            for cut in [false, true] {
+                // One rule for both parsers: what the report parser calls malformed, HCIEvent refuses.
+                let summary = event.withUnsafeBytes { AdvertisingReportParser.forEachReport(inEvent: $0, cutByCapture: cut) { _ in } }
+                let decoded = HCIEvent(bytes: event, cutByCapture: cut)
+                if summary.malformedEvent { #expect(decoded == nil, "\(event)") }
+                if summary.reportCount > 0 { #expect(decoded != nil, "\(event)") }
+            }
+            _ = HCICommand(bytes: event)
             var deframer = H4Deframer()
             deframer.append([0x04] + event)
             var framed: [[UInt8]] = []

@@ -20,7 +20,7 @@ struct HysteresisTests {
         return changes
     }
 
-    @Test("walking from café A to café B switches exactly once, within a few seconds of the midpoint",
+    @Test("walking from café A to café B on the plain radio switches exactly once, after the midpoint and before reaching B",
           arguments: [1, 2, 3, 4, 5] as [UInt64])
     func walk(seed: UInt64) throws {
         let scenario = TraceScenario.walk(seed: seed)
@@ -31,12 +31,11 @@ struct HysteresisTests {
         #expect(switches.count == 1)
         let switched = try #require(switches.first)
         #expect(switched.from == "cafe-a" && switched.to == "cafe-b")
-        // Smoothing (τ 1.5 s), the 25 % margin and the 1.5 s dwell put the switch 3–6 s past the midpoint.
-        let lag = switched.at - scenario.midpointTime
-        #expect(lag > 0 && lag < 6, "switched at \(switched.at) s, midpoint \(scenario.midpointTime) s")
+        #expect(switched.at > scenario.midpointTime && switched.at <= scenario.arrivalTime,
+                "switched at \(switched.at) s, midpoint \(scenario.midpointTime) s, B at \(scenario.arrivalTime) s")
     }
 
-    @Test("standing at the midpoint for 10 minutes switches at most once", arguments: [1, 2, 3, 4, 5] as [UInt64])
+    @Test("standing at the midpoint for 10 minutes on the plain radio switches at most once", arguments: [1, 2, 3, 4, 5] as [UInt64])
     func standStill(seed: UInt64) throws {
         let changes = try Self.changes(TraceScenario.standAtMidpoint(seed: seed))
         #expect(changes.filter { $0.from != nil }.count <= 1, "changes: \(changes)")

@@ -267,4 +267,16 @@ struct ObservabilityTests {
         ops.role = .ops
         try MetricsAccess.authorize(token: ops, remoteAddress: socket)
     }
+
+    @Test("a new request id is 16 URL-safe characters, accepted as a client's would be, and ids do not repeat")
+    func newRequestIDs() {
+        let ids = (0..<2_000).map { _ in RequestLog.make() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.utf8.count == 16 && RequestLog.accepted($0) == $0 })
+        // Every position takes many values (no constant or stuck character).
+        for position in 0..<16 {
+            let values = Set(ids.map { Array($0.utf8)[position] })
+            #expect(values.count > 32, "position \(position) took only \(values.count) values")
+        }
+    }
 }

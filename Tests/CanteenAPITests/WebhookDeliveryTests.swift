@@ -14,7 +14,8 @@ import Synchronization
 import Testing
 
 /// Short delays for tests: retries after 50 ms (doubling up to 400 ms), requests time out after 2 s.
-let quickDelivery = WebhookDeliverySettings(timeout: .seconds(2), firstRetryDelay: .milliseconds(50),
+// Short retries, and the product's own 10 s timeout: a busy machine may take seconds to answer.
+let quickDelivery = WebhookDeliverySettings(timeout: .seconds(10), firstRetryDelay: .milliseconds(50),
                                             maxRetryDelay: .milliseconds(400), maxConcurrentDeliveries: 16,
                                             pollInterval: .milliseconds(200), roundSpacing: .milliseconds(10))
 
@@ -156,10 +157,11 @@ struct WebhookDeliveryTests {
             switch request.path {
             case "/moved": .redirect("/elsewhere")
             case "/elsewhere": .status(200)
-            default: request.earlier == 0 ? .delayed(.seconds(3), 200) : .status(200)
+            default: request.earlier == 0 ? .delayed(.seconds(12), 200) : .status(200)
             }
         }
-        let settings = WebhookDeliverySettings(timeout: .milliseconds(500), firstRetryDelay: .milliseconds(50),
+        // The timeout is long enough for a loaded machine to answer the redirect, and far below the slow answer.
+        let settings = WebhookDeliverySettings(timeout: .seconds(4), firstRetryDelay: .milliseconds(50),
                                                maxRetryDelay: .milliseconds(200), pollInterval: .milliseconds(200),
                                                roundSpacing: .milliseconds(10))
         try await receiver.serve { port in

@@ -105,4 +105,12 @@ import Testing
         #expect(RFC3339.utcStoredMilliseconds(unixMicroseconds: 253_402_300_800_000_000) == nil)  // year 10000
         #expect(RFC3339.utcMicroseconds(Date(timeIntervalSince1970: 1_795_000_000.1234567)) == "2026-11-18T11:06:40.123457Z")
     }
+
+    @Test("UTC instants with microseconds, before and after 1970 and on a leap day")
+    func rfc3339Microseconds() {
+        #expect(RFC3339.utcMicroseconds(unixMicroseconds: 0) == "1970-01-01T00:00:00.000000Z")
+        #expect(RFC3339.utcMicroseconds(unixMicroseconds: -1) == "1969-12-31T23:59:59.999999Z")
+        #expect(RFC3339.utcMicroseconds(unixMicroseconds: 951_782_400_000_001) == "2000-02-29T00:00:00.000001Z")
+        #expect(RFC3339.utcMicroseconds(Date(timeIntervalSince1970: 1_790_000_000.123456)) == "2026-09-21T14:13:20.123456Z")
+    }
 }

@@ -1,3 +1,4 @@
+import Beacons
 import CanteenCore
 import Foundation
 
