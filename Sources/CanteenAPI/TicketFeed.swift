@@ -93,6 +93,8 @@ public final class TicketFeed: Service, Sendable {
                 while true {
                     do {
                         try await self.catchUp()
+                    } catch is CancellationError {
+                        return  // shutting down: not a failure worth a warning
                     } catch {
                         self.logger.warning("reading the kitchen feed's changes failed: \(error)")
                     }
