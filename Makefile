@@ -61,3 +61,12 @@ lint:
 
 clean:
 	rm -rf .build
+
+# PostgreSQL (issue 15): the store suite on both engines and several servers on one database,
+# against a private server started and stopped by scripts/test-postgres.sh (about 2–3 minutes).
+APT_PACKAGES += postgresql-15 postgresql-client-15
+TEST_SUITES += test-postgres
+.PHONY: test-postgres
+test-postgres: deps
+	$(SWIFT) build --build-tests
+	scripts/test-postgres.sh

@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: - Libraries
@@ -76,6 +77,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenPostgres",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
@@ -93,6 +105,8 @@ let package = Package(
             dependencies: [
                 "CanteenCore",
                 "CanteenStore",
+                "CanteenPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenAPI",
                 "CanteenFormat",
                 "Beacons",
@@ -106,6 +120,7 @@ let package = Package(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
+                "CanteenCore",
                 "Beacons",
                 "BlueZScanner",
                 "CardReader",
@@ -145,11 +160,15 @@ let package = Package(
             dependencies: [
                 "CanteenCore",
                 "CanteenStore",
+                "CanteenPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenApp",
                 "CanteenAPI",
                 "CanteenFormat",
                 "Beacons",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/CanteenTestSupport",
             swiftSettings: swiftSettings
@@ -169,7 +188,8 @@ let package = Package(
         .testTarget(
             name: "CanteenStoreTests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenTestSupport",
+                "CanteenCore", "CanteenStore", "CanteenPostgres", "CanteenApp", "CanteenTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

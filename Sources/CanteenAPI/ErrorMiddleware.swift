@@ -24,6 +24,9 @@ struct ErrorMiddleware: RouterMiddleware {
                 canteenError = CanteenError(.invalid, code: .methodNotAllowed,
                                             message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
             }
+            if canteenError.kind == .unavailable {
+                context.logger.warning("request failed: database unavailable", metadata: ["error": "\(canteenError.message)"])
+            }
             if canteenError.kind == .internal {
                 // Logged in full (a corrupt row is named there); the client learns only that it failed.
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -116,6 +119,7 @@ public enum ErrorResponse {
         case .forbidden: return .forbidden
         case .preconditionFailed: return .preconditionFailed
         case .internal: return .internalServerError
+        case .unavailable: return .serviceUnavailable
         }
     }
 
@@ -125,6 +129,8 @@ public enum ErrorResponse {
                                      problems: problems.map { Body.Problem(code: $0.code, field: $0.path, message: $0.message) }))
         var headers = HTTPFields()
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
+        // The database comes back within seconds (a restart, a failover): say when to try again.
+        if error.kind == .unavailable { headers[.retryAfter] = "1" }
         return JSONResponse.make(encoded: (try? JSONResponse.encoder.encode(body)) ?? Data(), status: status(for: error),
                                  headers: headers)
     }

@@ -1,7 +1,9 @@
 import CanteenAPI
 import CanteenCore
 import CanteenFormat
+import CanteenPostgres
 import CanteenStore
+import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -9,7 +11,13 @@ import ServiceLifecycle
 
 /// The stores of one database, ready for the API and the command line.
 public struct CanteenStores: Sendable {
-    public let database: AppDatabase
+    /// The engine and its database.
+    public enum Engine: Sendable {
+        case sqlite(AppDatabase)
+        case postgres(PostgresDatabase)
+    }
+
+    public let engine: Engine
     public let cafes: any CafeRepository
     public let tokens: any TokenRepository
     public let orders: any OrderRepository
@@ -20,6 +28,18 @@ public struct CanteenStores: Sendable {
     public let beacons: any BeaconRepository
     public var cards: (any CardRepository)? = nil
 
+    /// The SQLite database, when that is the engine.
+    public var sqliteDatabase: AppDatabase? {
+        if case .sqlite(let database) = engine { return database }
+        return nil
+    }
+
+    /// The PostgreSQL database, when that is the engine.
+    public var postgresDatabase: PostgresDatabase? {
+        if case .postgres(let database) = engine { return database }
+        return nil
+    }
+
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
         let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
@@ -27,7 +47,8 @@ public struct CanteenStores: Sendable {
         let ids = RandomID()
         let tickets = TicketStore(database: database, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
-        var stores = CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
+        var stores = CanteenStores(engine: .sqlite(database), cafes: cafes,
+                                   tokens: TokenStore(database: database, ids: ids, clock: clock),
                                    orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
                                                       ids: ids, clock: clock),
                                    pickupCapacity: capacity, tickets: tickets,
@@ -36,6 +57,67 @@ public struct CanteenStores: Sendable {
                                    beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
         stores.cards = try CardStore.open(database: database, dataDirectory: dataDirectory, clock: clock)
         return stores
+    }
+
+    /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
+    /// migrates first); `withDatabase` runs it around a piece of work. Cards need the key all
+    /// servers share (`CardKey.shared`): without one the card routes answer `cards_unavailable`.
+    public static func open(postgres url: PostgresURL, cardKey: SymmetricKey?, maximumConnections: Int = 20,
+                            logger: Logger = Logger(label: "canteen.postgres"),
+                            clock: @escaping @Sendable () -> Date = Date.init) -> CanteenStores {
+        let database = PostgresDatabase(url: url, maximumConnections: maximumConnections, logger: logger)
+        let cafes = PostgresCafeStore(database: database, clock: clock)
+        let ids = RandomID()
+        let tickets = PostgresTicketStore(database: database, clock: clock)
+        let capacity = PostgresPickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
+        var stores = CanteenStores(
+            engine: .postgres(database), cafes: cafes, tokens: PostgresTokenStore(database: database, ids: ids, clock: clock),
+            orders: PostgresOrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids,
+                                       clock: clock),
+            pickupCapacity: capacity, tickets: tickets, idempotency: PostgresIdempotencyStore(database: database),
+            preferences: PostgresPreferencesStore(database: database, clock: clock),
+            beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock))
+        stores.cards = cardKey.map { PostgresCardStore(database: database, key: $0, clock: clock) }
+        return stores
+    }
+
+    /// The stores at `location`.
+    public static func open(_ location: StoreLocation, clock: @escaping @Sendable () -> Date = Date.init) throws
+        -> CanteenStores {
+        switch location {
+        case .sqlite(let directory):
+            return try open(dataDirectory: directory, clock: clock)
+        case .postgres(let url, let directory):
+            return open(postgres: url, cardKey: try CardKey.shared(dataDirectory: directory), clock: clock)
+        }
+    }
+
+    /// The database as a lifecycle service: on PostgreSQL the pool, the migrations and the
+    /// change listener; on SQLite the change-counter watcher, and closing on shutdown.
+    public var databaseService: any Service {
+        switch engine {
+        case .sqlite(let database): SQLiteDatabaseService(database: database)
+        case .postgres(let database): database
+        }
+    }
+
+    /// Runs `body` with the database running (what the command line and tests need: the
+    /// PostgreSQL pool works only while its service runs), then stops it.
+    public func withDatabase<T: Sendable>(_ body: (CanteenStores) async throws -> T) async throws -> T {
+        guard case .postgres(let database) = engine else { return try await body(self) }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await database.run() }
+            do {
+                let result = try await body(self)
+                group.cancelAll()
+                try? await group.waitForAll()
+                return result
+            } catch {
+                group.cancelAll()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
     }
 
     /// The routes' services over these stores, with a kitchen feed of its own.
@@ -65,11 +147,19 @@ public func buildApplication(_ configuration: AppConfiguration,
                              clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "canteen")
     logger.logLevel = configuration.logLevel
-    let stores = try CanteenStores.open(dataDirectory: configuration.dataDirectory, clock: clock)
-    if let menus = configuration.menusDirectory {
-        let imported = try await stores.importSampleCafesIfEmpty(from: menus)
-        if imported > 0 { logger.info("imported \(imported) cafés from \(menus.relativePath)") }
+    let stores = try CanteenStores.open(configuration.store, clock: clock)
+    if stores.postgresDatabase != nil, stores.cards == nil {
+        logger.warning("cards are unavailable: set CANTEEN_CARD_KEY (the same on every server) to register and identify badges")
     }
+    let importLogger = logger
+    let importSamples: @Sendable () async throws -> Void = {
+        if let menus = configuration.menusDirectory {
+            let imported = try await stores.importSampleCafesIfEmpty(from: menus)
+            if imported > 0 { importLogger.info("imported \(imported) cafés from \(menus.relativePath)") }
+        }
+    }
+    // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
+    if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
                                       windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock)
@@ -83,17 +173,20 @@ public func buildApplication(_ configuration: AppConfiguration,
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
         },
         logger: logger)
-    app.addServices(DatabaseService(database: stores.database), services.feed,
+    if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
+    // The database first: services stop in reverse order, so it closes last.
+    app.addServices(stores.databaseService, services.feed,
                     IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger))
     return app
 }
 
-/// Keeps the database open for the server's lifetime and closes it on graceful shutdown.
-struct DatabaseService: Service {
+/// Keeps the SQLite database open for the server's lifetime, following other processes' changes
+/// (tokens revoked, menus imported) for the caches, and closes it on graceful shutdown.
+struct SQLiteDatabaseService: Service {
     let database: AppDatabase
 
     func run() async throws {
-        try? await gracefulShutdown()
+        try await StoreChangeWatcher(database: database).run()
         try database.close()
     }
 }

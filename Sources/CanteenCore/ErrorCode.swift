@@ -14,6 +14,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case cardNotRegistered = "card_not_registered"
     case cardsUnavailable = "cards_unavailable"
     case currencyMismatch = "currency_mismatch"
+    case databaseUnavailable = "database_unavailable"
     case dayPartOutsideHours = "day_part_outside_hours"
     case duplicateId = "duplicate_id"
     case forbidden = "forbidden"

@@ -13,6 +13,7 @@ public final class TokenStore: TokenRepository {
         self.database = database
         self.ids = ids
         self.clock = clock
+        live = FollowingCache(following: .tokens, in: database.changes)
     }
 
     public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
@@ -31,14 +32,14 @@ public final class TokenStore: TokenRepository {
 
     public func tokens() async throws -> [AccessToken] {
         try await database.writer.read { db in
-            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAll(db).map { try $0.token() }
+            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAllNamingRows(db).map { try $0.token() }
         }
     }
 
     public func revokeToken(id: String) async throws {
         let now = clock()
         let secretHash = try await database.writer.write { db in
-            guard var record = try AccessTokenRecord.fetchOne(db, key: id) else {
+            guard var record = try AccessTokenRecord.filter(key: id).fetchOneNamingRow(db) else {
                 throw CanteenError.notFound(.token, id)
             }
             if record.revokedAt == nil {
@@ -47,19 +48,20 @@ public final class TokenStore: TokenRepository {
             }
             return record.secretHash
         }
-        // After the commit: forgotten earlier, a request reading the old row could cache it again.
+        // After the commit; a request that read the row before it does not cache what it read.
         live.invalidate(secretHash)
     }
 
-    /// Live tokens by secret hash, for five seconds: every request authenticates, and a
-    /// revocation by another process (`canteen tokens revoke`) takes effect within that time.
-    private let live = ExpiringCache<Data, AccessToken>(lifetime: .seconds(5))
+    /// Live tokens by secret hash, until a token changes: every request authenticates. This
+    /// store's own revocations apply at once; another process's (`canteen tokens revoke`) as
+    /// soon as the change watcher reads the counters.
+    private let live: FollowingCache<Data, AccessToken>
 
     public func authenticate(secret: String) async throws -> AccessToken? {
         let hash = Self.hash(secret)
         return try await live.value(for: hash) {
             try await database.writer.read { db in
-                try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOne(db)?.token()
+                try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOneNamingRow(db)?.token()
             }
         }
     }

@@ -17,15 +17,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "info"
 
     func run() async throws {
-        let configuration = AppConfiguration(
+        var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
             menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
             logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+        let location = try reportingErrors { try data.location() }
+        let storage: String
+        let tokenOption: String
+        switch location {
+        case .postgres(let url, _):
+            configuration.database = url
+            storage = "PostgreSQL database \(url)"
+            tokenOption = "--database '\(url)'"
+        case .sqlite:
+            storage = "database in \(data.dataDirectory)/canteen.sqlite"
+            tokenOption = "--data-dir \(data.dataDirectory)"
+        }
         let app = try await buildApplication(configuration)
         FileHandle.standardOutput.write(Data("""
-            Canteen: database in \(data.dataDirectory)/canteen.sqlite, API on http://\(host):\(port)
+            Canteen: \(storage), API on http://\(host):\(port)
             Get a token (in another terminal, from this folder):
-                "$(swift build --show-bin-path)/canteen" tokens create --role ops --data-dir \(data.dataDirectory)
+                "$(swift build --show-bin-path)/canteen" tokens create --role ops \(tokenOption)
 
             """.utf8))
         try await app.runService()

@@ -21,8 +21,8 @@ struct TokensCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                let (_, secret) = try await data.openStores().tokens.createToken(role: role, cafeID: cafe, name: name)
+            try await data.withStores { stores in
+                let (_, secret) = try await stores.tokens.createToken(role: role, cafeID: cafe, name: name)
                 print(secret)
             }
         }
@@ -33,12 +33,13 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let stores = try data.openStores()
-            let formatter = Date.ISO8601FormatStyle()
-            for token in try await stores.tokens.tokens() {
-                let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
-                print([token.id, token.role.rawValue, token.cafeID ?? "*", token.name ?? "-",
-                       formatter.format(token.createdAt), state].joined(separator: "\t"))
+            try await data.withStores { stores in
+                let formatter = Date.ISO8601FormatStyle()
+                for token in try await stores.tokens.tokens() {
+                    let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
+                    print([token.id, token.role.rawValue, token.cafeID ?? "*", token.name ?? "-",
+                           formatter.format(token.createdAt), state].joined(separator: "\t"))
+                }
             }
         }
     }
@@ -49,8 +50,8 @@ struct TokensCommand: AsyncParsableCommand {
         @Argument(help: "The token's id, as `tokens list` shows it.") var id: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await data.openStores().tokens.revokeToken(id: id)
+            try await data.withStores { stores in
+                try await stores.tokens.revokeToken(id: id)
                 print("revoked \(id)")
             }
         }

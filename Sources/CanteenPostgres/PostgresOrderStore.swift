@@ -1,0 +1,311 @@
+import CanteenCore
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL implementation of `OrderRepository`.
+///
+/// Orders arriving together on one server share a transaction (group commit, as on SQLite).
+/// The transaction takes its locks in one order, the same on every server, so servers never
+/// deadlock each other:
+///
+/// 1. the rows of the batch's cafés, sorted by id (`FOR NO KEY UPDATE`): orders of one café
+///    are placed one server at a time, so the capacity each reads is the capacity it takes;
+/// 2. per order, sorted by idempotency key, in its own savepoint: the key's claim, the pickup
+///    window's row (a conditional update, exact whatever else happens), the day's order number;
+/// 3. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
+///
+/// A refused order rolls back to its savepoint and leaves no trace; the others commit.
+public final class PostgresOrderStore: OrderRepository {
+    let database: PostgresDatabase
+    private let cafes: PostgresCafeStore
+    private let tickets: PostgresTicketStore
+    private let capacity: PostgresPickupCapacityStore
+    private let ids: RandomID
+    let clock: @Sendable () -> Date
+    private let placements: GroupCommit<Placement, OrderPlacement>
+
+    public init(database: PostgresDatabase, cafes: PostgresCafeStore, tickets: PostgresTicketStore,
+                capacity: PostgresPickupCapacityStore, ids: RandomID = RandomID(),
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.cafes = cafes
+        self.tickets = tickets
+        self.capacity = capacity
+        self.ids = ids
+        self.clock = clock
+        placements = GroupCommit { batch in
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids)
+        }
+    }
+
+    // MARK: - Placing
+
+    public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
+        try await placements.submit(Placement(request: request, key: key, now: clock()))
+    }
+
+    /// One order waiting for the next group commit.
+    struct Placement: Sendable {
+        let request: OrderRequest
+        let key: IdempotencyKey?
+        let now: Date
+    }
+
+    /// What one placement became inside the transaction, before the tickets are numbered.
+    private enum Draft: Sendable {
+        case placed(Order, ticketStations: [String])
+        case done(OrderPlacement)
+        case failed(CanteenError)
+    }
+
+    /// Places a batch in one transaction; one result per placement, in order.
+    private static func place(_ batch: [Placement], database: PostgresDatabase, cafes: PostgresCafeStore,
+                              tickets: PostgresTicketStore, capacity: PostgresPickupCapacityStore,
+                              ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+        // Claims in key order (keys first), so that two servers' batches wait for each other's
+        // keys in the same order.
+        let order = batch.indices.sorted { lhs, rhs in
+            let (a, b) = (batch[lhs].key, batch[rhs].key)
+            switch (a, b) {
+            case let (a?, b?): return (a.tokenID, a.key, lhs) < (b.tokenID, b.key, rhs)
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return lhs < rhs
+            }
+        }
+        do {
+            let drafts = try await database.transaction { connection -> [Int: Draft] in
+                let logger = database.logger
+                let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
+                try await connection.run(
+                    "SELECT id FROM cafe WHERE id = ANY(\(cafeIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+                var drafts: [Int: Draft] = [:]
+                let savepoints = batch.count > 1
+                for index in order {
+                    if savepoints { try await connection.run("SAVEPOINT placement", logger: logger) }
+                    do {
+                        drafts[index] = try await draft(batch[index], connection, cafes: cafes, capacity: capacity,
+                                                        ids: ids, logger: logger)
+                        if savepoints { try await connection.run("RELEASE SAVEPOINT placement", logger: logger) }
+                    } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
+                        guard savepoints else { throw error }
+                        try await connection.run("ROLLBACK TO SAVEPOINT placement", logger: logger)
+                        try await connection.run("RELEASE SAVEPOINT placement", logger: logger)
+                        drafts[index] = .failed(error)
+                    }
+                }
+                return try await numberTickets(drafts, connection, ids: ids, logger: logger)
+            }
+            var results: [Result<OrderPlacement, any Error>] = []
+            var latest: [String: Int64] = [:]
+            for index in batch.indices {
+                switch drafts[index] {
+                case .placed(let order, _)?:
+                    latest[order.cafeID] = max(latest[order.cafeID] ?? 0, order.tickets.map(\.sequence).max() ?? 0)
+                    results.append(.success(.placed(order)))
+                case .done(let placement)?: results.append(.success(placement))
+                case .failed(let error)?: results.append(.failure(error))
+                case nil: results.append(.failure(GroupCommitError.lostResult))
+                }
+            }
+            tickets.published(latest)
+            return results
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+    }
+
+    /// Claims the key, chooses and takes the window, numbers and writes the order and its lines.
+    private static func draft(_ placement: Placement, _ connection: PostgresConnection, cafes: PostgresCafeStore,
+                              capacity: PostgresPickupCapacityStore, ids: RandomID, logger: Logger) async throws -> Draft {
+        let request = placement.request
+        let now = placement.now
+        let orderID = ids.timeOrdered("ord", at: now)
+        if let key = placement.key,
+           let existing = try await PostgresIdempotencyStore.claim(connection, key, orderID: orderID, now: now, logger: logger) {
+            guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
+            switch existing.stored {
+            case .order(let id, let language):
+                guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
+                    throw StoredRow.invalid(table: "idempotencyRecord", id: key.key, "its order '\(id)' does not exist")
+                }
+                return .done(.replayed(order.asPlaced, answerLanguage: language))
+            case .answer(let body, let language):
+                return .done(.replayedAnswer(body, contentLanguage: language))
+            }
+        }
+        guard let menu = try await cafes.menu(connection, cafeID: request.cafeID) else {
+            throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
+                               field: "cafeId", parameters: ["cafe": request.cafeID])
+        }
+        let cafe = menu.cafe
+        let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
+        let candidates = try capacity.planner.candidates(for: request.pickup, of: cafe, now: now)
+        let used = try await PostgresPickupCapacityStore.usedCapacity(connection, cafeID: cafe.id,
+                                                                       windows: candidates.offered, logger: logger)
+        let window = try candidates.choose(units: units, used: used)
+        let priced = try menu.price(request, pickupStart: window.start, now: now)
+        let field: String
+        if case .window = request.pickup { field = "pickup.start" } else { field = "pickup" }
+        try await PostgresPickupCapacityStore.take(connection, cafeID: cafe.id, window: window, units: units,
+                                                   capacity: cafe.pickup.capacity, field: field, logger: logger)
+        let localDate = LocalDate(now, in: cafe.calendar).description
+        guard let numberRow = try await connection.firstRow("""
+            INSERT INTO orderNumber (cafeId, localDate, last) VALUES (\(cafe.id), \(localDate), 1)
+            ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
+            RETURNING last
+            """, logger: logger) else { throw StoredRow.invalid(table: "orderNumber", id: cafe.id, "no number returned") }
+        let number = try StoredColumns.decode(numberRow, table: "orderNumber", Int.self)
+        try await connection.run("""
+            INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
+                pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt)
+            VALUES (\(orderID), \(cafe.id), \(number), \(localDate), \(request.customer.name), \(request.customer.userID),
+                \(placement.key?.tokenID), \(window.start), \(window.end), \(priced.subtotal.minorUnits),
+                \(priced.tax.minorUnits), \(priced.total.minorUnits), \(cafe.currency.code), \(units), \(now), NULL)
+            """, logger: logger)
+        try await insertLines(priced.lines, orderID: orderID, connection, logger: logger)
+        var stations: [String] = []
+        for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
+        let order = Order(id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
+                          lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
+                          createdAt: now, tickets: [])
+        return .placed(order, ticketStations: stations)
+    }
+
+    /// All lines of an order in one statement.
+    private static func insertLines(_ lines: [OrderLine], orderID: String, _ connection: PostgresConnection,
+                                    logger: Logger) async throws {
+        guard !lines.isEmpty else { return }
+        var bindings = PostgresBindings(capacity: lines.count * 10)
+        var values: [String] = []
+        for (position, line) in lines.enumerated() {
+            let base = position * 10
+            values.append("(" + (1...10).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+            bindings.append(orderID)
+            bindings.append(position)
+            bindings.append(line.itemID)
+            bindings.append(try StoredJSON.text(line.names))
+            bindings.append(line.station)
+            bindings.append(line.quantity)
+            bindings.append(line.unitPrice)
+            bindings.append(line.lineTotal)
+            bindings.append(try StoredJSON.text(line.options))
+            bindings.append(line.note)
+        }
+        try await connection.run(PostgresQuery(unsafeSQL: """
+            INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
+            VALUES \(values.joined(separator: ", "))
+            """, binds: bindings), logger: logger)
+    }
+
+    /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets.
+    private static func numberTickets(_ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
+                                      logger: Logger) async throws -> [Int: Draft] {
+        let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, [String])? in
+            guard case .placed(let order, let stations)? = drafts[index] else { return nil }
+            return (index, order, stations)
+        }
+        let count = placed.reduce(0) { $0 + $1.2.count }
+        guard count > 0 else { return drafts }
+        var sequence = try await PostgresTicketStore.takeSequences(count, connection, logger: logger)
+        var numbered = drafts
+        var bindings = PostgresBindings(capacity: count * 8)
+        var values: [String] = []
+        for (index, order, stations) in placed {
+            var order = order
+            for station in stations {
+                let ticket = Ticket(id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
+                                    station: station, status: .new, sequence: sequence, createdAt: order.createdAt,
+                                    updatedAt: order.createdAt)
+                sequence += 1
+                let base = values.count * 8
+                values.append("(" + (1...8).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+                bindings.append(ticket.id)
+                bindings.append(ticket.orderID)
+                bindings.append(ticket.cafeID)
+                bindings.append(ticket.station)
+                bindings.append(ticket.status.rawValue)
+                bindings.append(ticket.sequence)
+                bindings.append(ticket.createdAt)
+                bindings.append(ticket.updatedAt)
+                order.tickets.append(ticket)
+            }
+            numbered[index] = .placed(order, ticketStations: stations)
+        }
+        try await connection.run(PostgresQuery(unsafeSQL: """
+            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
+            VALUES \(values.joined(separator: ", "))
+            """, binds: bindings), logger: logger)
+        return numbered
+    }
+
+    // MARK: - Reading and cancelling
+
+    public func order(id: String) async throws -> Order? {
+        try await database.withConnection { connection in
+            try await OrderRows.fetchOrder(connection, id: id, logger: self.database.logger)
+        }
+    }
+
+    public func cancelOrder(id: String) async throws -> Order {
+        let now = clock()
+        let (order, sequence) = try await database.transaction { connection -> (Order, Int64?) in
+            let logger = self.database.logger
+            guard let row = try await connection.firstRow("""
+                SELECT id, cafeId, number, pickupStart, capacityUnits, cancelledAt FROM customerOrder WHERE id = \(id) FOR UPDATE
+                """, logger: logger) else { throw CanteenError.notFound(.order, id) }
+            let (_, cafeID, number, pickupStart, units, cancelledAt) = try StoredColumns.decode(
+                row, table: "customerOrder", (String, String, Int, Date, Int, Date?).self)
+            let rows = try await connection.rows(
+                "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(id) ORDER BY id FOR UPDATE", logger: logger)
+            let tickets = try rows.map(OrderRows.ticket)
+            if tickets.contains(where: { $0.status == .pickedUp }) {
+                throw CanteenError(.conflict, code: .orderNotCancellable,
+                                   message: "order \(number) has been picked up", parameters: ["status": "picked_up"])
+            }
+            if cancelledAt != nil {
+                guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
+                    throw CanteenError.notFound(.order, id)
+                }
+                return (order, nil)
+            }
+            try await PostgresPickupCapacityStore.release(connection, cafeID: cafeID, windowStart: pickupStart, units: units,
+                                                          logger: logger)
+            try await connection.run("UPDATE customerOrder SET cancelledAt = \(now) WHERE id = \(id)", logger: logger)
+            let open = tickets.filter(\.status.isOpen)
+            var last: Int64?
+            if !open.isEmpty {
+                var sequence = try await PostgresTicketStore.takeSequences(open.count, connection, logger: logger)
+                for ticket in open {
+                    try await connection.run("""
+                        UPDATE ticket SET status = \(TicketStatus.cancelled.rawValue), sequence = \(sequence), updatedAt = \(now)
+                        WHERE id = \(ticket.id)
+                        """, logger: logger)
+                    last = sequence
+                    sequence += 1
+                }
+            }
+            guard let cancelled = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
+                throw CanteenError.notFound(.order, id)
+            }
+            return (cancelled, last)
+        }
+        if let sequence { tickets.published([order.cafeID: sequence]) }
+        return order
+    }
+
+    public func latestOrderCafeID(userID: String) async throws -> String? {
+        try await database.withConnection { connection -> String? in
+            guard let row = try await connection.firstRow("""
+                SELECT cafeId FROM customerOrder WHERE userId = \(userID) ORDER BY createdAt DESC, id DESC LIMIT 1
+                """, logger: self.database.logger) else { return nil }
+            return try StoredColumns.decode(row, table: "customerOrder", String.self)
+        }
+    }
+}
+
+extension CanteenError {
+    static let idempotencyKeyReused = CanteenError(
+        .invalid, code: .idempotencyKeyReused,
+        message: "this idempotency key was already used with a different request")
+}

@@ -1,0 +1,157 @@
+import CanteenCore
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL implementation of `TicketRepository`, with the feed rule of the SQLite store.
+///
+/// Every ticket change takes its sequence from the one row of `feedSequence`, updated as the
+/// last write of its transaction. That row's lock is held until commit, so a second writer (on
+/// any server) waits, then reads the first's committed value: changes commit in sequence order
+/// and a reader of `sequence > cursor` can never skip one that commits later, which a
+/// `SEQUENCE` (handed out at once, committed in any order) would allow. The price is that
+/// ticket-writing commits are serial, as they are on SQLite's single writer; orders amortise it
+/// by committing in batches.
+///
+/// Changes committed by other servers are announced (`NOTIFY`); on each hint, and after every
+/// reconnection of the listener, the store re-reads the feed's head from its cursor and tells
+/// its observers, so displays long-polling this server wake at once.
+public final class PostgresTicketStore: TicketRepository {
+    let database: PostgresDatabase
+    let clock: @Sendable () -> Date
+    private let observers = Mutex<[@Sendable ([String: Int64]) -> Void]>([])
+    /// The feed's head as last read after a hint.
+    private let seen = Mutex<Int64>(0)
+
+    public init(database: PostgresDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.clock = clock
+        database.onTicketHint { [weak self] in await self?.followHint() }
+    }
+
+    // MARK: - Changes
+
+    public func onTicketChanges(_ observer: @escaping @Sendable ([String: Int64]) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// Tells the observers about committed changes (café → its latest sequence).
+    func published(_ latest: [String: Int64]) {
+        guard !latest.isEmpty else { return }
+        for observer in observers.withLock({ $0 }) { observer(latest) }
+    }
+
+    /// Reads what changed since the last hint, from the database (the notification says nothing).
+    private func followHint() async {
+        do {
+            let head = try await changes(after: seen.withLock { $0 })
+            seen.withLock { $0 = max($0, head.latest) }
+            published(head.cafes)
+        } catch {
+            database.logger.debug("reading the feed after a change notification failed: \(error)")
+        }
+    }
+
+    public func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView {
+        let now = clock()
+        let view = try await database.transaction { connection in
+            let logger = self.database.logger
+            guard let row = try await connection.firstRow("\(unescaped: OrderRows.selectTicket) WHERE id = \(id) FOR UPDATE",
+                                                          logger: logger) else {
+                throw CanteenError.notFound(.ticket, id)
+            }
+            var ticket = try OrderRows.ticket(row)
+            ticket.status = try ticket.status.moved(to: status)
+            ticket.sequence = try await Self.takeSequences(1, connection, logger: logger)
+            ticket.updatedAt = now
+            try await connection.run("""
+                UPDATE ticket SET status = \(ticket.status.rawValue), sequence = \(ticket.sequence), updatedAt = \(now)
+                WHERE id = \(id)
+                """, logger: logger)
+            return try await OrderRows.views(connection, of: [ticket], logger: logger)[0]
+        }
+        published([view.ticket.cafeID: view.ticket.sequence])
+        return view
+    }
+
+    // MARK: - Reading
+
+    public func ticket(id: String) async throws -> TicketView? {
+        try await database.withConnection { connection in
+            let logger = self.database.logger
+            guard let row = try await connection.firstRow("\(unescaped: OrderRows.selectTicket) WHERE id = \(id)",
+                                                          logger: logger) else { return nil }
+            return try await OrderRows.views(connection, of: [try OrderRows.ticket(row)], logger: logger).first
+        }
+    }
+
+    public func ticketChanges(cafeID: String, after cursor: Int64?, station: String?,
+                              limit: Int) async throws -> TicketFeedPage {
+        try await database.withConnection { connection in
+            let logger = self.database.logger
+            // One statement, one snapshot: the head and the page agree.
+            let open = [TicketStatus.new, .preparing, .ready].map(\.rawValue)
+            let rows = try await connection.rows("""
+                WITH head AS (SELECT value FROM feedSequence WHERE id = 1),
+                page AS (
+                    SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt FROM ticket
+                    WHERE cafeId = \(cafeID) AND (\(station)::text IS NULL OR station = \(station))
+                        AND (\(cursor)::bigint IS NULL AND status = ANY(\(open)) OR sequence > \(cursor))
+                    ORDER BY sequence LIMIT \(limit)
+                )
+                SELECT page.id, page.orderId, page.cafeId, page.station, page.status, page.sequence, page.createdAt,
+                    page.updatedAt, head.value
+                FROM head LEFT JOIN page ON true ORDER BY page.sequence
+                """, logger: logger)
+            guard let first = rows.first else {
+                throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
+            }
+            let head = try StoredColumns.decode(first, table: "feedSequence",
+                                                (String?, String?, String?, String?, String?, Int64?, Date?, Date?, Int64).self).8
+            let tickets = try rows.compactMap { row -> Ticket? in
+                let id = try StoredColumns.decode(row, table: "ticket", String?.self)
+                return id == nil ? nil : try OrderRows.ticket(row)
+            }
+            let next: Int64
+            if tickets.count == limit, let last = tickets.last {
+                next = last.sequence
+            } else {
+                next = max(cursor ?? 0, head)
+            }
+            return TicketFeedPage(tickets: try await OrderRows.views(connection, of: tickets, logger: logger), cursor: next)
+        }
+    }
+
+    public func changes(after sequence: Int64) async throws -> FeedHead {
+        try await database.withConnection { connection in
+            let rows = try await connection.rows("""
+                WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
+                SELECT head.value, changed.cafeId, changed.latest FROM head LEFT JOIN (
+                    SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > \(sequence) GROUP BY cafeId
+                ) AS changed ON true
+                """, logger: self.database.logger)
+            var latest: Int64 = 0
+            var cafes: [String: Int64] = [:]
+            for row in rows {
+                let (head, cafeID, cafeLatest) = try StoredColumns.decode(row, table: "feedSequence",
+                                                                          (Int64, String?, Int64?).self)
+                latest = head
+                if let cafeID, let cafeLatest { cafes[cafeID] = cafeLatest }
+            }
+            return FeedHead(latest: latest, cafes: cafes)
+        }
+    }
+
+    // MARK: - Inside writing transactions
+
+    /// Takes `count` consecutive feed positions; returns the first. Must be the transaction's
+    /// last lock: the row stays locked until commit, which orders commits by sequence.
+    static func takeSequences(_ count: Int, _ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        guard let row = try await connection.firstRow(
+            "UPDATE feedSequence SET value = value + \(count) WHERE id = 1 RETURNING value", logger: logger) else {
+            throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
+        }
+        return try StoredColumns.decode(row, table: "feedSequence", Int64.self) - Int64(count) + 1
+    }
+}
