@@ -3,6 +3,7 @@
 #   1. scripts/bench-format.sh   prices and pickup windows formatted per second (one core)
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
+#   4. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -51,3 +52,5 @@ echo; echo "### iBeacons (scripts/bench-beacons.sh)"
 scripts/bench-beacons.sh
 echo; echo "### Server (scripts/bench-server.sh)"
 scripts/bench-server.sh --skip-build "${baseline_args[@]}"
+echo; echo "### Engines (scripts/bench-engines.sh)"
+scripts/bench-engines.sh --skip-build

@@ -25,7 +25,7 @@ struct ErrorMiddleware: RouterMiddleware {
                                             message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
             }
             if canteenError.kind == .unavailable {
-                context.logger.warning("request failed: database unavailable", metadata: ["error": "\(canteenError.message)"])
+                context.logger.debug("request failed: database unavailable")
             }
             if canteenError.kind == .internal {
                 // Logged in full (a corrupt row is named there); the client learns only that it failed.

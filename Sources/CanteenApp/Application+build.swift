@@ -137,8 +137,7 @@ public struct CanteenStores: Sendable {
     public func importSampleCafesIfEmpty(from directory: URL) async throws -> Int {
         guard try await cafes.cafes().isEmpty else { return 0 }
         let documents = try CafeFiles.load(directory: directory).get()
-        try await cafes.importCafes(documents)
-        return documents.count
+        return try await cafes.importCafesIfEmpty(documents) ? documents.count : 0
     }
 }
 

@@ -30,6 +30,17 @@ enum DatabaseFailure {
         }
     }
 
+    /// What went wrong, for the log: the driver's code and the server's SQLSTATE and message
+    /// (`PSQLError`'s own description hides them).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        var text = "\(error.code)"
+        if let state = error.serverInfo?[.sqlState] { text += " \(state)" }
+        if let message = error.serverInfo?[.message] { text += ": \(message)" }
+        if let underlying = error.underlying { text += " (\(underlying))" }
+        return text
+    }
+
     /// Serialization failures and deadlocks: the transaction did nothing and may be run again.
     static func isRetryable(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else {

@@ -213,6 +213,23 @@ public final class PostgresCafeStore: CafeRepository {
         }
     }
 
+    public func importCafesIfEmpty(_ documents: [(cafe: Cafe, menu: Menu)]) async throws -> Bool {
+        let now = clock()
+        defer { recentCafes.removeAll() }
+        let documents = documents.map { CafeDocumentValue(cafe: $0.cafe, menu: $0.menu) }
+        return try await database.transaction { connection in
+            let logger = self.database.logger
+            // Servers starting together wait here for each other; the second finds the cafés.
+            try await connection.run("LOCK TABLE cafe IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+            guard try await connection.firstRow("SELECT 1 FROM cafe LIMIT 1", logger: logger) == nil else { return false }
+            for document in documents {
+                try await Self.upsertCafe(connection, document.cafe, now: now, logger: logger)
+                try await Self.writeMenu(connection, cafeID: document.cafe.id, menu: document.menu, logger: logger)
+            }
+            return true
+        }
+    }
+
     public func deleteCafe(id: String) async throws {
         defer { recentCafes.invalidate(id) }
         try await database.transaction { connection in

@@ -59,7 +59,7 @@ public final class PostgresDatabase: Service, Sendable {
                 readiness.open()
             } catch {
                 let translated = DatabaseFailure.translate(error)
-                logger.error("migrating \(url) failed: \(String(reflecting: error))")
+                logger.error("migrating \(url) failed: \(DatabaseFailure.describe(error))")
                 readiness.fail(translated)
                 throw translated
             }
@@ -97,7 +97,7 @@ public final class PostgresDatabase: Service, Sendable {
             } catch {
                 if Task.isCancelled { break }
                 if reachable.exchange(false, ordering: .acquiringAndReleasing) {
-                    logger.warning("lost the database (\(url)); answering 503 until it is back: \(error)")
+                    logger.warning("lost the database (\(url)); answering 503 until it is back: \(DatabaseFailure.describe(error))")
                 }
             }
             changes.setFollowing(false)

@@ -70,9 +70,11 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL without its password (for logs and messages).
     public var description: String {
-        var text = "postgres://\(user)@\(host):\(port)/\(database)"
-        if let socketDirectory { text += "?host=\(socketDirectory)" }
-        return text
+        var parameters: [String] = []
+        if let socketDirectory { parameters.append("host=\(socketDirectory)") }
+        if tls != .prefer { parameters.append("sslmode=\(tls.rawValue)") }
+        let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
+        return "postgres://\(user)@\(host):\(port)/\(database)\(query)"
     }
 
     /// The same server with another database (tests create and drop their own).

@@ -166,6 +166,19 @@ public final class CafeStore: CafeRepository {
         }
     }
 
+    public func importCafesIfEmpty(_ documents: [(cafe: Cafe, menu: Menu)]) async throws -> Bool {
+        let now = clock()
+        defer { recentCafes.removeAll() }
+        return try await database.writer.write { db in
+            guard try CafeRecord.fetchCount(db) == 0 else { return false }
+            for document in documents {
+                try Self.upsertCafe(db, document.cafe, now: now)
+                try Self.writeMenu(db, cafeID: document.cafe.id, menu: document.menu)
+            }
+            return true
+        }
+    }
+
     public func deleteCafe(id: String) async throws {
         defer { recentCafes.invalidate(id) }
         try await database.writer.write { db in

@@ -37,6 +37,7 @@ public struct StoreChangeWatcher: Service {
                 }
                 known = versions
             } catch {
+                if Task.isCancelled { break }
                 if known != nil {
                     logger.warning("reading the change counters failed; caches read through until it works: \(error)")
                     database.changes.setFollowing(false)

@@ -175,6 +175,22 @@ struct CafeStoreTests {
         }
     }
 
+    @Test("servers starting together on an empty database import the sample cafés once", arguments: StoreBackend.available)
+    func importOnce(backend: StoreBackend) async throws {
+        try await backend.withServers(3, clock: clock, onDisk: true) { servers in
+            let documents = [try Fixtures.cafeAndMenu(), try Fixtures.cafeAndMenu(id: "othercafe", major: 901)]
+            let imported = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for server in servers {
+                    let cafes = server.stores.cafes
+                    group.addTask { try await cafes.importCafesIfEmpty(documents) }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(imported.filter { $0 }.count == 1)
+            #expect(try await servers[0].stores.cafes.cafes().map(\.menuVersion) == [1, 1])
+        }
+    }
+
     @Test("money columns are integer minor units", arguments: StoreBackend.available)
     func integerMoney(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in

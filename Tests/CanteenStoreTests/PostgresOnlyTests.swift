@@ -30,14 +30,14 @@ struct PostgresOnlyTests {
     @Test("three servers starting together on an empty database migrate it once", .enabled(if: StoreBackend.postgresURL != nil))
     func migrateOnce() async throws {
         try await withEmptyDatabase { url in
-            let servers = (0..<3).map { _ in CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2) }
+            let servers = (0..<3).map { _ in CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2, logger: StoreBackend.quietLogger) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for server in servers {
                     group.addTask { try await server.withDatabase { _ = try await $0.cafes.cafes() } }
                 }
                 try await group.waitForAll()
             }
-            try await CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2).withDatabase { stores in
+            try await CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2, logger: StoreBackend.quietLogger).withDatabase { stores in
                 let database = try #require(stores.postgresDatabase)
                 #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == 2)
                 #expect(try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration") == 2)
@@ -103,7 +103,7 @@ struct PostgresOnlyTests {
             #expect(copied.first { $0.table == "customerOrder" }?.rows == 2)
             #expect(progress.finished("orderLine") == 3)
 
-            let target = CanteenStores.open(postgres: url, cardKey: cardKey, clock: clock.closure)
+            let target = CanteenStores.open(postgres: url, cardKey: cardKey, logger: StoreBackend.quietLogger, clock: clock.closure)
             try await target.withDatabase { stores in
                 #expect(try await stores.cafes.cafes() == sourceCafes)
                 #expect(try await stores.orders.order(id: order.id)?.lines == order.lines)
@@ -154,7 +154,7 @@ struct PostgresOnlyTests {
             #expect(error?.code == .storedDataInvalid)
             #expect(error?.message.contains("card") == true)
             #expect(error?.message.contains("createdAt") == true)
-            try await CanteenStores.open(postgres: url, cardKey: nil).withDatabase { stores in
+            try await CanteenStores.open(postgres: url, cardKey: nil, logger: StoreBackend.quietLogger).withDatabase { stores in
                 let database = try #require(stores.postgresDatabase)
                 for table in DatabaseCopy.tables {
                     #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM \(table)") == 0, "\(table)")
