@@ -32,6 +32,9 @@ if [ "$build" = 1 ]; then
     for product in canteen server-bench; do swift build -c release --product "$product" >/dev/null; done
 fi
 bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+for product in canteen server-bench; do
+    [ -x "$bin/$product" ] || { echo "bench-engines: $bin/$product is missing (swift build -c release --product $product)" >&2; exit 1; }
+done
 ulimit -n 65536 2>/dev/null || true
 
 work="$(mktemp -d)"

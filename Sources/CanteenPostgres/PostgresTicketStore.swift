@@ -90,20 +90,33 @@ public final class PostgresTicketStore: TicketRepository {
                               limit: Int) async throws -> TicketFeedPage {
         try await database.withConnection { connection in
             let logger = self.database.logger
-            // One statement, one snapshot: the head and the page agree.
-            let open = [TicketStatus.new, .preparing, .ready].map(\.rawValue)
-            let rows = try await connection.rows("""
+            // One statement, one snapshot: the head and the page agree. Each filter is its own
+            // statement text, so the (cafeId, sequence) index serves the cursor's range.
+            var bindings = PostgresBindings()
+            bindings.append(cafeID)
+            var filter = "cafeId = $1"
+            if let cursor {
+                bindings.append(cursor)
+                filter += " AND sequence > $\(bindings.count)"
+            } else {
+                bindings.append([TicketStatus.new, .preparing, .ready].map(\.rawValue))
+                filter += " AND status = ANY($\(bindings.count))"
+            }
+            if let station {
+                bindings.append(station)
+                filter += " AND station = $\(bindings.count)"
+            }
+            bindings.append(limit)
+            let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
                 WITH head AS (SELECT value FROM feedSequence WHERE id = 1),
                 page AS (
                     SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt FROM ticket
-                    WHERE cafeId = \(cafeID) AND (\(station)::text IS NULL OR station = \(station))
-                        AND (\(cursor)::bigint IS NULL AND status = ANY(\(open)) OR sequence > \(cursor))
-                    ORDER BY sequence LIMIT \(limit)
+                    WHERE \(filter) ORDER BY sequence LIMIT $\(bindings.count)
                 )
                 SELECT page.id, page.orderId, page.cafeId, page.station, page.status, page.sequence, page.createdAt,
                     page.updatedAt, head.value
                 FROM head LEFT JOIN page ON true ORDER BY page.sequence
-                """, logger: logger)
+                """, binds: bindings), logger: logger)
             guard let first = rows.first else {
                 throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
             }
