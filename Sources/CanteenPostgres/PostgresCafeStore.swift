@@ -45,13 +45,17 @@ public final class PostgresCafeStore: CafeRepository {
         }
     }
 
-    /// The café's menu on `connection` (inside the order transaction too): one query while the
-    /// cached version is current.
+    /// The café's menu on `connection`: one query while the cached version is current.
     func menu(_ connection: PostgresConnection, cafeID: String) async throws -> CafeMenu? {
-        let logger = database.logger
         guard let row = try await connection.firstRow("SELECT menuVersion FROM cafe WHERE id = \(cafeID)",
-                                                       logger: logger) else { return nil }
-        let version = try StoredColumns.decode(row, table: "cafe", Int64.self)
+                                                       logger: database.logger) else { return nil }
+        return try await menu(connection, cafeID: cafeID, version: try StoredColumns.decode(row, table: "cafe", Int64.self))
+    }
+
+    /// The café's menu at `version` (read by the caller, e.g. with the café's lock): no query
+    /// while the cached version is that one.
+    func menu(_ connection: PostgresConnection, cafeID: String, version: Int64) async throws -> CafeMenu? {
+        let logger = database.logger
         if let cached = menuCache.withLock({ $0[cafeID] }), cached.version == version { return cached }
         guard let loaded = try await Self.fetchMenu(connection, cafeID: cafeID, logger: logger) else { return nil }
         menuCache.withLock { cache in

@@ -10,11 +10,13 @@ import PostgresNIO
 ///
 /// 1. the rows of the batch's cafés, sorted by id (`FOR NO KEY UPDATE`): orders of one café
 ///    are placed one server at a time, so the capacity each reads is the capacity it takes;
-/// 2. per order, sorted by idempotency key, in its own savepoint: the key's claim, the pickup
-///    window's row (a conditional update, exact whatever else happens), the day's order number;
+/// 2. per order, sorted by idempotency key: the key's claim, then one statement taking the
+///    pickup window's row (a conditional update, exact whatever else happens) and the day's
+///    order number and writing the order and its lines;
 /// 3. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
 ///
-/// A refused order rolls back to its savepoint and leaves no trace; the others commit.
+/// A refused order deletes its claim and leaves no trace; the others commit. Two statements per
+/// order and five per batch: every statement is a round trip and a parse on the server.
 public final class PostgresOrderStore: OrderRepository {
     let database: PostgresDatabase
     private let cafes: PostgresCafeStore
@@ -77,22 +79,17 @@ public final class PostgresOrderStore: OrderRepository {
             let drafts = try await database.transaction { connection -> [Int: Draft] in
                 let logger = database.logger
                 let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
-                try await connection.run(
-                    "SELECT id FROM cafe WHERE id = ANY(\(cafeIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+                var context = BatchContext()
+                for row in try await connection.rows(
+                    "SELECT id, menuVersion FROM cafe WHERE id = ANY(\(cafeIDs)) ORDER BY id FOR NO KEY UPDATE",
+                    logger: logger) {
+                    let (id, version) = try StoredColumns.decode(row, table: "cafe", (String, Int64).self)
+                    context.menuVersions[id] = version
+                }
                 var drafts: [Int: Draft] = [:]
-                let savepoints = batch.count > 1
                 for index in order {
-                    if savepoints { try await connection.run("SAVEPOINT placement", logger: logger) }
-                    do {
-                        drafts[index] = try await draft(batch[index], connection, cafes: cafes, capacity: capacity,
-                                                        ids: ids, logger: logger)
-                        if savepoints { try await connection.run("RELEASE SAVEPOINT placement", logger: logger) }
-                    } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
-                        guard savepoints else { throw error }
-                        try await connection.run("ROLLBACK TO SAVEPOINT placement", logger: logger)
-                        try await connection.run("RELEASE SAVEPOINT placement", logger: logger)
-                        drafts[index] = .failed(error)
-                    }
+                    drafts[index] = try await draft(batch[index], connection, context: &context, cafes: cafes,
+                                                    capacity: capacity, ids: ids, logger: logger)
                 }
                 return try await numberTickets(drafts, connection, ids: ids, logger: logger)
             }
@@ -115,15 +112,27 @@ public final class PostgresOrderStore: OrderRepository {
         }
     }
 
-    /// Claims the key, chooses and takes the window, numbers and writes the order and its lines.
-    private static func draft(_ placement: Placement, _ connection: PostgresConnection, cafes: PostgresCafeStore,
-                              capacity: PostgresPickupCapacityStore, ids: RandomID, logger: Logger) async throws -> Draft {
+    /// What one batch knows while it holds its cafés' locks: their menu versions, and the
+    /// capacity used in the windows it read (nobody else can take any until it commits).
+    struct BatchContext {
+        var menuVersions: [String: Int64] = [:]
+        var used: [String: [Date: Int]] = [:]
+        var loadedDays: Set<String> = []
+    }
+
+    /// One placement: the key's claim, then (a refusal deleting the claim, so that nothing is
+    /// left) the window, the price, and one statement taking the capacity, the day's number and
+    /// writing the order with its lines. No savepoint is needed: nothing is written before a
+    /// refusal but the claim.
+    private static func draft(_ placement: Placement, _ connection: PostgresConnection, context: inout BatchContext,
+                              cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore, ids: RandomID,
+                              logger: Logger) async throws -> Draft {
         let request = placement.request
         let now = placement.now
         let orderID = ids.timeOrdered("ord", at: now)
         if let key = placement.key,
            let existing = try await PostgresIdempotencyStore.claim(connection, key, orderID: orderID, now: now, logger: logger) {
-            guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
+            guard existing.requestHash == key.requestHash else { return .failed(.idempotencyKeyReused) }
             switch existing.stored {
             case .order(let id, let language):
                 guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
@@ -134,68 +143,107 @@ public final class PostgresOrderStore: OrderRepository {
                 return .done(.replayedAnswer(body, contentLanguage: language))
             }
         }
-        guard let menu = try await cafes.menu(connection, cafeID: request.cafeID) else {
+        do {
+            let order = try await write(placement, orderID: orderID, connection, context: &context, cafes: cafes,
+                                        capacity: capacity, logger: logger)
+            return .placed(order.order, ticketStations: order.stations)
+        } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
+            if let key = placement.key {
+                try await connection.run("""
+                    DELETE FROM idempotencyRecord WHERE tokenId = \(key.tokenID) AND key = \(key.key) AND orderId = \(orderID)
+                    """, logger: logger)
+            }
+            return .failed(error)
+        }
+    }
+
+    /// Chooses the window, prices the order and writes it (capacity, number, order, lines).
+    private static func write(_ placement: Placement, orderID: String, _ connection: PostgresConnection,
+                              context: inout BatchContext, cafes: PostgresCafeStore,
+                              capacity: PostgresPickupCapacityStore, logger: Logger) async throws
+        -> (order: Order, stations: [String]) {
+        let request = placement.request
+        let now = placement.now
+        guard let version = context.menuVersions[request.cafeID],
+              let menu = try await cafes.menu(connection, cafeID: request.cafeID, version: version) else {
             throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
                                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let candidates = try capacity.planner.candidates(for: request.pickup, of: cafe, now: now)
-        let used = try await PostgresPickupCapacityStore.usedCapacity(connection, cafeID: cafe.id,
-                                                                       windows: candidates.offered, logger: logger)
-        let window = try candidates.choose(units: units, used: used)
+        let day = "\(cafe.id)|\(candidates.date)"
+        if !context.loadedDays.contains(day) {
+            let used = try await PostgresPickupCapacityStore.usedCapacity(connection, cafeID: cafe.id,
+                                                                           windows: candidates.all, logger: logger)
+            context.used[cafe.id, default: [:]].merge(used) { $1 }
+            context.loadedDays.insert(day)
+        }
+        let window = try candidates.choose(units: units, used: context.used[cafe.id] ?? [:])
         let priced = try menu.price(request, pickupStart: window.start, now: now)
-        let field: String
-        if case .window = request.pickup { field = "pickup.start" } else { field = "pickup" }
-        try await PostgresPickupCapacityStore.take(connection, cafeID: cafe.id, window: window, units: units,
-                                                   capacity: cafe.pickup.capacity, field: field, logger: logger)
         let localDate = LocalDate(now, in: cafe.calendar).description
-        guard let numberRow = try await connection.firstRow("""
-            INSERT INTO orderNumber (cafeId, localDate, last) VALUES (\(cafe.id), \(localDate), 1)
-            ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
-            RETURNING last
-            """, logger: logger) else { throw StoredRow.invalid(table: "orderNumber", id: cafe.id, "no number returned") }
-        let number = try StoredColumns.decode(numberRow, table: "orderNumber", Int.self)
-        try await connection.run("""
-            INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
-                pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt)
-            VALUES (\(orderID), \(cafe.id), \(number), \(localDate), \(request.customer.name), \(request.customer.userID),
-                \(placement.key?.tokenID), \(window.start), \(window.end), \(priced.subtotal.minorUnits),
-                \(priced.tax.minorUnits), \(priced.total.minorUnits), \(cafe.currency.code), \(units), \(now), NULL)
-            """, logger: logger)
-        try await insertLines(priced.lines, orderID: orderID, connection, logger: logger)
+        let lines = try priced.lines.enumerated().map { position, line in
+            StoredLine(position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
+                       station: line.station, quantity: line.quantity, unitprice: line.unitPrice,
+                       linetotal: line.lineTotal, options: try StoredJSON.text(line.options), note: line.note)
+        }
+        let linesJSON = String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
+        let slotKey = PostgresPickupCapacityStore.key(window.start)
+        guard let row = try await connection.firstRow("""
+            WITH slot AS (
+                INSERT INTO pickupSlot (cafeId, start, used) VALUES (\(cafe.id), \(slotKey), \(units))
+                ON CONFLICT (cafeId, start) DO UPDATE SET used = pickupSlot.used + excluded.used
+                    WHERE pickupSlot.used + excluded.used <= \(cafe.pickup.capacity)
+                RETURNING used
+            ), number AS (
+                INSERT INTO orderNumber (cafeId, localDate, last)
+                SELECT \(cafe.id), \(localDate), 1 WHERE EXISTS (SELECT 1 FROM slot)
+                ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
+                RETURNING last
+            ), placed AS (
+                INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
+                    pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt)
+                SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
+                    \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
+                    \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
+                    \(cafe.currency.code), \(units), \(now), NULL
+                FROM number
+                RETURNING number
+            ), lines AS (
+                INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
+                SELECT \(orderID), line.position, line.itemid, line.names, line.station, line.quantity, line.unitprice,
+                    line.linetotal, line.options, line.note
+                FROM json_to_recordset(\(linesJSON)::json) AS line(position bigint, itemid text, names text, station text,
+                    quantity bigint, unitprice bigint, linetotal bigint, options text, note text)
+                WHERE EXISTS (SELECT 1 FROM placed)
+            )
+            SELECT number FROM placed
+            """, logger: logger) else {
+            // The conditional update found the window full (possible only across midnight, when
+            // two batches lock different days): refused like any full window.
+            throw CanteenError.windowFull(field: request.pickup == .asap ? "pickup" : "pickup.start")
+        }
+        let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
+        context.used[cafe.id, default: [:]][window.start, default: 0] += units
         var stations: [String] = []
         for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
         let order = Order(id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
                           lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
                           createdAt: now, tickets: [])
-        return .placed(order, ticketStations: stations)
+        return (order, stations)
     }
 
-    /// All lines of an order in one statement.
-    private static func insertLines(_ lines: [OrderLine], orderID: String, _ connection: PostgresConnection,
-                                    logger: Logger) async throws {
-        guard !lines.isEmpty else { return }
-        var bindings = PostgresBindings(capacity: lines.count * 10)
-        var values: [String] = []
-        for (position, line) in lines.enumerated() {
-            let base = position * 10
-            values.append("(" + (1...10).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
-            bindings.append(orderID)
-            bindings.append(position)
-            bindings.append(line.itemID)
-            bindings.append(try StoredJSON.text(line.names))
-            bindings.append(line.station)
-            bindings.append(line.quantity)
-            bindings.append(line.unitPrice)
-            bindings.append(line.lineTotal)
-            bindings.append(try StoredJSON.text(line.options))
-            bindings.append(line.note)
-        }
-        try await connection.run(PostgresQuery(unsafeSQL: """
-            INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
-            VALUES \(values.joined(separator: ", "))
-            """, binds: bindings), logger: logger)
+    /// An order line as `json_to_recordset` reads it (JSON columns as their text).
+    private struct StoredLine: Encodable {
+        let position: Int
+        let itemid: String
+        let names: String
+        let station: String
+        let quantity: Int
+        let unitprice: Int64
+        let linetotal: Int64
+        let options: String
+        let note: String?
     }
 
     /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets.

@@ -2,10 +2,11 @@ import CanteenCore
 import Foundation
 import PostgresNIO
 
-/// The PostgreSQL implementation of `PickupCapacityRepository`, and the capacity steps of the
+/// The PostgreSQL implementation of `PickupCapacityRepository`, and the capacity reads of the
 /// order transaction: the window is chosen by the rule both engines share
-/// (`PickupCandidates.choose`) and taken with a conditional update that re-checks the room
-/// under the row's lock, so orders sent to different servers can never overbook a window.
+/// (`PickupCandidates.choose`) and taken (in `PostgresOrderStore`) with a conditional update that
+/// re-checks the room under the row's lock, so orders sent to different servers can never
+/// overbook a window.
 public final class PostgresPickupCapacityStore: PickupCapacityRepository {
     let database: PostgresDatabase
     let planner: PickupWindowPlanner
@@ -43,17 +44,6 @@ public final class PostgresPickupCapacityStore: PickupCapacityRepository {
             used[Date(timeIntervalSince1970: TimeInterval(start))] = units
         }
         return used
-    }
-
-    /// Takes `units` of the window if they still fit under `capacity` (`pickup_window_full` otherwise).
-    static func take(_ connection: PostgresConnection, cafeID: String, window: PickupWindow, units: Int, capacity: Int,
-                     field: String, logger: Logger) async throws {
-        guard units <= capacity, try await connection.firstRow("""
-            INSERT INTO pickupSlot (cafeId, start, used) VALUES (\(cafeID), \(Self.key(window.start)), \(units))
-            ON CONFLICT (cafeId, start) DO UPDATE SET used = pickupSlot.used + excluded.used
-                WHERE pickupSlot.used + excluded.used <= \(capacity)
-            RETURNING used
-            """, logger: logger) != nil else { throw CanteenError.windowFull(field: field) }
     }
 
     /// Gives back what a cancelled order took.
