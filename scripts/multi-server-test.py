@@ -23,6 +23,7 @@ import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -181,6 +182,7 @@ try:
     # MARK: - Load
     lock = threading.Lock()
     acknowledged = {}  # key -> order id
+    answers = []  # (second the request was sent, status), for the timeline
     statuses = {}
     unavailable_codes = set()
     stop_kiosks = threading.Event()
@@ -204,21 +206,25 @@ try:
                 ports = living_ports()
                 port = ports[(number + attempt) % len(ports)]
                 attempt += 1
+                sent = time.time()
                 try:
                     status, headers, payload = request(port, "POST", "/v1/orders", kiosk, body, {"Idempotency-Key": key})
                 except (OSError, http.client.HTTPException):
                     status, payload = "connection", b""
+                code = json.loads(payload)["error"]["code"] if status in (409, 503) else None
                 with lock:
-                    statuses[status] = statuses.get(status, 0) + 1
+                    label = f"{status} {code}" if code else status
+                    statuses[label] = statuses.get(label, 0) + 1
+                    answers.append((sent, time.time(), status))
                 if status == 201:
                     with lock:
                         acknowledged[key] = json.loads(payload)["id"]
                     break
                 if status == 503:
                     with lock:
-                        unavailable_codes.add(json.loads(payload)["error"]["code"])
+                        unavailable_codes.add(code)
                 if status in (503, "connection", 409) and attempt < 200:
-                    if status == 409 and json.loads(payload)["error"]["code"] == "pickup_window_full":
+                    if code == "pickup_window_full":
                         break
                     time.sleep(0.05)
                     continue
@@ -297,25 +303,46 @@ try:
     log(f"SIGKILLed the server on port {victim['port']} mid-load ({len(acknowledged)} orders acknowledged so far)")
     time.sleep(args.seconds / 2)
 
-    before = len(acknowledged)
-    log(f"restarting PostgreSQL under load ({before} orders acknowledged so far)")
+    log(f"restarting PostgreSQL under load ({len(acknowledged)} orders acknowledged so far)")
     restart_started = time.time()
     subprocess.run([os.path.join(ROOT, "scripts", "private-postgres.sh"), "restart", args.postgres_dir], check=True)
-    log(f"PostgreSQL back after {time.time() - restart_started:.1f} s")
-    recovered_deadline = time.time() + 20
-    while len(acknowledged) <= before + 20 and time.time() < recovered_deadline:
-        time.sleep(0.1)
-    check(len(acknowledged) > before + 20,
-          f"the servers reconnected by themselves: {len(acknowledged) - before} orders acknowledged after the restart")
+    back = time.time()
+    log(f"PostgreSQL back after {back - restart_started:.1f} s")
+
+    def placed_after(instant):
+        with lock:
+            return [answered for sent, answered, status in answers if sent >= instant and status == 201]
+
+    recovered_deadline = back + 20
+    while len(placed_after(back)) < 20 and time.time() < recovered_deadline:
+        time.sleep(0.05)
+    after = sorted(placed_after(back))
+    check(len(after) >= 20, f"the servers reconnected by themselves: {len(after)} orders sent after PostgreSQL was back "
+                            f"were placed, the first {((after or [back])[0] - back) * 1000:.0f} ms after it was back")
     time.sleep(2)
 
     stop_kiosks.set()
+    stopping = time.time()
     for thread in kiosk_threads:
         thread.join()
-    log(f"kiosks stopped: answers {statuses}")
-    check(unavailable_codes <= {"database_unavailable"} and statuses.get(503, 0) > 0,
-          f"requests during the outage got 503 with code {sorted(unavailable_codes)} ({statuses.get(503, 0)} of them)")
-    check(not any(str(s).startswith("5") and s != 503 for s in statuses if isinstance(s, int)),
+    stopped_in = time.time() - stopping
+    log(f"kiosks stopped ({stopped_in:.1f} s to finish their last orders): answers {statuses}")
+    with lock:
+        slowest = max(answered - sent for sent, answered, status in answers)
+    check(stopped_in < 6 and slowest < 7, f"no request hung through the kill and the restart: the slowest answer took "
+                                         f"{slowest:.1f} s (a call waits at most 3 s for a connection, 5 s in all)")
+    with lock:
+        timeline = {}
+        for sent, answered, status in answers:
+            second = int(sent - restart_started + 100) - 100
+            timeline.setdefault(second, {}).setdefault(status, 0)
+            timeline[second][status] += 1
+    log("answers by the second they were sent, around the restart: " + "; ".join(
+        f"{second:+d}s {dict(sorted(timeline[second].items(), key=str))}" for second in sorted(timeline) if -2 <= second <= 6))
+    unavailable = sum(count for label, count in statuses.items() if str(label).startswith("503"))
+    check(unavailable_codes == {"database_unavailable"} and unavailable > 0,
+          f"requests during the outage got 503 with code {sorted(unavailable_codes)} ({unavailable} of them)")
+    check(not any(str(label).startswith("5") and not str(label).startswith("503") for label in statuses),
           "no other 5xx answer during the kill and the restart")
 
     # MARK: - Checks
@@ -353,6 +380,8 @@ finally:
         if failures:
             print(f"--- {server['log']} (last lines)")
             print("".join(open(server["log"]).readlines()[-15:]))
+    if not failures:
+        shutil.rmtree(work, ignore_errors=True)
 
 if failures:
     print(f"{len(failures)} checks FAILED")

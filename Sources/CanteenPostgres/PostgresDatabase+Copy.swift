@@ -7,7 +7,7 @@ extension PostgresDatabase {
     /// so an interrupted copy leaves the database as empty as it found it. Two copies into one
     /// database wait for each other (an advisory lock), and the second finds it not empty.
     public func copying<T: Sendable>(_ body: @escaping @Sendable (CopyTarget) async throws -> T) async throws -> T {
-        try await withConnection { connection in
+        try await withConnection(unbounded: true) { connection in
             try await connection.run("BEGIN", logger: self.logger)
             do {
                 try await connection.run("SELECT pg_advisory_xact_lock(\(Self.copyLock))", logger: self.logger)

@@ -12,7 +12,8 @@ import Synchronization
 /// starting together migrate once), then listens until shutdown. Store calls made before the
 /// migration finished wait for it. While the server cannot be reached they fail at once with
 /// `database_unavailable` (503), and a call still waiting for a connection after
-/// `leaseTimeout` gives up the same way; the pool and the listener reconnect by themselves.
+/// `leaseTimeout`, or not done after `operationTimeout`, gives up the same way; the pool and the
+/// listener reconnect by themselves.
 public final class PostgresDatabase: Service, Sendable {
     public let url: PostgresURL
     /// What the stores' caches follow: `LISTEN` notifications of every server's changes.
@@ -20,9 +21,13 @@ public final class PostgresDatabase: Service, Sendable {
     let client: PostgresClient
     let logger: Logger
     private let leaseTimeout: Duration
+    private let operationTimeout: Duration
     private let readiness = Readiness()
     private let reachable = Atomic<Bool>(true)
     private let started = Atomic<Bool>(false)
+    /// Calls in flight, to be answered 503 at once when the listener loses the database (a
+    /// query sent as a connection dies may otherwise wait for its deadline).
+    private let inFlight = Mutex<(next: UInt64, abandon: [UInt64: @Sendable () -> Void])>((0, [:]))
     private let ticketHandlers = Mutex<[@Sendable () async -> Void]>([])
     /// Hints waiting for the handlers: at most one (a burst of notifications is one re-read).
     private let ticketHints = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -31,10 +36,11 @@ public final class PostgresDatabase: Service, Sendable {
     static let channel = "canteen_changes"
 
     public init(url: PostgresURL, maximumConnections: Int = 20, leaseTimeout: Duration = .seconds(3),
-                logger: Logger = Logger(label: "canteen.postgres")) {
+                operationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "canteen.postgres")) {
         self.url = url
         self.logger = logger
         self.leaseTimeout = leaseTimeout
+        self.operationTimeout = operationTimeout
         // The pool's own chatter (a lease asked for while `run()` is starting) stays out of the
         // log; failures reach it through the stores' errors and the listener's messages.
         var poolLogger = logger
@@ -99,6 +105,7 @@ public final class PostgresDatabase: Service, Sendable {
                 if reachable.exchange(false, ordering: .acquiringAndReleasing) {
                     logger.warning("lost the database (\(url)); answering 503 until it is back: \(DatabaseFailure.describe(error))")
                 }
+                for abandon in inFlight.withLock({ $0.abandon.values }) { abandon() }
             }
             changes.setFollowing(false)
             if Task.isCancelled { break }
@@ -135,13 +142,14 @@ public final class PostgresDatabase: Service, Sendable {
 
     // MARK: - Connections
 
-    /// Runs `body` on a pooled connection (autocommit).
-    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        async throws -> T {
+    /// Runs `body` on a pooled connection (autocommit), within `operationTimeout`, or without a
+    /// deadline when `unbounded` (work that may take long, such as a copy).
+    func withConnection<T: Sendable>(unbounded: Bool = false,
+                                     _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await readiness.wait()
         guard reachable.load(ordering: .relaxed) else { throw DatabaseFailure.unavailable }
         do {
-            return try await leased(body)
+            return try await leased(timeout: unbounded ? nil : operationTimeout, body)
         } catch {
             throw DatabaseFailure.translate(error)
         }
@@ -174,41 +182,93 @@ public final class PostgresDatabase: Service, Sendable {
         }
     }
 
-    /// `body` on a leased connection; a lease not granted within `leaseTimeout` is given up
-    /// (the pool may be waiting for a server that is gone). Once leased, `body` runs to its end.
-    private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        async throws -> T {
-        let granted = LeaseGranted()
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await self.client.withConnection { connection in
-                    granted.flag.store(true, ordering: .releasing)
+    /// `body` on a leased connection, under two deadlines: a lease not granted within
+    /// `leaseTimeout` (the pool may be waiting for a server that is gone), or a call not done
+    /// within `operationTimeout` (nil: none), is answered `database_unavailable`.
+    ///
+    /// The call is raced, not awaited: a query sent on a connection that closed at that very
+    /// moment (PostgreSQL restarting) can wait forever, and a task group would wait with it. The
+    /// abandoned call finishes or fails on its own; its transaction, never committed by us after
+    /// the deadline, is rolled back by the server when the connection goes. An order it held is
+    /// safe: the client retries with its Idempotency-Key.
+    private func leased<T: Sendable>(timeout operationTimeout: Duration?,
+                                     _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let race = DeadlineRace<T>()
+        let work = Task {
+            do {
+                let value = try await self.client.withConnection { connection in
+                    race.granted.store(true, ordering: .releasing)
                     return try await body(connection)
                 }
+                race.finish(.success(value))
+            } catch {
+                race.finish(.failure(error))
             }
-            group.addTask {
-                try await Task.sleep(for: self.leaseTimeout)
-                return nil
-            }
-            while let result = try await group.next() {
-                if let value = result {
-                    group.cancelAll()
-                    return value
-                }
-                if !granted.flag.load(ordering: .acquiring) {
-                    group.cancelAll()
+        }
+        let leaseTimeout = leaseTimeout
+        let logger = logger
+        let timer = Task {
+            try await Task.sleep(for: leaseTimeout)
+            if !race.granted.load(ordering: .acquiring) {
+                if race.finish(.failure(DatabaseFailure.unavailable)) {
                     logger.warning("no database connection within \(leaseTimeout); answering 503")
-                    throw DatabaseFailure.unavailable
+                    work.cancel()
                 }
+                return
             }
-            throw DatabaseFailure.unavailable
+            guard let operationTimeout, operationTimeout > leaseTimeout else { return }
+            try await Task.sleep(for: operationTimeout - leaseTimeout)
+            if race.finish(.failure(DatabaseFailure.unavailable)) {
+                logger.warning("a database call did not finish within \(operationTimeout); answering 503 and leaving it")
+                work.cancel()
+            }
+        }
+        let registration = inFlight.withLock { calls -> UInt64 in
+            calls.next &+= 1
+            calls.abandon[calls.next] = { if race.finish(.failure(DatabaseFailure.unavailable)) { work.cancel() } }
+            return calls.next
+        }
+        defer {
+            timer.cancel()
+            _ = inFlight.withLock { $0.abandon.removeValue(forKey: registration) }
+        }
+        return try await withTaskCancellationHandler {
+            try await race.outcome()
+        } onCancel: {
+            work.cancel()
         }
     }
 }
 
-/// Whether a connection was leased (set from the leasing task, read by the waiting one).
-private final class LeaseGranted: Sendable {
-    let flag = Atomic<Bool>(false)
+/// The first of a database call's outcome and its deadlines.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    /// Whether a connection was leased (set by the call, read by the deadline).
+    let granted = Atomic<Bool>(false)
+    private let state = Mutex<(result: Result<T, any Error>?, waiter: CheckedContinuation<T, any Error>?)>((nil, nil))
+
+    /// Settles the race; false when it was settled already.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        let (settled, waiter) = state.withLock { state -> (Bool, CheckedContinuation<T, any Error>?) in
+            guard state.result == nil else { return (false, nil) }
+            state.result = result
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(with: result)
+        return settled
+    }
+
+    /// The outcome, once settled.
+    func outcome() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let result = state.withLock { state -> Result<T, any Error>? in
+                if state.result == nil { state.waiter = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
 }
 
 /// Opens once the schema is migrated; store calls wait for it (or fail with its error).
