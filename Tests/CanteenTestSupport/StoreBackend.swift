@@ -135,7 +135,7 @@ public struct TestStores: Sendable {
 
 /// Waits until `condition` holds, checking every 10 ms, for at most `seconds` (then fails the
 /// test with `comment`). For effects that cross processes or servers: never a timing assertion.
-public func eventually(within seconds: Double = 10, _ comment: Comment,
+public func eventually(within seconds: Double = 60, _ comment: Comment,
                        sourceLocation: SourceLocation = #_sourceLocation,
                        _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
