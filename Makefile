@@ -70,3 +70,39 @@ TEST_SUITES += test-postgres
 test-postgres: deps
 	$(SWIFT) build --build-tests
 	scripts/test-postgres.sh
+# The live scanner against BlueZ's controller emulator in a qemu VM (Tests/BlueZVM/; installs qemu,
+# busybox-static, bluez, bluez-test-tools, strace and cpio, caches Debian's kernel in .build-bluez/).
+TEST_SUITES += test-bluez
+.PHONY: test-bluez
+test-bluez: deps
+	$(SWIFT) build --product canteen
+	Tests/BlueZVM/run.sh "$$($(SWIFT) build --show-bin-path)/canteen"
+# MARK: - Hardening (issue 16): contract fuzzing, fuzzers, the benchmark report
+# schemathesis against a live server with a token of each role (about 2 minutes here).
+TEST_SUITES += test-contract
+CONTRACT_EXAMPLES ?= 8
+FUZZ_SECONDS ?= 120
+.PHONY: test-contract fuzz bench-check
+
+test-contract: deps venv
+	$(SWIFT) build --product canteen
+	$(VENV)/bin/python scripts/contract-test.py --bin "$$($(SWIFT) build --show-bin-path)/canteen" --examples $(CONTRACT_EXAMPLES)
+
+# libFuzzer targets (btsnoop, hci, nfc, menu, order), FUZZ_SECONDS each; see scripts/fuzz.sh.
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# A benchmark run compared with the committed bench/results.json: any figure 20 % worse fails.
+bench-check: deps
+	BENCH_OUT=.build-bench scripts/bench.sh
+	python3 scripts/bench-report.py check bench/results.json .build-bench/results.json
+# The pages (/kds, /kiosk, /board; issues 12 and 17) in a real browser: Debian's Chromium headless,
+# driven by selenium through Debian's chromedriver (nothing downloaded); CJK fonts for the
+# screenshots. Each test starts its own `canteen serve` on a free loopback port and stops it.
+# About 3 minutes here; screenshots of every screen land in .build-screenshots/ (git-ignored).
+APT_PACKAGES += chromium chromium-driver fonts-ipafont-gothic fonts-wqy-microhei
+TEST_SUITES += test-browser
+.PHONY: test-browser
+test-browser: deps venv
+	$(SWIFT) build --product canteen
+	CANTEEN_BIN="$$($(SWIFT) build --show-bin-path)/canteen" $(VENV)/bin/python Tests/Browser/run.py

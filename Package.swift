@@ -20,11 +20,17 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Tests only: reads openapi.yaml for the contract tests.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: - Libraries
         .target(
             name: "CanteenCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -88,13 +94,32 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenWeb",
+            resources: [.copy("Assets")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenNotify",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
                 "CanteenFormat",
+                "CanteenWeb",
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -108,6 +133,7 @@ let package = Package(
                 "CanteenPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenAPI",
+                "CanteenNotify",
                 "CanteenFormat",
                 "Beacons",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -121,6 +147,8 @@ let package = Package(
             dependencies: [
                 "CanteenApp",
                 "CanteenCore",
+                "CanteenAPI",
+                "CanteenNotify",
                 "Beacons",
                 "BlueZScanner",
                 "CardReader",
@@ -132,21 +160,40 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "BenchFigures",
+            path: "Benchmarks/BenchFigures",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "format-bench",
-            dependencies: ["CanteenCore", "CanteenFormat"],
+            dependencies: ["CanteenCore", "CanteenFormat", "BenchFigures"],
             path: "Benchmarks/FormatBench",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "beacon-bench",
-            dependencies: ["Beacons"],
+            dependencies: ["Beacons", "BenchFigures"],
             path: "Benchmarks/BeaconBench",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "server-bench",
+            dependencies: ["BenchFigures"],
             path: "Benchmarks/ServerBench",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["Beacons", "NFC", "CanteenCore"],
+            path: "Benchmarks/FuzzTargets",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "canteen-fuzz",
+            dependencies: ["FuzzTargets"],
+            path: "Benchmarks/CanteenFuzz",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -199,10 +246,16 @@ let package = Package(
             name: "CanteenAPITests",
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
+                "CanteenFormat", "CanteenWeb",
+                "CanteenNotify",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
@@ -227,6 +280,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenCLITests",
+            dependencies: ["CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzTargets"],
+            resources: [.copy("Findings")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

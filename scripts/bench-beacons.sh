@@ -9,6 +9,7 @@
 # is far slower it runs on the first 100000 events and its rate is extrapolated from those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 
 reports="${1:-1000000}"
 work="$(mktemp -d)"
@@ -60,6 +61,7 @@ print(f"beacontools: {len(events)} reports ({found} iBeacons) in {elapsed:.2f} s
 PY
 )"
 echo "beacontools 2.1.0: ${python_rate} reports/s (address, RSSI, parse_packet; no ranging)"
+figure beacontools_reports "$python_rate" reports/s higher "Python beacontools 2.1.0: address, RSSI, parse_packet (parsing only)"
 if [ -n "$swift_rate" ] && [ -n "$python_rate" ]; then
     python3 -c "print(f'ratio: Canteen is {int(\"$swift_rate\") / float(\"$python_rate\"):.0f}x beacontools ({int(\"$swift_rate\"):,} vs {float(\"$python_rate\"):,.0f} reports/s)')"
 fi

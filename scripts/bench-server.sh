@@ -10,9 +10,15 @@
 # the same healthz, orders and parked-display phases run against that binary too, on a fresh
 # data dir, right after the current one: both figures come from one run on one machine state.
 #
+# Phases: healthz, orders, polls, display, parked, follow (server-bench), and webhooks (this
+# script): the orders phase again while a slow receiver (200 ms a request, Python) is sent
+# every order.placed, beside the orders phase run just before it without one (orders/s and the
+# server's CPU per order).
+#
 # Prints every figure; the server and every helper are stopped on exit (trap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 
 duration=10
 warmup=2
@@ -20,7 +26,7 @@ connections=32
 build=1
 baseline_bin=""
 profile=0
-phases="healthz,orders,polls,display,parked"
+phases="healthz,orders,polls,display,parked,follow,webhooks"
 while [ $# -gt 0 ]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
@@ -38,7 +44,9 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 work="$(mktemp -d)"
 server_pid=""
+receiver_pid=""
 cleanup() {
+    if [ -n "$receiver_pid" ]; then kill "$receiver_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill "$server_pid" 2>/dev/null || true
         for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
@@ -58,7 +66,8 @@ if [ "$build" = 1 ]; then
         fi
     done
 fi
-bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+# BENCH_BIN points at other builds of canteen and server-bench (a debug build checks the plumbing).
+bin="${BENCH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)}"
 
 # profile_orders LABEL: the orders phase again, with perf sampling the server (where each
 # order's microseconds go). Needs perf (linux-perf); skipped without it.
@@ -148,14 +157,79 @@ if command -v wrk >/dev/null 2>&1; then
     echo "== wrk ($threads threads, $connections connections, ${duration} s), same server"
     wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:$port/healthz" >"$work/wrk.out" 2>&1 || true
     echo "wrk GET /healthz: $(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out") req/s; p50 $(awk '$1=="50%"{print $2}' "$work/wrk.out"), p99 $(awk '$1=="99%"{print $2}' "$work/wrk.out")"
+    figure wrk_healthz_rps "$(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out")" req/s higher "GET /healthz with wrk, $connections connections (the HTTP ceiling, event-driven client)"
     if [ -n "$cursor" ]; then
         wrk -t"$threads" -c64 -d"${duration}s" --latency -H "Authorization: Bearer $kitchen_token" \
             -H "If-None-Match: \"$cursor\"" "http://127.0.0.1:$port/v1/cafes/bench/tickets?after=$cursor" >"$work/wrk.out" 2>&1 || true
         non2xx="$(sed -n 's/^ *Non-2xx or 3xx responses: *//p' "$work/wrk.out")"
         echo "wrk 304 polls (64 connections): $(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out") polls/s; p50 $(awk '$1=="50%"{print $2}' "$work/wrk.out"), p99 $(awk '$1=="99%"{print $2}' "$work/wrk.out")${non2xx:+; NOT 304: $non2xx}"
+        [ -n "$non2xx" ] || figure wrk_polls_304_per_s "$(sed -n 's/^Requests\/sec: *//p' "$work/wrk.out")" polls/s higher \
+            "304 polls with wrk, 64 connections" wrk_healthz_rps
     fi
 else
     echo "(wrk not installed: apt-get install wrk for the event-driven healthz and 304 figures)"
+fi
+
+# MARK: - Webhooks (order placement while a slow receiver is sent every order)
+# orders_with_cpu LABEL: the orders phase on the running server, then the server's CPU over it
+# (warm-up included) per order counted.
+orders_with_cpu() {
+    local before after placed
+    before="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
+    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+        --connections "$connections" --warmup "$warmup" --duration "$duration" --phases orders | grep -v '^targets' \
+        | tee "$work/$1.out"
+    after="$(awk '{print $14 + $15}' "/proc/$server_pid/stat")"
+    placed="$(sed -n 's/^POST \/v1\/orders.*(\([0-9]*\) in .*/\1/p' "$work/$1.out")"
+    python3 -c "import sys; t, n = float(sys.argv[1]) / 100, int(sys.argv[2] or 0); print(f'    server CPU {t:.1f} s over the phase, {t / max(n, 1) * 1e6:.0f} µs per order placed')" \
+        "$((after - before))" "${placed:-0}"
+}
+if [[ ",$phases," == *",webhooks,"* ]]; then
+    receiver_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    python3 - "$receiver_port" "$work/received" <<'PY' &
+# A webhook receiver that takes 200 ms per request and counts what it accepted.
+import http.server, sys, threading, time
+port, count_file = int(sys.argv[1]), sys.argv[2]
+count, lock = [0], threading.Lock()
+class Receiver(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        time.sleep(0.2)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        with lock:
+            count[0] += 1
+    def log_message(self, *args):
+        pass
+def report():
+    while True:
+        with lock:
+            open(count_file, "w").write(str(count[0]))
+        time.sleep(0.2)
+threading.Thread(target=report, daemon=True).start()
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver).serve_forever()
+PY
+    receiver_pid=$!
+    for _ in $(seq 50); do [ -f "$work/received" ] && break; sleep 0.1; done
+    echo "== webhooks: the orders phase without a webhook, then with every order.placed sent to a receiver taking 200 ms a request"
+    orders_with_cpu without-webhook
+    hook="$(curl -s -X POST -H "Authorization: Bearer $ops_token" -H 'Content-Type: application/json' \
+        -d "{\"url\": \"http://127.0.0.1:$receiver_port/hook\", \"events\": [\"order.placed\"]}" "http://127.0.0.1:$port/v1/webhooks")"
+    hook_id="$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' <<<"$hook")"
+    receiver_before="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
+    orders_with_cpu with-webhook
+    receiver_after="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
+    echo "    the Python receiver's own CPU on the same cores: $(python3 -c "import sys; print(f'{int(sys.argv[1]) / 100:.1f} s')" "$((receiver_after - receiver_before))")"
+    without="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/without-webhook.out")"
+    with="$(sed -n 's/^POST \/v1\/orders, [0-9]* kiosks: \([0-9]*\) orders\/s.*/\1/p' "$work/with-webhook.out")"
+    echo "webhooks: ${without:-?} orders/s without a webhook, ${with:-?} right after with the slow receiver subscribed;" \
+        "it had accepted $(cat "$work/received") deliveries when the phase ended (32 at a time, 200 ms each)"
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $ops_token" "http://127.0.0.1:$port/v1/webhooks/$hook_id"
+    kill "$receiver_pid" 2>/dev/null || true
+    wait "$receiver_pid" 2>/dev/null || true
+    receiver_pid=""
 fi
 
 profile_orders current
@@ -166,7 +240,7 @@ if [ -n "$baseline_bin" ]; then
     echo "== baseline: $baseline_bin ($("$baseline_bin" --version 2>/dev/null || echo "older build")), fresh data dir, same phases for orders"
     start_server "$baseline_bin" "$work/baseline-data"
     echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+    BENCH_FIGURES="" "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
         --connections "$connections" --warmup "$warmup" --duration "$duration" --phases healthz,orders,parked \
         | tee "$work/baseline-bench.out"
     profile_orders baseline
@@ -189,10 +263,15 @@ def timed(step, seconds=2.0):
     samples.sort()
     return samples
 
-def show(label, samples):
+def show(label, samples, figure=None):
     p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
     print(f"{label}: {len(samples) / sum(samples):,.0f}/s; each p50 {statistics.median(samples) * 1e3:.2f} ms, "
           f"p99 {p99 * 1e3:.2f} ms ({len(samples)} runs)")
+    if figure and os.environ.get("BENCH_FIGURES"):
+        import json
+        with open(os.environ["BENCH_FIGURES"], "a") as out:
+            out.write(json.dumps({"id": figure, "value": len(samples) / sum(samples), "unit": "commits/s",
+                                  "better": "higher", "title": label + " (the durable-write ceiling)"}, sort_keys=True) + "\n")
 
 fd = os.open(f"{work}/fsync.bin", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 show("write 100 B + fsync", timed(lambda: (os.write(fd, b"x" * 100), os.fsync(fd))))
@@ -211,6 +290,7 @@ for mode in ("FULL", "NORMAL"):
         db.execute("BEGIN IMMEDIATE")
         db.execute("INSERT INTO t (body) VALUES (?)", ("x" * 300,))
         db.execute("COMMIT")
-    show(f"SQLite WAL commit (1 row), synchronous={mode}", timed(commit))
+    show(f"SQLite WAL commit (1 row), synchronous={mode}", timed(commit),
+         "sqlite_commits_full" if mode == "FULL" else None)
     db.close()
 PY

@@ -3,14 +3,24 @@
 #   1. scripts/bench-format.sh   prices and pickup windows formatted per second (one core)
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
-#   4. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
+#   4. scripts/bench-pages.py    the kitchen display in headless Chromium: order → DOM, 200 tickets rendered
+#   5. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
 # git-ignored worktree (.build-baseline/) and runs the server's orders and parked-display phases
 # against it in the same run, so that a change is judged against what it replaced.
+#
+# Every figure is also recorded (scripts/bench-lib.sh, Benchmarks/BenchFigures) and written by
+# scripts/bench-report.py to $BENCH_OUT/results.json and results.md (default bench/, which also
+# updates the table in README.md); `make bench-check` compares a run with bench/results.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+out="${BENCH_OUT:-bench}"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+mkdir -p .build-bench
+export BENCH_FIGURES="$PWD/.build-bench/figures.jsonl"
+: >"$BENCH_FIGURES"
 
 if ! command -v wrk >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
@@ -52,5 +62,18 @@ echo; echo "### iBeacons (scripts/bench-beacons.sh)"
 scripts/bench-beacons.sh
 echo; echo "### Server (scripts/bench-server.sh)"
 scripts/bench-server.sh --skip-build "${baseline_args[@]}"
+echo; echo "### Pages in a browser (scripts/bench-pages.py)"
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    make --no-print-directory venv >/dev/null
+    .build-venv/bin/python scripts/bench-pages.py --bin "$(swift build -c release --show-bin-path)/canteen"
+else
+    echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
+fi
+
 echo; echo "### Engines (scripts/bench-engines.sh)"
 scripts/bench-engines.sh --skip-build
+
+echo; echo "### Report ($out/results.json, $out/results.md)"
+readme=()
+[ "$out" = bench ] && readme=(--readme README.md)
+python3 scripts/bench-report.py write "$BENCH_FIGURES" "$out" --load-before "$load_before" "${readme[@]}"

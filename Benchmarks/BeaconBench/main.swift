@@ -1,3 +1,4 @@
+import BenchFigures
 import Beacons
 import Foundation
 #if canImport(Glibc)
@@ -91,3 +92,5 @@ for run in 1...max(1, runs) {
 }
 let median = rates.sorted()[rates.count / 2]
 print("beacon-bench: median \(Int(median)) reports/s on one core (thread CPU time; parse → iBeacon → ranging); target 1000000")
+BenchFigures.record("beacons_reports", median, unit: "reports/s",
+                    title: "iBeacon reports, parse → iBeacon → ranging, one core (median of runs)", reference: "beacontools_reports")

@@ -1,3 +1,4 @@
+import BenchFigures
 import CanteenCore
 import CanteenFormat
 import Foundation
@@ -91,3 +92,13 @@ let windowsDay = measure("pickup windows, a day's 96 windows × 8 locales × 4 z
 print("prices per CPU second: menu workload \(Int(pricesMenu)) (target 400000: \(pricesMenu >= 400_000 ? "met" : "NOT met")); "
     + "every amount new \(Int(pricesMixed)); one pair \(Int(pricesOnePair)); Foundation floor \(Int(floor))")
 print("pickup windows per CPU second: nearly every label new \(Int(windowsPerSecond)); a day's windows repeated \(Int(windowsDay))")
+
+BenchFigures.record("format_floor", floor, unit: "prices/s", title: "Foundation's Decimal.FormatStyle.Currency alone, one core")
+BenchFigures.record("format_prices_menu", pricesMenu, unit: "prices/s",
+                    title: "prices formatted, a menu's 300 prices × 8 locales × 4 currencies, one core", reference: "format_floor")
+BenchFigures.record("format_prices_new", pricesMixed, unit: "prices/s",
+                    title: "prices formatted, every amount new (ICU renders each), one core", reference: "format_floor")
+BenchFigures.record("format_windows_day", windowsDay, unit: "labels/s",
+                    title: "pickup-window labels, a day's windows repeated, one core")
+BenchFigures.record("format_windows_new", windowsPerSecond, unit: "labels/s",
+                    title: "pickup-window labels, nearly every label new, one core")

@@ -28,6 +28,26 @@ struct BenchRequests: Sendable {
         return Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(kitchenToken)\r\n\(condition)\r\n".utf8)
     }
 
+    /// `GET /v1/orders/{id}` with the kiosk token; with an ETag and `wait`, a long-poll for a change.
+    func orderRead(id: String, etag: String? = nil, wait: Int = 0) -> [UInt8] {
+        let target = "/v1/orders/\(id)" + (wait > 0 ? "?wait=\(wait)" : "")
+        let condition = etag.map { "If-None-Match: \($0)\r\n" } ?? ""
+        return Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(kioskToken)\r\n\(condition)\r\n".utf8)
+    }
+
+    /// `GET /v1/orders/{id}/events` with the kiosk token, resuming after `lastEventID`.
+    func orderEvents(id: String, lastEventID: Int64) -> [UInt8] {
+        Array(("GET /v1/orders/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(kioskToken)\r\n"
+            + "Accept: text/event-stream\r\nLast-Event-ID: \(lastEventID)\r\n\r\n").utf8)
+    }
+
+    /// `POST /v1/tickets/{id}/status` with the kitchen token.
+    func move(ticket: String, to status: String) -> [UInt8] {
+        let body = #"{"status":"\#(status)"}"#
+        return Array(("POST /v1/tickets/\(ticket)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(kitchenToken)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+    }
+
     /// The café's latest feed cursor: pages through the feed until it answers 304 or no ticket.
     func latestCursor(port: Int) throws(BenchError) -> Int64 {
         let connection = try HTTPConnection(port: port)

@@ -5,10 +5,11 @@ import Glibc
 
 /// One keep-alive HTTP/1.1 connection over a blocking loopback socket, used by one thread.
 final class HTTPConnection {
-    /// A parsed response: status and body.
+    /// A parsed response: status, body and the `ETag` header.
     struct Response {
         let status: Int
         let body: [UInt8]
+        var etag: String? = nil
     }
 
     private let socket: Int32
@@ -82,6 +83,7 @@ final class HTTPConnection {
         }
         var contentLength = 0
         var chunked = false
+        var etag: String?
         var lineStart = head.startIndex
         for index in head.indices where head[index] == 10 || index == head.endIndex - 1 {
             let line = head[lineStart...index]
@@ -91,11 +93,15 @@ final class HTTPConnection {
                 contentLength = length
             } else if let value = Self.value(of: "transfer-encoding", in: line) {
                 chunked = String(decoding: value, as: UTF8.self).lowercased().contains("chunked")
+            } else if let value = Self.value(of: "etag", in: line) {
+                etag = String(decoding: value, as: UTF8.self)
             }
         }
-        if status == 304 || status == 204 || (100..<200).contains(status) { return Response(status: status, body: []) }
-        if chunked { return Response(status: status, body: try readChunkedBody()) }
-        return Response(status: status, body: try take(contentLength))
+        if status == 304 || status == 204 || (100..<200).contains(status) {
+            return Response(status: status, body: [], etag: etag)
+        }
+        if chunked { return Response(status: status, body: try readChunkedBody(), etag: etag) }
+        return Response(status: status, body: try take(contentLength), etag: etag)
     }
 
     /// The value of a header line `Name: value` when its name is `name` (lower case), without

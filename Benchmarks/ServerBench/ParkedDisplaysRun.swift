@@ -81,7 +81,7 @@ struct ParkedDisplaysRun {
         return outcome
     }
 
-    private static func connect(port: Int) throws(BenchError) -> Int32 {
+    static func connect(port: Int) throws(BenchError) -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw BenchError("socket", "socket(): errno \(errno) (raise ulimit -n)") }
         var one: Int32 = 1
@@ -102,7 +102,7 @@ struct ParkedDisplaysRun {
         return socket
     }
 
-    private static func sendAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
+    static func sendAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -1,3 +1,4 @@
+import BenchFigures
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,11 +8,12 @@ import Glibc
 //
 //   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b] [--order-ports P1,P2]
 //                [--connections 32] [--warmup 2] [--duration 10] [--poll-connections 64]
-//                [--displays 50] [--display-orders 200] [--display-interval 0.02]
+//                [--displays 50] [--display-orders 200] [--display-interval 0.02] [--followed 100]
 //
 // Each thread owns one blocking keep-alive connection (TCP_NODELAY); the client shares the
 // machine's cores with the server. Phases: GET /healthz, POST /v1/orders, 304 feed polls,
-// order-to-display latency with long-polling displays.
+// order-to-display latency with long-polling displays, parked displays, followed orders
+// (a status change reaching a long-poll and an event stream).
 
 // MARK: - Arguments
 
@@ -30,7 +32,8 @@ var displayOrders = 200
 var displayInterval = 0.02
 var parkedDisplays = 2000
 var parkedRounds = 5
-var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked"]
+var followedOrders = 100
+var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked", "follow"]
 
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -51,6 +54,7 @@ while let argument = arguments.next() {
     case "--display-interval": displayInterval = Double(value) ?? displayInterval
     case "--parked": parkedDisplays = Int(value) ?? parkedDisplays
     case "--parked-rounds": parkedRounds = Int(value) ?? parkedRounds
+    case "--followed": followedOrders = Int(value) ?? followedOrders
     case "--phases": phases = Set(value.split(separator: ",").map(String.init))
     default:
         FileHandle.standardError.write(Data("server-bench: unknown option \(argument)\n".utf8))
@@ -93,6 +97,7 @@ if phases.contains("healthz") {
     let outcome = ClosedLoopLoad(ports: [serverPort], connections: connections, warmup: warmup, duration: duration,
                                  expectedStatus: 200) { _, _ in BenchRequests.healthz }.run()
     report("GET /healthz (ceiling), \(connections) connections", outcome, unit: "req")
+    BenchFigures.record("healthz_rps", outcome.perSecond, unit: "req/s", title: "GET /healthz, \(connections) connections (the HTTP ceiling)")
 }
 
 if phases.contains("orders") {
@@ -103,6 +108,9 @@ if phases.contains("orders") {
     let spread = orderPorts.count > 1 ? " over \(orderPorts.count) servers" : ""
     report("POST /v1/orders, \(connections) kiosks\(spread)", outcome, unit: "orders")
     let p99 = outcome.latency.milliseconds(atPercentile: 99)
+    BenchFigures.record("orders_per_s", outcome.perSecond, unit: "orders/s",
+                        title: "durable orders, \(connections) keep-alive kiosks", reference: "sqlite_commits_full")
+    BenchFigures.record("orders_p99_ms", p99, unit: "ms", better: .lower, title: "durable orders, p99 latency")
     verdicts.append(verdict(String(format: "≥ 2,000 orders/s with p99 ≤ 50 ms (%.0f/s, p99 %.1f ms)", outcome.perSecond, p99),
                             outcome.perSecond >= 2_000 && p99 <= 50))
 }
@@ -116,6 +124,8 @@ if phases.contains("polls") || phases.contains("display") {
             let outcome = ClosedLoopLoad(ports: [serverPort], connections: pollConnections, warmup: warmup,
                                          duration: duration, expectedStatus: 304) { _, _ in request }.run()
             report("GET tickets?after=\(cursor) + If-None-Match → 304, \(pollConnections) displays", outcome, unit: "polls")
+            BenchFigures.record("polls_304_per_s", outcome.perSecond, unit: "polls/s",
+                                title: "304 polls, \(pollConnections) displays (server-bench)", reference: "healthz_rps")
             verdicts.append(verdict(String(format: "≥ 20,000 polls/s (%.0f/s)", outcome.perSecond), outcome.perSecond >= 20_000))
         }
         if phases.contains("display") {
@@ -132,6 +142,8 @@ if phases.contains("polls") || phases.contains("display") {
             if outcome.missing > 0 { print("    pairs never received within 5 s: \(outcome.missing)") }
             for failure in Set(outcome.failures) { print("    failed: \(failure)") }
             let p99 = outcome.latency.milliseconds(atPercentile: 99)
+            BenchFigures.record("order_to_display_p99_ms", p99, unit: "ms", better: .lower,
+                                title: "order-to-display, \(displays) long-polling displays, p99")
             verdicts.append(verdict(String(format: "order-to-display p99 ≤ 25 ms (%.1f ms)", p99),
                                     p99 <= 25 && outcome.missing == 0 && outcome.latency.count > 0))
         }
@@ -154,9 +166,27 @@ if phases.contains("parked") {
     if outcome.missing > 0 { print("    displays not answered within 10 s: \(outcome.missing)") }
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
     let p99 = summary.milliseconds(atPercentile: 99)
+    BenchFigures.record("parked_wake_p99_ms", p99, unit: "ms", better: .lower,
+                        title: "\(parkedDisplays) parked displays woken by one order, p99")
     verdicts.append(verdict(String(format: "%d parked displays woken p99 ≤ 50 ms (%.1f ms)", parkedDisplays, p99),
                             p99 <= 50 && outcome.missing == 0 && summary.count > 0))
 }
 
+if phases.contains("follow") {
+    let outcome = FollowOrderRun(port: serverPort, orders: followedOrders, requests: requests, runID: runID).run()
+    let longPoll = LatencySummary(outcome.longPoll)
+    let stream = LatencySummary(outcome.stream)
+    print("order status → following client, \(followedOrders) orders each followed by a long-poll (wait=30) and an event "
+          + "stream, all parked, first ticket moved one order at a time:")
+    print("    long-poll: \(longPoll.text) from sending the move to the answer (\(longPoll.count) answers)")
+    print("    event stream: \(stream.text) from sending the move to the event (\(stream.count) events)")
+    print("    the moves themselves: \(LatencySummary(outcome.moves).text)")
+    if outcome.missing > 0 { print("    followers not answered within 5 s: \(outcome.missing)") }
+    for failure in Set(outcome.failures) { print("    failed: \(failure)") }
+    let worst = max(longPoll.milliseconds(atPercentile: 99), stream.milliseconds(atPercentile: 99))
+    verdicts.append(verdict(String(format: "status change → follower p99 ≤ 100 ms (%.1f ms)", worst),
+                            worst <= 100 && outcome.missing == 0 && longPoll.count > 0 && stream.count > 0))
+}
+
 if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }
-print("targets (issue 4, 2-core machine): " + verdicts.joined(separator: "; "))
+print("targets (issues 4 and 17, 2-core machine): " + verdicts.joined(separator: "; "))

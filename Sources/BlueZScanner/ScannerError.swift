@@ -44,11 +44,18 @@ extension ScannerError {
                      errno: errno)
     }
 
-    static func noAdapter(_ device: String?, errno: Int32) -> ScannerError {
-        ScannerError(code: "no_adapter",
-                     message: device.map { "no Bluetooth adapter named \($0) (see `btmgmt info` or `hciconfig`)" }
-                         ?? "no Bluetooth adapter found (see `btmgmt info` or `hciconfig`)",
-                     errno: errno)
+    /// `adapters`: the adapters the kernel knows (`hci0`, `hci1 (down)`), nil when they could not be listed.
+    static func noAdapter(_ device: String?, errno: Int32, adapters: [String]? = nil) -> ScannerError {
+        let known = switch adapters {
+        case nil: ""
+        case let adapters? where adapters.isEmpty: "this machine has none; "
+        case let adapters?: "adapters here: " + adapters.joined(separator: ", ") + "; "
+        }
+        let advice = "(\(known)see `btmgmt info` or `hciconfig`)"
+        return ScannerError(code: "no_adapter",
+                            message: device.map { "no Bluetooth adapter named \($0) \(advice)" }
+                                ?? "no Bluetooth adapter found \(advice)",
+                            errno: errno)
     }
 
     static func adapterDown(_ device: String) -> ScannerError {

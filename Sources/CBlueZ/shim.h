@@ -2,6 +2,8 @@
 #define CANTEEN_CBLUEZ_SHIM_H
 
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -67,6 +69,31 @@ static inline int cbluez_write_filter(int fd, uint32_t type_mask, uint32_t event
     filter.event_mask[1] = event_mask1;
     filter.opcode = opcode;
     return setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, sizeof(filter));
+}
+
+/* The adapters the kernel knows, up or down: up to capacity ids, and whether each is up (1) or down (0).
+ * Returns how many there are. */
+static inline int cbluez_list_devices(uint16_t *ids, uint8_t *up, int capacity) {
+    int sock = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (sock < 0) return -1;
+    struct hci_dev_list_req *list = calloc(1, sizeof(*list) + HCI_MAX_DEV * sizeof(struct hci_dev_req));
+    if (list == NULL) { close(sock); errno = ENOMEM; return -1; }
+    list->dev_num = HCI_MAX_DEV;
+    if (ioctl(sock, HCIGETDEVLIST, list) < 0) {
+        int error = errno;
+        free(list);
+        close(sock);
+        errno = error;
+        return -1;
+    }
+    close(sock);
+    int count = list->dev_num;
+    for (int i = 0; i < count && i < capacity; i++) {
+        ids[i] = list->dev_req[i].dev_id;
+        up[i] = hci_test_bit(HCI_UP, &list->dev_req[i].dev_opt) ? 1 : 0;
+    }
+    free(list);
+    return count;
 }
 
 static inline int cbluez_errno(void) { return errno; }

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenWeb
 import Foundation
 
 /// Everything the routes need, as protocols and app-owned parts: the composition root supplies
@@ -15,16 +16,27 @@ public struct APIServices: Sendable {
     public var presenter: Presenter
     /// The kitchen feed: where each café stands, parked displays, shared pages.
     public var feed: TicketFeed
-    /// Registered badge cards (nil: the card routes answer cards_unavailable).
-    public var cards: (any CardRepository)?
+    /// Registered badge cards.
+    public var cards: any CardRepository
+    /// Coupons and their signed codes.
+    public var coupons: any CouponRepository
+    /// Orders as their followers see them, and their events.
+    public var orderEvents: any OrderEventRepository
+    /// Webhook endpoints and their deliveries.
+    public var webhooks: any WebhookRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
+    /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
+    public var metrics: CanteenMetrics
+    /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
+    public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
-                preferences: any PreferencesRepository, beacons: any BeaconRepository, presenter: Presenter,
-                feed: TicketFeed, clock: @escaping @Sendable () -> Date = Date.init,
-                cards: (any CardRepository)? = nil) {
+                preferences: any PreferencesRepository, beacons: any BeaconRepository,
+                cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
+                feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
+                clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders
@@ -35,6 +47,10 @@ public struct APIServices: Sendable {
         self.beacons = beacons
         self.feed = feed
         self.cards = cards
+        self.coupons = coupons
+        self.orderEvents = orderEvents
+        self.webhooks = webhooks
         self.clock = clock
+        self.metrics = metrics ?? feed.metrics
     }
 }

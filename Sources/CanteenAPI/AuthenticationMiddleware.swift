@@ -4,15 +4,22 @@ import CanteenFormat
 import Hummingbird
 
 /// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
-/// Routes decide which roles they need (`context.require(.ops)`).
+/// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz` and the pages
+/// (`/kds`, `/kiosk`, `/board` and their `/assets/…`) need no token and ignore whatever
+/// `Authorization` a health checker or a browser sends.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
     let tokens: any TokenRepository
 
+    /// Paths answered without looking at `Authorization` at all.
+    static let unauthenticatedPaths: Set<String> = ["/healthz", "/kds", "/kiosk", "/board"]
+
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
+        guard let header = request.headers[.authorization], !Self.unauthenticatedPaths.contains(request.uri.path),
+              !request.uri.path.hasPrefix("/assets/")
+        else {
             return try await next(request, context)
         }
         let parts = header.split(separator: " ", maxSplits: 1)
@@ -21,7 +28,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
                                message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
         }
         let secret = parts[1].trimmingHTTPWhitespace()
-        guard secret.utf8.count <= 256, let token = try await tokens.authenticate(secret: secret) else {
+        guard secret.utf8.count <= APILimits.maxTokenBytes, let token = try await tokens.authenticate(secret: secret) else {
             throw CanteenError.unauthenticated
         }
         var context = context

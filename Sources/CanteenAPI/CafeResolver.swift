@@ -68,6 +68,7 @@ struct CafeResolver {
             return (nil, "the user wants the nearest café, but the sightings list is empty (no beacon in range, or location permission denied)")
         }
         let registry = try await services.beacons.registry()
+        services.metrics.beaconSightings(sightings, registry: registry)
         let result = BeaconLocator.locate(sightings: sightings, registry: registry, currentCafeID: request.currentCafeID)
         guard let cafeID = result.cafeID else {
             let why = result.reason == .noKnownBeacon

@@ -1,15 +1,19 @@
 import CanteenCore
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Per-request state: the authenticated token (if any) and the reader's negotiated language.
 public struct CanteenRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The bearer token presented, once verified; nil when the request carried none.
     public var token: AccessToken?
+    /// The peer's address (nil when there is no socket, as in router tests).
+    public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Request bodies are read up to 1 MiB; larger ones get 413.
@@ -34,6 +38,23 @@ public struct CanteenRequestContext: RequestContext {
         return token
     }
 
+    /// A token that may act for `userID`: kiosk or ops for anyone, a user token for its own user;
+    /// 401 without a token, 403 otherwise.
+    @discardableResult
+    public func requireActing(forUser userID: String) throws(CanteenError) -> AccessToken {
+        let token = try requireToken()
+        guard token.actsFor(userID: userID) else {
+            if token.role == .user {
+                throw CanteenError(.forbidden, code: .forbidden, message: "this token acts for another user",
+                                   parameters: ["role": token.role.rawValue])
+            }
+            throw CanteenError(.forbidden, code: .forbidden,
+                               message: "a \(token.role.rawValue) token cannot do this; it needs kiosk, ops or the user's own token",
+                               parameters: ["role": token.role.rawValue])
+        }
+        return token
+    }
+
     /// Any valid token that serves `cafeID`.
     @discardableResult
     public func requireAccess(to cafeID: String) throws(CanteenError) -> AccessToken {
@@ -53,7 +74,15 @@ public struct CanteenRequestContext: RequestContext {
 
 /// Fixed limits of the HTTP API.
 public enum APILimits {
+    /// Request bodies: larger ones are 413 `body_too_large`.
     public static let maxBodyBytes = 1 << 20
+    /// One header line, and all header lines together: larger ones are 431 `headers_too_large`.
+    public static let maxHeaderFieldBytes = 16 << 10
+    public static let maxHeaderBytes = 32 << 10
+    /// Header lines in one request.
+    public static let maxHeaderFields = 100
+    /// The longest bearer token considered (longer ones are unknown: 401).
+    public static let maxTokenBytes = 256
 }
 
 extension CanteenError {

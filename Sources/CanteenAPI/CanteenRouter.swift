@@ -1,16 +1,21 @@
 import CanteenCore
 import Hummingbird
 
-/// Builds the HTTP router: error mapping and authentication around every route of the API.
+/// Builds the HTTP router: request ids and logs, metrics, error mapping and authentication
+/// around every route of the API.
 public enum CanteenRouter {
     /// The router and the table of what it serves.
     public static func build(_ services: APIServices) -> RouteTable {
         let router = Router(context: CanteenRequestContext.self)
         let methods = RouteMethods()
+        router.add(middleware: RequestLogMiddleware(metrics: services.metrics))
+        router.add(middleware: MetricsMiddleware<CanteenRequestContext>())
         router.add(middleware: ErrorMiddleware(presenter: services.presenter, methods: methods))
         router.add(middleware: AuthenticationMiddleware(tokens: services.tokens))
         let routes = RouteTable(router: router, methods: methods)
         HealthRoutes().register(on: routes)
+        MetricsRoutes(services: services).register(on: routes)
+        TokenRoutes(services: services).register(on: routes)
         CafeRoutes(services: services).register(on: routes)
         MenuRoutes(services: services).register(on: routes)
         PickupWindowRoutes(services: services).register(on: routes)
@@ -22,6 +27,12 @@ public enum CanteenRouter {
         LocateRoutes(services: services).register(on: routes)
         CafeResolutionRoutes(services: services).register(on: routes)
         CardRoutes(services: services).register(on: routes)
+        CouponRoutes(services: services).register(on: routes)
+        TapRoutes(services: services, relay: TapRelay(), cards: CardRoutes(services: services),
+                  coupons: CouponRoutes(services: services)).register(on: routes)
+        PageRoutes(services: services, assets: services.pages).register(on: routes)
+        OrderEventRoutes(services: services).register(on: routes)
+        WebhookRoutes(services: services).register(on: routes)
         return routes
     }
 }

@@ -7,6 +7,9 @@ enum EntityTags {
     /// The strong entity tag of a version or cursor: `"7"`.
     static func tag(_ version: Int64) -> String { "\"\(version)\"" }
 
+    /// The weak entity tag of a version: `W/"7"` (answers of one version differ by language).
+    static func weakTag(_ version: Int64) -> String { "W/\"\(version)\"" }
+
     /// An `If-Match` header as a version condition: `*`, or a comma-separated list of strong
     /// tags (a weak tag never matches: `If-Match` compares strongly, and a tag that is not a
     /// version can match no document).

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Turns every error into `{"error": {"code", "message", "field"}}` with a fitting status.
 /// Nothing a client sends produces a 500; unexpected failures are logged and answered as
@@ -29,7 +30,8 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             if canteenError.kind == .internal {
                 // Logged in full (a corrupt row is named there); the client learns only that it failed.
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                context.logger.error("request failed",
+                                     metadata: ["error": "\(Redaction.redactingTokens(String(reflecting: error)))"])
                 canteenError = CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
             }
             let presentation = presenter.presentation(for: request, cafe: nil)
@@ -48,6 +50,13 @@ struct ErrorMiddleware: RouterMiddleware {
             return error
         case let error as ValidationError:
             return error.firstError
+        case let error as HTTPParserError:
+            // The client's request broke off or is not HTTP: say so (400), never a 500.
+            if error == .invalidEOFState {
+                return CanteenError(.malformed, code: .requestBodyIncomplete,
+                                    message: "the request body ended before its Content-Length (the connection was closed)")
+            }
+            return CanteenError(.malformed, code: .badRequest, message: "the request is not valid HTTP/1.1 (\(error))")
         case is NIOTooManyBytesError:
             return CanteenError(.invalid, code: .bodyTooLarge,
                                 message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
@@ -106,6 +115,7 @@ public enum ErrorResponse {
     public static func status(for error: CanteenError) -> HTTPResponse.Status {
         switch error.code {
         case .bodyTooLarge: return .contentTooLarge
+        case .headersTooLarge: return .requestHeaderFieldsTooLarge
         case .unsupportedMediaType: return .unsupportedMediaType
         case .methodNotAllowed: return .methodNotAllowed
         default: break
@@ -125,13 +135,28 @@ public enum ErrorResponse {
 
     public static func response(for error: CanteenError, message: String? = nil,
                                 problems: [ValidationProblem] = []) -> Response {
-        let body = Body(error: .init(code: error.code, message: message ?? error.message, field: error.field,
-                                     problems: problems.map { Body.Problem(code: $0.code, field: $0.path, message: $0.message) }))
         var headers = HTTPFields()
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
         // The database comes back within seconds (a restart, a failover): say when to try again.
         if error.kind == .unavailable { headers[.retryAfter] = "1" }
-        return JSONResponse.make(encoded: (try? JSONResponse.encoder.encode(body)) ?? Data(), status: status(for: error),
-                                 headers: headers)
+        // The rest of such a request is not read: the connection closes after the answer.
+        if closesConnection(error.code) { headers[.connection] = "close" }
+        return JSONResponse.make(encoded: body(for: error, message: message, problems: problems),
+                                 status: status(for: error), headers: headers)
+    }
+
+    /// `{"error": {"code", "message", "field"}}` as bytes.
+    public static func body(for error: CanteenError, message: String? = nil,
+                            problems: [ValidationProblem] = []) -> Data {
+        // An error may echo what the client sent; a token secret in it is never repeated.
+        let redact = Redaction.redactingTokens
+        let body = Body(error: .init(code: error.code, message: redact(message ?? error.message), field: error.field.map(redact),
+                                     problems: problems.map { Body.Problem(code: $0.code, field: redact($0.path), message: redact($0.message)) }))
+        return (try? JSONResponse.encoder.encode(body)) ?? Data()
+    }
+
+    /// Errors after which the connection is closed.
+    static func closesConnection(_ code: ErrorCode) -> Bool {
+        code == .bodyTooLarge || code == .requestBodyIncomplete || code == .headersTooLarge
     }
 }

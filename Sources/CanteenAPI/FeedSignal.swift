@@ -15,6 +15,8 @@ final class FeedSignal: Sendable {
 
     private struct State {
         var latest: [String: Int64] = [:]
+        /// When each café's latest change was published (for the wake-up delay metric).
+        var publishedAt: [String: ContinuousClock.Instant] = [:]
         var waiters: [String: [UInt64: Waiter]] = [:]
         var nextID: UInt64 = 0
         var timerRunning = false
@@ -32,10 +34,12 @@ final class FeedSignal: Sendable {
     /// Records committed changes (café → its latest sequence) and wakes the waiters of every
     /// café whose latest change moved.
     func publish(_ changes: [String: Int64]) {
+        let now = ContinuousClock.now
         let woken = state.withLock { state -> [Waiter] in
             var woken: [Waiter] = []
             for (cafeID, sequence) in changes where sequence > (state.latest[cafeID] ?? 0) {
                 state.latest[cafeID] = sequence
+                state.publishedAt[cafeID] = now
                 if let waiting = state.waiters.removeValue(forKey: cafeID) { woken += waiting.values }
             }
             return woken
@@ -45,6 +49,9 @@ final class FeedSignal: Sendable {
 
     /// The latest sequence known for the café (0 when it has no ticket).
     func latest(cafeID: String) -> Int64 { state.withLock { $0.latest[cafeID] ?? 0 } }
+
+    /// When the café's latest change was published in this process.
+    func publishedAt(cafeID: String) -> ContinuousClock.Instant? { state.withLock { $0.publishedAt[cafeID] } }
 
     /// Wakes every waiter (on shutdown): they answer with what they have; later waits return at once.
     func releaseAll() {

@@ -5,32 +5,47 @@ import ServiceLifecycle
 import Synchronization
 
 /// The kitchen feed of every café: where each café's feed stands, the wake-ups of displays
-/// long-polling it, and the rendered pages they share.
+/// long-polling it, and the rendered pages they share; and the wake-ups of clients following
+/// one order's status.
 ///
-/// Changes committed by this process are known at once (the ticket repository reports them
-/// after commit). Changes committed by another process on the same database (a second server,
-/// the command line) are found by `run()`, which asks the repository for changes after the
-/// last one it saw every `watchInterval`: one small query however many displays wait. The
-/// database stays the truth: a page is always read from it, so a late wake-up delays a ticket
-/// but can never skip one.
+/// Changes committed by this process are known at once (the ticket and order-event
+/// repositories report them after commit). Changes committed by another process on the same
+/// database (a second server, the command line) are found by `run()`, which asks the
+/// repositories for changes after the last one it saw every `watchInterval`: one small query
+/// however many displays wait (and one more for order events while someone follows an order).
+/// The database stays the truth: a page is always read from it, so a late wake-up delays a
+/// ticket but can never skip one.
 public final class TicketFeed: Service, Sendable {
     /// The most tickets one answer carries; a display far behind pages with the cursor.
     public static let pageSize = 500
 
     private let tickets: any TicketRepository
+    private let events: any OrderEventRepository
     private let signal = FeedSignal()
+    private let followers = OrderFollowers()
     private let pages: FeedResponses
     private let watchInterval: Duration
     private let watched = Mutex<Int64?>(nil)
+    private let eventsWatched = Mutex<Int64?>(nil)
     private let logger: Logger
+    /// Where the feed records its wake-up delays (and the API its other metrics).
+    public let metrics: CanteenMetrics
+    /// How often an order's event stream sends a comment while nothing happens.
+    public let heartbeat: Duration
 
-    public init(tickets: any TicketRepository, watchInterval: Duration = .milliseconds(200),
-                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed")) {
+    public init(tickets: any TicketRepository, events: any OrderEventRepository,
+                watchInterval: Duration = .milliseconds(200), heartbeat: Duration = .seconds(15),
+                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed"),
+                metrics: CanteenMetrics = CanteenMetrics()) {
         self.tickets = tickets
+        self.events = events
         self.watchInterval = watchInterval
+        self.heartbeat = heartbeat
         self.logger = logger
+        self.metrics = metrics
         pages = FeedResponses(capacity: sharedPages)
         tickets.onTicketChanges { [signal] changes in signal.publish(changes) }
+        events.onOrderEvents { [followers] events in followers.publish(events) }
     }
 
     // MARK: - Where the feed stands
@@ -41,12 +56,33 @@ public final class TicketFeed: Service, Sendable {
         return signal.latest(cafeID: cafeID)
     }
 
-    /// Reads the changes committed since the last look (by any process) and wakes their displays.
+    /// Reads the changes committed since the last look (by any process) and wakes their
+    /// displays and the followers of their orders.
     func catchUp() async throws {
         let after = watched.withLock { $0 } ?? 0
         let head = try await tickets.changes(after: after)
         signal.publish(head.cafes)
         watched.withLock { $0 = max($0 ?? 0, head.latest) }
+        try await catchUpEvents(head: head.latest)
+    }
+
+    /// Hands the order events committed since the last look to the followers of their orders.
+    /// `head` was read before: every event up to it has committed. While nobody follows an
+    /// order nothing is read; a follower that arrives later reads its order after it started
+    /// following, which is after `head` was read, so it misses nothing by that.
+    private func catchUpEvents(head: Int64) async throws {
+        guard followers.count > 0, var after = eventsWatched.withLock({ $0 }) else {
+            eventsWatched.withLock { $0 = max($0 ?? 0, head) }
+            return
+        }
+        while true {
+            let batch = try await events.events(after: after, limit: Self.pageSize)
+            followers.publish(batch)
+            after = batch.last?.sequence ?? after
+            if batch.count < Self.pageSize { break }
+        }
+        // The events were read after `head`: every event up to it was among them or before.
+        eventsWatched.withLock { $0 = max($0 ?? 0, after, head) }
     }
 
     /// Watches the database for changes written by other processes until shutdown, then
@@ -68,14 +104,25 @@ public final class TicketFeed: Service, Sendable {
                     try await Task.sleep(for: self.watchInterval)
                 }
             }
-        } onGracefulShutdown: { [signal] in
+        } onGracefulShutdown: { [signal, followers] in
             signal.releaseAll()
+            followers.releaseAll()
         }
         signal.releaseAll()
+        followers.releaseAll()
     }
 
     /// Displays waiting right now.
     public var waitingDisplays: Int { signal.waiterCount }
+
+    // MARK: - Following one order
+
+    /// Starts following an order: its events committed from now on are kept for the follower,
+    /// so read the order after calling this.
+    public func follow(orderID: String) -> OrderFollower { OrderFollower(orderID: orderID, followers: followers) }
+
+    /// Clients following an order right now.
+    public var orderFollowers: Int { followers.count }
 
     // MARK: - Pages
 
@@ -93,11 +140,15 @@ public final class TicketFeed: Service, Sendable {
               presentation: Presentation) async throws -> Answer {
         let deadline = ContinuousClock.now + wait
         var baseline = after ?? known
+        var woken = false
         while true {
             let latest = try await latest(cafeID: cafe.id)
             if let seen = baseline, seen >= latest {
                 let remaining = deadline - ContinuousClock.now
-                if remaining > .zero, await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining) { continue }
+                if remaining > .zero, await waitForChange(cafeID: cafe.id, after: seen, timeout: remaining) {
+                    woken = true
+                    continue
+                }
                 if let known, known == seen { return .unchanged(cursor: known) }
                 return .page(FeedResponses.Rendered(body: Data(), cursor: seen, isEmpty: true))
             }
@@ -107,7 +158,20 @@ public final class TicketFeed: Service, Sendable {
                 baseline = max(baseline ?? 0, latest)
                 continue
             }
+            if woken, let published = signal.publishedAt(cafeID: cafe.id) {
+                metrics.feedWoken(since: published)
+            }
             return .page(page)
+        }
+    }
+
+    /// Waits for a change of the café after `cursor`, released at once when the server begins a
+    /// graceful shutdown (a parked display is answered, not held to its deadline).
+    private func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
+        await withGracefulShutdownHandler {
+            await signal.wait(cafeID: cafeID, after: cursor, timeout: timeout)
+        } onGracefulShutdown: { [signal] in
+            signal.releaseAll()
         }
     }
 

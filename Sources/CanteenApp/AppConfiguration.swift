@@ -1,3 +1,5 @@
+import CanteenAPI
+import CanteenNotify
 import CanteenPostgres
 import Foundation
 import Logging
@@ -15,16 +17,35 @@ public struct AppConfiguration: Sendable {
     /// The UI strings, one file per language.
     public var localesDirectory: URL
     public var logLevel: Logger.Level
+    /// How long a new connection may take to send its first complete request head; then it is closed.
+    public var headerTimeout: Duration
+    /// How long a connection may stay silent (no request part read or answer written, no
+    /// request being answered) before it is closed.
+    public var idleTimeout: Duration
+    /// Where the application's metrics go (`GET /metrics`); tests may pass their own.
+    public var metrics: CanteenMetrics?
+    /// How webhooks are delivered (tests shorten the retry delays).
+    public var webhooks: WebhookDeliverySettings
+    /// How often an order's event stream sends a comment while nothing happens.
+    public var eventStreamHeartbeat: Duration
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),
-                localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info) {
+                localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info,
+                headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
+                metrics: CanteenMetrics? = nil, webhooks: WebhookDeliverySettings = WebhookDeliverySettings(),
+                eventStreamHeartbeat: Duration = .seconds(15)) {
+        self.webhooks = webhooks
+        self.eventStreamHeartbeat = eventStreamHeartbeat
         self.localesDirectory = localesDirectory
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
         self.menusDirectory = menusDirectory
         self.logLevel = logLevel
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.metrics = metrics
     }
 
     /// Where the stores live: `database` when set, else SQLite in `dataDirectory`.

@@ -1,11 +1,14 @@
 import CanteenAPI
 import CanteenCore
 import CanteenFormat
+import CanteenNotify
 import CanteenPostgres
 import CanteenStore
 import Crypto
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import Logging
 import ServiceLifecycle
 
@@ -26,7 +29,10 @@ public struct CanteenStores: Sendable {
     public let idempotency: any IdempotencyRepository
     public let preferences: any PreferencesRepository
     public let beacons: any BeaconRepository
-    public var cards: (any CardRepository)? = nil
+    public let cards: any CardRepository
+    public let coupons: any CouponRepository
+    public let orderEvents: any OrderEventRepository
+    public let webhooks: any WebhookRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -40,55 +46,66 @@ public struct CanteenStores: Sendable {
         return nil
     }
 
-    /// Opens the database in `dataDirectory` (in memory when nil), migrating it.
-    public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init) throws -> CanteenStores {
-        let database = try dataDirectory.map(AppDatabase.open(directory:)) ?? AppDatabase.inMemory()
+    /// Opens the database in `dataDirectory` (in memory when nil), migrating it. With
+    /// `checked`, an existing file is verified first and refused, untouched, when it is damaged.
+    public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init,
+                            checked: Bool = false) throws -> CanteenStores {
+        let database = try dataDirectory.map { try AppDatabase.open(directory: $0, verify: checked) } ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
         let ids = RandomID()
-        let tickets = TicketStore(database: database, clock: clock)
+        let events = OrderEventStore(database: database, ids: ids)
+        let tickets = TicketStore(database: database, events: events, clock: clock)
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
-        var stores = CanteenStores(engine: .sqlite(database), cafes: cafes,
-                                   tokens: TokenStore(database: database, ids: ids, clock: clock),
-                                   orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                      ids: ids, clock: clock),
-                                   pickupCapacity: capacity, tickets: tickets,
-                                   idempotency: IdempotencyStore(database: database),
-                                   preferences: PreferencesStore(database: database, clock: clock),
-                                   beacons: BeaconStore(database: database, cafes: cafes, clock: clock))
-        stores.cards = try CardStore.open(database: database, dataDirectory: dataDirectory, clock: clock)
-        return stores
+        // The server's key: card hashes and coupon signatures.
+        let key = try CardKey.load(dataDirectory: dataDirectory)
+        return CanteenStores(engine: .sqlite(database), cafes: cafes,
+                             tokens: TokenStore(database: database, ids: ids, clock: clock),
+                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                                events: events, ids: ids, clock: clock),
+                             pickupCapacity: capacity, tickets: tickets,
+                             idempotency: IdempotencyStore(database: database),
+                             preferences: PreferencesStore(database: database, clock: clock),
+                             beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
+                             cards: CardStore(database: database, key: key, clock: clock),
+                             coupons: CouponStore(database: database, key: key, clock: clock),
+                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
-    /// migrates first); `withDatabase` runs it around a piece of work. Cards need the key all
-    /// servers share (`CardKey.shared`): without one the card routes answer `cards_unavailable`.
-    public static func open(postgres url: PostgresURL, cardKey: SymmetricKey?, maximumConnections: Int = 20,
+    /// migrates first); `withDatabase` runs it around a piece of work. The card and coupon key
+    /// is `cardKey` when given (`CANTEEN_CARD_KEY`, the same on every server), else the one
+    /// stored in the database (made once by the first server that needs it), so every server
+    /// hashes cards and signs coupons alike.
+    public static func open(postgres url: PostgresURL, cardKey: SymmetricKey? = nil, maximumConnections: Int = 20,
                             logger: Logger = Logger(label: "canteen.postgres"),
                             clock: @escaping @Sendable () -> Date = Date.init) -> CanteenStores {
         let database = PostgresDatabase(url: url, maximumConnections: maximumConnections, logger: logger)
         let cafes = PostgresCafeStore(database: database, clock: clock)
         let ids = RandomID()
-        let tickets = PostgresTicketStore(database: database, clock: clock)
+        let events = PostgresOrderEventStore(database: database, ids: ids)
+        let tickets = PostgresTicketStore(database: database, events: events, clock: clock)
         let capacity = PostgresPickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
-        var stores = CanteenStores(
+        let key = PostgresServerKey(database: database, fixed: cardKey)
+        return CanteenStores(
             engine: .postgres(database), cafes: cafes, tokens: PostgresTokenStore(database: database, ids: ids, clock: clock),
-            orders: PostgresOrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids,
-                                       clock: clock),
+            orders: PostgresOrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                       events: events, ids: ids, clock: clock),
             pickupCapacity: capacity, tickets: tickets, idempotency: PostgresIdempotencyStore(database: database),
             preferences: PostgresPreferencesStore(database: database, clock: clock),
-            beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock))
-        stores.cards = cardKey.map { PostgresCardStore(database: database, key: $0, clock: clock) }
-        return stores
+            beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
+            cards: PostgresCardStore(database: database, key: key, clock: clock),
+            coupons: PostgresCouponStore(database: database, key: key, clock: clock),
+            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock))
     }
 
-    /// The stores at `location`.
-    public static func open(_ location: StoreLocation, clock: @escaping @Sendable () -> Date = Date.init) throws
-        -> CanteenStores {
+    /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
+    public static func open(_ location: StoreLocation, clock: @escaping @Sendable () -> Date = Date.init,
+                            checked: Bool = false) throws -> CanteenStores {
         switch location {
         case .sqlite(let directory):
-            return try open(dataDirectory: directory, clock: clock)
-        case .postgres(let url, let directory):
-            return open(postgres: url, cardKey: try CardKey.shared(dataDirectory: directory), clock: clock)
+            return try open(dataDirectory: directory, clock: clock, checked: checked)
+        case .postgres(let url, _):
+            return open(postgres: url, cardKey: try CardKey.fromEnvironment(), clock: clock)
         }
     }
 
@@ -124,11 +141,14 @@ public struct CanteenStores: Sendable {
     /// Formatters are the application's own: pass the same ones to share their caches.
     public func apiServices(strings: Strings, prices: PriceFormatter = PriceFormatter(),
                             windows: PickupWindowFormatter = PickupWindowFormatter(),
-                            clock: @escaping @Sendable () -> Date = Date.init) -> APIServices {
+                            heartbeat: Duration = .seconds(15),
+                            clock: @escaping @Sendable () -> Date = Date.init,
+                            metrics: CanteenMetrics = CanteenMetrics()) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-                    preferences: preferences, beacons: beacons,
+                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
-                    feed: TicketFeed(tickets: tickets), clock: clock, cards: cards)
+                    feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
+                    orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -141,15 +161,16 @@ public struct CanteenStores: Sendable {
     }
 }
 
-/// The one composition root: database, stores, router and HTTP server.
+/// The one composition root: database, stores, metrics, router and HTTP server.
+///
+/// Metrics go to the configuration's registry (a new one by default), never to the global
+/// `MetricsSystem`: the request middleware binds this application's factory to each request.
+/// Log lines written while a request is handled carry its `request_id`.
 public func buildApplication(_ configuration: AppConfiguration,
                              clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "canteen")
+    var logger = Logger(label: "canteen", metadataProvider: RequestLog.metadataProvider)
     logger.logLevel = configuration.logLevel
-    let stores = try CanteenStores.open(configuration.store, clock: clock)
-    if stores.postgresDatabase != nil, stores.cards == nil {
-        logger.warning("cards are unavailable: set CANTEEN_CARD_KEY (the same on every server) to register and identify badges")
-    }
+    let stores = try CanteenStores.open(configuration.store, clock: clock, checked: true)
     let importLogger = logger
     let importSamples: @Sendable () async throws -> Void = {
         if let menus = configuration.menusDirectory {
@@ -161,11 +182,30 @@ public func buildApplication(_ configuration: AppConfiguration,
     if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192), clock: clock)
+                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+                                      heartbeat: configuration.eventStreamHeartbeat, clock: clock,
+                                      metrics: configuration.metrics ?? CanteenMetrics())
+    if case .failure(let error) = services.pages {
+        logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
+    }
+    let renderer = OrderEventRenderer(services: services)
+    let webhooks = WebhookDeliveryService(webhooks: stores.webhooks, events: stores.orderEvents,
+                                          render: { event in try await renderer.webhookBody(event) },
+                                          settings: configuration.webhooks, logger: logger)
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
+    let headerTimeout = configuration.headerTimeout
+    let idleTimeout = configuration.idleTimeout
+    let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout)],
+        idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
+                                  + idleTimeout.components.attoseconds / 1_000_000_000),
+        httpDecoderConfiguration: .init(maxHeaderFieldSize: APILimits.maxHeaderFieldBytes,
+                                        maxHeaderListSize: APILimits.maxHeaderBytes,
+                                        maxHeaderFieldCount: APILimits.maxHeaderFields))
     var app = Application(
         router: routes.router,
+        server: .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Canteen"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -175,7 +215,7 @@ public func buildApplication(_ configuration: AppConfiguration,
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
     // The database first: services stop in reverse order, so it closes last.
     app.addServices(stores.databaseService, services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger))
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
     return app
 }
 

@@ -14,8 +14,9 @@ public struct DatabaseCopy: Sendable {
     /// the copy before anything is written (nothing is left behind silently).
     public static let tables = [
         "cafe", "dayPart", "menuCategory", "menuItem", "modifierGroup", "modifierOption", "soldOut", "beacon",
-        "accessToken", "customerOrder", "orderLine", "ticket", "pickupSlot", "orderNumber", "idempotencyKey",
-        "idempotencyRecord", "userPreferences", "sitePreferences", "card",
+        "accessToken", "coupon", "customerOrder", "orderLine", "ticket", "pickupSlot", "orderNumber", "idempotencyKey",
+        "idempotencyRecord", "userPreferences", "sitePreferences", "card", "cardEnrolment", "orderEvent",
+        "webhookEndpoint", "webhookDelivery", "webhookAttempt",
     ]
     /// Tables whose one row is carried over as a value, not inserted.
     static let positions = ["feedSequence"]
@@ -65,6 +66,15 @@ public struct DatabaseCopy: Sendable {
             feedPosition = value
         }
         let position = feedPosition
+        // The data dir's card key hashes its cards and signs its coupons: it becomes the
+        // database's, so they keep working on every server (unless CANTEEN_CARD_KEY is set,
+        // which the servers then use instead).
+        let keyFile = source.appendingPathComponent("card.key")
+        let sourceKey: Data? = try CardKey.fromEnvironment() == nil ? FileManager.default.contents(atPath: keyFile.path) : nil
+        if let sourceKey, sourceKey.count < 32 {
+            throw CanteenError(.invalid, code: .invalidField,
+                               message: "\(keyFile.path) holds \(sourceKey.count) bytes, a card key has 32", field: "from")
+        }
         let stores = CanteenStores.open(postgres: target, cardKey: nil)
         guard let database = stores.postgresDatabase else { return [] }
         let pageSize = pageSize
@@ -100,6 +110,8 @@ public struct DatabaseCopy: Sendable {
                     copied.append(TableCopy(table: table, rows: total))
                 }
                 try await target.setFeedPosition(position)
+                try await target.advanceIdentities()
+                if let sourceKey { try await target.setServerKey(sourceKey) }
                 return copied
             }
         }

@@ -20,11 +20,13 @@ public struct Cafe: Hashable, Sendable, Codable {
     /// The café's iBeacons (minor = station), with their measured power at 1 m.
     public var beacons: [BeaconPlacement]
     public var pickup: PickupSchedule
+    /// How the café's screens behave (kitchen display age colours, pickup board).
+    public var display: DisplaySettings
 
     public init(id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
                 currency: Currency, defaultLocale: String, tax: TaxPolicy,
                 hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
-                beacons: [BeaconPlacement], pickup: PickupSchedule) {
+                beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard) {
         self.id = id
         self.languages = languages
         self.names = names
@@ -36,6 +38,7 @@ public struct Cafe: Hashable, Sendable, Codable {
         self.beaconRegion = beaconRegion
         self.beacons = beacons
         self.pickup = pickup
+        self.display = display
     }
 
     /// The café's time zone as Foundation's.
@@ -110,5 +113,26 @@ public struct PickupSchedule: Hashable, Sendable, Codable {
         self.capacity = capacity
         self.capacityUnit = capacityUnit
         self.leadMinutes = leadMinutes
+    }
+}
+
+/// How a café's screens behave: when a ticket's age timer on the kitchen display turns amber
+/// (warning) and red (late), and how long a ready order stays on the pickup board.
+public struct DisplaySettings: Hashable, Sendable, Codable {
+    public var ticketWarningMinutes: Int
+    public var ticketLateMinutes: Int
+    /// A ready order leaves the pickup board when it is picked up or after this many minutes.
+    public var boardReadyMinutes: Int
+
+    /// 5 and 8 minutes (the thresholds kitchen displays commonly default to), 10 on the board.
+    public static let standard = DisplaySettings(ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10)
+
+    /// The allowed range of every setting, in minutes.
+    public static let minutes: ClosedRange<Int> = 1...240
+
+    public init(ticketWarningMinutes: Int, ticketLateMinutes: Int, boardReadyMinutes: Int) {
+        self.ticketWarningMinutes = ticketWarningMinutes
+        self.ticketLateMinutes = ticketLateMinutes
+        self.boardReadyMinutes = boardReadyMinutes
     }
 }

@@ -12,14 +12,21 @@ extension CafeDocument {
         return id
     }
 
-    /// A map of language → text that must hold every language the café declares.
-    static func readText(_ reader: inout JSONObjectReader, _ key: String, languages: [String]?) -> LocalizedText? {
+    /// The longest name and description, in characters (and 4 bytes each).
+    static let maxNameLength = 200
+    static let maxDescriptionLength = 2000
+
+    /// A map of language → text that must hold every language the café declares. Names hold no
+    /// control character; descriptions may break lines.
+    static func readText(_ reader: inout JSONObjectReader, _ key: String, languages: [String]?,
+                         kind: TextLimits.Kind = .name) -> LocalizedText? {
         guard let textReader = reader.object(key) else { return nil }
         var translations: [String: String] = [:]
         var failed = false
         for language in textReader.keys {
             var copy = textReader
-            guard let text = copy.string(language) else { failed = true; continue }
+            let limit = kind == .name ? maxNameLength : maxDescriptionLength
+            guard let text = copy.string(language, limit: limit, kind: kind) else { failed = true; continue }
             translations[language] = text
         }
         if let languages {

@@ -61,7 +61,7 @@ extension CafeDocument {
                 problems.add(item.childPath("category"), "no category with id '\(category)'", code: .unknownReference)
             }
             let names = readText(&item, "names", languages: languages)
-            let descriptions = readText(&item, "descriptions", languages: languages)
+            let descriptions = readText(&item, "descriptions", languages: languages, kind: .freeText)
             let price = readMinorUnits(&item, "price", currency: currency, allowNegative: false)
             let station = readIdentifier(&item, "station")
             let allergens = readStrings(&item, "allergens", required: true)

@@ -86,12 +86,13 @@ public enum CafeDocument {
         let region = readRegion(&reader)
         let beacons = readBeacons(&reader)
         let pickup = readPickup(&reader)
+        let display = readDisplay(&reader)
         guard problems.all.count == before, let id, let languages, let names, let timeZone, let currency,
-              let defaultLocale, let tax, let hours, let region, let beacons, let pickup
+              let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display
         else { return nil }
         return Cafe(id: id, languages: languages, names: names, timeZone: timeZone, currency: currency,
                     defaultLocale: defaultLocale, tax: tax, hours: hours, beaconRegion: region,
-                    beacons: beacons, pickup: pickup)
+                    beacons: beacons, pickup: pickup, display: display)
     }
 
     private static func readLanguages(_ reader: inout JSONObjectReader) -> [String]? {
@@ -204,6 +205,32 @@ public enum CafeDocument {
         }
         guard let slot, let capacity, let unit, let lead else { return nil }
         return PickupSchedule(slotMinutes: Int(slot), capacity: Int(capacity), capacityUnit: unit, leadMinutes: Int(lead))
+    }
+
+    /// Optional `display`; each missing field keeps its standard value.
+    private static func readDisplay(_ reader: inout JSONObjectReader) -> DisplaySettings? {
+        guard reader.value("display", required: false) != nil else { return .standard }
+        guard var display = reader.object("display") else { return nil }
+        let range = Int64(DisplaySettings.minutes.lowerBound)...Int64(DisplaySettings.minutes.upperBound)
+        let before = display.problems.all.count
+        var settings = DisplaySettings.standard
+        if let minutes = display.integer("ticketWarningMinutes", required: false, in: range) {
+            settings.ticketWarningMinutes = Int(minutes)
+        }
+        if let minutes = display.integer("ticketLateMinutes", required: false, in: range) {
+            settings.ticketLateMinutes = Int(minutes)
+        }
+        if let minutes = display.integer("boardReadyMinutes", required: false, in: range) {
+            settings.boardReadyMinutes = Int(minutes)
+        }
+        display.finish()
+        guard display.problems.all.count == before else { return nil }
+        guard settings.ticketWarningMinutes < settings.ticketLateMinutes else {
+            display.problems.add(display.childPath("ticketLateMinutes"),
+                                 "\(settings.ticketLateMinutes) must be more than ticketWarningMinutes (\(settings.ticketWarningMinutes))")
+            return nil
+        }
+        return settings
     }
 
 }

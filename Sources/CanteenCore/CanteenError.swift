@@ -55,7 +55,7 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// The things a request can name that may not exist; each has its own `…_not_found` code.
 public enum MissingThing: String, Sendable {
-    case cafe, beacon, item, order, ticket, token, preference
+    case cafe, beacon, item, order, ticket, token, preference, coupon, webhook, delivery
 
     /// `cafe_not_found`, `ticket_not_found`, …
     public var code: ErrorCode {
@@ -67,6 +67,9 @@ public enum MissingThing: String, Sendable {
         case .ticket: .ticketNotFound
         case .token: .tokenNotFound
         case .preference: .preferenceNotFound
+        case .coupon: .couponNotFound
+        case .webhook: .webhookNotFound
+        case .delivery: .deliveryNotFound
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 // MARK: - CardTechnology
 
 /// The kind of contactless card a registration names; part of the card's key, since identifiers of two
@@ -53,9 +55,18 @@ public protocol CardRepository: Sendable {
     func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
     /// The card's registration, or `card_not_registered`.
     func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration
+    /// A one-time code with which the user registers a card of their own at a kiosk, until `expiresAt`.
+    func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String
+    /// Registers the card to the user a one-time code was made for, and spends the code;
+    /// `enrolment_code_invalid` when the code is unknown, spent or expired.
+    func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration
 }
 
 extension CanteenError {
+    public static let enrolmentCodeInvalid = CanteenError(
+        .invalid, code: .enrolmentCodeInvalid, message: "this code is unknown, already used or expired; ask for a new one",
+        field: "code")
+
     public static let cardNotRegistered = CanteenError(
         .notFound, code: .cardNotRegistered, message: "this card is not registered to anyone")
 

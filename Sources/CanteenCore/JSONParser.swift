@@ -106,7 +106,11 @@ struct JSONParser {
 
     private mutating func enterContainer() throws(JSONSyntaxError) {
         depth += 1
-        guard depth <= Self.maxDepth else { throw failure("arrays and objects nest more than \(Self.maxDepth) deep") }
+        guard depth <= Self.maxDepth else {
+            var error = failure("arrays and objects nest more than \(Self.maxDepth) deep")
+            error.tooDeep = true
+            throw error
+        }
     }
 
     private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
@@ -296,6 +300,14 @@ struct JSONSyntaxError: Error, Equatable {
     let message: String
     let line: Int
     let column: Int
+    /// The text may be valid JSON, but nests deeper than the parser reads.
+    var tooDeep = false
+
+    init(message: String, line: Int, column: Int) {
+        self.message = message
+        self.line = line
+        self.column = column
+    }
 
     var description: String { "\(message) (line \(line), column \(column))" }
 }

@@ -82,7 +82,11 @@ public struct JSONObjectReader {
         return value
     }
 
-    public mutating func string(_ key: String, required: Bool = true, nonEmpty: Bool = true) -> String? {
+    /// A string field. Control characters other than line breaks and tabs are refused in every
+    /// string; with `limit`, the text must also fit that many characters (and 4 bytes each) and,
+    /// for names, hold no line break either.
+    public mutating func string(_ key: String, required: Bool = true, nonEmpty: Bool = true,
+                                limit: Int? = nil, kind: TextLimits.Kind = .freeText) -> String? {
         guard let value = value(key, required: required) else { return nil }
         guard case .string(let string) = value else {
             problems.add(childPath(key), "expected a string, found \(value.typeName)", code: .invalidType)
@@ -90,6 +94,11 @@ public struct JSONObjectReader {
         }
         if nonEmpty && string.allSatisfy(\.isWhitespace) {
             problems.add(childPath(key), "must not be empty")
+            return nil
+        }
+        if let problem = TextLimits.problem(string, maxCharacters: limit ?? .max / TextLimits.bytesPerCharacter,
+                                            kind: limit == nil ? .freeText : kind) {
+            problems.add(childPath(key), problem.message, code: problem.code)
             return nil
         }
         return string

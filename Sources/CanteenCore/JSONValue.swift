@@ -80,6 +80,9 @@ extension JSONValue {
         do {
             return try JSONParser.parse(bytes)
         } catch {
+            if error.tooDeep {
+                throw CanteenError(.malformed, code: .jsonTooDeep, message: "the body is refused: \(error.description)")
+            }
             throw CanteenError(.malformed, code: .malformedJson, message: "the body is not valid JSON: \(error.description)")
         }
     }

@@ -6,12 +6,19 @@ public struct OrderRequest: Hashable, Sendable {
     public var lines: [OrderLineRequest]
     public var pickup: PickupChoice
     public var customer: Customer
+    /// The coupon code the kiosk sent (`ID.SIGNATURE`), as read from the request.
+    public var couponCode: String?
+    /// The coupon to redeem: set once the code's signature has been checked.
+    public var couponID: String?
 
-    public init(cafeID: String, lines: [OrderLineRequest], pickup: PickupChoice, customer: Customer) {
+    public init(cafeID: String, lines: [OrderLineRequest], pickup: PickupChoice, customer: Customer,
+                couponCode: String? = nil, couponID: String? = nil) {
         self.cafeID = cafeID
         self.lines = lines
         self.pickup = pickup
         self.customer = customer
+        self.couponCode = couponCode
+        self.couponID = couponID
     }
 }
 
@@ -61,6 +68,9 @@ public struct Order: Hashable, Sendable {
     public var customer: Customer
     public var pickup: PickupWindow
     public var lines: [OrderLine]
+    /// The coupon redeemed on the order, or nil.
+    public var discount: OrderDiscount?
+    /// The lines' total less the discount: what tax is worked out on.
     public var subtotal: Money
     public var tax: Money
     public var total: Money
@@ -68,13 +78,15 @@ public struct Order: Hashable, Sendable {
     public var tickets: [Ticket]
 
     public init(id: String, cafeID: String, number: Int, customer: Customer, pickup: PickupWindow,
-                lines: [OrderLine], subtotal: Money, tax: Money, total: Money, createdAt: Date, tickets: [Ticket]) {
+                lines: [OrderLine], discount: OrderDiscount? = nil, subtotal: Money, tax: Money, total: Money,
+                createdAt: Date, tickets: [Ticket]) {
         self.id = id
         self.cafeID = cafeID
         self.number = number
         self.customer = customer
         self.pickup = pickup
         self.lines = lines
+        self.discount = discount
         self.subtotal = subtotal
         self.tax = tax
         self.total = total

@@ -3,11 +3,27 @@ import Foundation
 /// An order priced against a menu: lines as sold, subtotal, tax and total in minor units.
 public struct PricedOrder: Hashable, Sendable {
     public var lines: [OrderLine]
+    /// The coupon redeemed, or nil.
+    public var discount: OrderDiscount?
+    /// The lines' total less the discount.
     public var subtotal: Money
     public var tax: Money
     public var total: Money
     /// What the order takes from its pickup window's capacity (1 per order, or its item count).
     public var capacityUnits: Int
+
+    /// The order with `coupon` redeemed at `cafe`: its discount comes off the subtotal, and tax and total
+    /// are worked out again on what is left. Throws when the coupon does not apply to this order.
+    public func redeeming(_ coupon: Coupon, at cafe: Cafe) throws(CanteenError) -> PricedOrder {
+        let amount = try coupon.discount(on: self, at: cafe)
+        var redeemed = self
+        redeemed.discount = OrderDiscount(couponID: coupon.id, label: coupon.label, amount: amount)
+        let currency = subtotal.currency
+        redeemed.subtotal = Money(minorUnits: subtotal.minorUnits - amount, currency: currency)
+        redeemed.tax = Money(minorUnits: cafe.tax.amount(of: redeemed.subtotal.minorUnits), currency: currency)
+        redeemed.total = cafe.tax.included ? redeemed.subtotal : try redeemed.subtotal.adding(redeemed.tax)
+        return redeemed
+    }
 }
 
 extension CafeMenu {
@@ -48,7 +64,7 @@ extension CafeMenu {
         let tax = Money(minorUnits: cafe.tax.amount(of: subtotal.minorUnits), currency: currency)
         let total = cafe.tax.included ? subtotal : try subtotal.adding(tax)
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
-        return PricedOrder(lines: lines, subtotal: subtotal, tax: tax, total: total, capacityUnits: units)
+        return PricedOrder(lines: lines, discount: nil, subtotal: subtotal, tax: tax, total: total, capacityUnits: units)
     }
 
     /// The options picked on a line, checked against the item's groups and their min/max.

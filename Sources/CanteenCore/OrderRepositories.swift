@@ -133,4 +133,13 @@ public protocol TicketRepository: Sendable {
     func changes(after sequence: Int64) async throws -> FeedHead
     /// Called after every commit of this process that changed tickets, with each café's latest change.
     func onTicketChanges(_ observer: @escaping @Sendable ([String: Int64]) -> Void)
+    /// How many tickets of the café are open (new, preparing or ready), for metrics.
+    func openTicketCount(cafeID: String) async throws -> Int
+}
+
+extension TicketRepository {
+    /// Counts the open tickets by reading them; a store can answer with one query instead.
+    public func openTicketCount(cafeID: String) async throws -> Int {
+        try await ticketChanges(cafeID: cafeID, after: nil, station: nil, limit: .max).tickets.count
+    }
 }

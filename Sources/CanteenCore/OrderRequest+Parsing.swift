@@ -3,6 +3,11 @@ import Foundation
 extension OrderRequest {
     /// The most lines one order may have.
     public static let maxLines = 100
+    /// The most of one line (1–99).
+    public static let quantityRange: ClosedRange<Int64> = 1...99
+    /// The longest kitchen note, customer name and user id, in characters (and 4 bytes each).
+    public static let maxNoteLength = 200
+    public static let maxCustomerNameLength = 80
 
     /// Reads `POST /v1/orders`'s body, reporting every problem with its JSON path.
     public static func parse(_ value: JSONValue) throws(ValidationError) -> OrderRequest {
@@ -22,12 +27,9 @@ extension OrderRequest {
         for (path, value) in lineValues.prefix(maxLines) {
             guard var line = JSONObjectReader(value, path: path, problems: problems) else { continue }
             let itemID = line.string("itemId")
-            let quantity = line.integer("quantity", in: 1...99)
+            let quantity = line.integer("quantity", in: quantityRange)
             let options = readOptionIDs(&line)
-            let note = line.string("note", required: false, nonEmpty: false)
-            if let note, note.count > 200 {
-                problems.add(line.childPath("note"), "a note has at most 200 characters")
-            }
+            let note = line.string("note", required: false, nonEmpty: false, limit: maxNoteLength, kind: .freeText)
             line.finish()
             if let itemID, let quantity, let options {
                 lines.append(OrderLineRequest(itemID: itemID, quantity: Int(quantity), options: options,
@@ -36,9 +38,11 @@ extension OrderRequest {
         }
         let pickup = readPickup(&reader)
         let customer = readCustomer(&reader)
+        let coupon = reader.string("coupon", required: false)
+        if let coupon, coupon.count > 100 { problems.add("coupon", "a coupon code has at most 100 characters") }
         reader.finish()
         try problems.throwIfAny()
-        return OrderRequest(cafeID: cafeID!, lines: lines, pickup: pickup!, customer: customer!)
+        return OrderRequest(cafeID: cafeID!, lines: lines, pickup: pickup!, customer: customer!, couponCode: coupon)
     }
 
     private static func readOptionIDs(_ line: inout JSONObjectReader) -> [String]? {
@@ -72,11 +76,12 @@ extension OrderRequest {
 
     private static func readCustomer(_ reader: inout JSONObjectReader) -> Customer? {
         guard var customer = reader.object("customer") else { return nil }
-        let name = customer.string("name")
+        let name = customer.string("name", limit: maxCustomerNameLength, kind: .name)
         let userID = customer.string("userId", required: false)
         customer.finish()
-        if let name, name.count > 80 { customer.problems.add("customer.name", "a name has at most 80 characters") }
-        if let userID, userID.count > 128 { customer.problems.add("customer.userId", "a user id has at most 128 characters") }
+        if let userID, !UserID.isValid(userID) {
+            customer.problems.add("customer.userId", "'\(userID.prefix(140))' is not a user id: use 1–128 of letters, digits, '-', '_', '.' and '@'")
+        }
         guard let name else { return nil }
         return Customer(name: name, userID: userID)
     }

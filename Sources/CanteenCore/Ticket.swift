@@ -34,10 +34,12 @@ public enum TicketStatus: String, CaseIterable, Hashable, Sendable, Codable {
     /// Picked up and cancelled tickets are finished; the others are open.
     public var isOpen: Bool { self != .pickedUp && self != .cancelled }
 
-    /// new → preparing → ready → picked_up; ready → preparing (recall); any open state → cancelled.
+    /// new → preparing → ready → picked_up; each step undone one step back (preparing → new,
+    /// ready → preparing, picked_up → ready: the kitchen's recall); any open state → cancelled.
     public func canMove(to next: TicketStatus) -> Bool {
         switch (self, next) {
-        case (.new, .preparing), (.preparing, .ready), (.ready, .pickedUp), (.ready, .preparing): true
+        case (.new, .preparing), (.preparing, .ready), (.ready, .pickedUp): true
+        case (.preparing, .new), (.ready, .preparing), (.pickedUp, .ready): true
         case (_, .cancelled): isOpen
         default: false
         }

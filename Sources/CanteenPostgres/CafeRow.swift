@@ -6,7 +6,8 @@ import PostgresNIO
 struct CafeRow {
     static let select = """
         SELECT id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded, hours,
-            beaconUUID, beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion
+            beaconUUID, beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion,
+            displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes
         FROM cafe
         """
 
@@ -26,13 +27,18 @@ struct CafeRow {
     var pickupCapacityUnit: String
     var pickupLeadMinutes: Int
     var menuVersion: Int64
+    var displayTicketWarningMinutes: Int
+    var displayTicketLateMinutes: Int
+    var displayBoardReadyMinutes: Int
 
     /// A row of `CafeRow.select`.
     init(_ row: PostgresRow) throws {
         (id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded, hours, beaconUUID,
-         beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion)
+         beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion,
+         displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes)
             = try StoredColumns.decode(row, table: "cafe", (String, String, String, String, String, String, Int, Bool,
-                                                             String, String, Int, Int, Int, String, Int, Int64).self)
+                                                             String, String, Int, Int, Int, String, Int, Int64,
+                                                             Int, Int, Int).self)
     }
 
     /// The scalar columns of `cafe` (JSON columns are written from the café itself).
@@ -53,6 +59,9 @@ struct CafeRow {
         pickupCapacityUnit = cafe.pickup.capacityUnit.rawValue
         pickupLeadMinutes = cafe.pickup.leadMinutes
         menuVersion = 0
+        displayTicketWarningMinutes = cafe.display.ticketWarningMinutes
+        displayTicketLateMinutes = cafe.display.ticketLateMinutes
+        displayBoardReadyMinutes = cafe.display.boardReadyMinutes
     }
 
     /// The café with its beacons; a value this version cannot read (an unknown zone, currency,
@@ -76,7 +85,10 @@ struct CafeRow {
             hours: try columns.json(hours, "hours"), beaconRegion: BeaconRegion(uuid: uuid, major: major),
             beacons: beacons[id] ?? [],
             pickup: PickupSchedule(slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
-                                   leadMinutes: pickupLeadMinutes))
+                                   leadMinutes: pickupLeadMinutes),
+            display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
+                                     ticketLateMinutes: displayTicketLateMinutes,
+                                     boardReadyMinutes: displayBoardReadyMinutes))
         return VersionedCafe(cafe: cafe, menuVersion: menuVersion)
     }
 }

@@ -1,4 +1,5 @@
 import CanteenCore
+import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -24,12 +25,16 @@ enum Migrations {
         Migration(version: 1, name: "cafes, menus, beacons, tokens, orders, tickets, capacity, idempotency, preferences, cards",
                   statements: statements(schemaV1)),
         Migration(version: 2, name: "change notifications for tickets, tokens and cafés", statements: notificationsV2),
+        Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
+                      + "order events and webhooks, the server key", statements: statements(schemaV3)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
-    static func run(on database: PostgresDatabase) async throws {
+    /// Returns the server key (made here, under the lock, when the database has none yet).
+    @discardableResult
+    static func run(on database: PostgresDatabase) async throws -> [UInt8] {
         let logger = database.logger
-        try await database.client.withConnection { connection in
+        return try await database.client.withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
@@ -58,7 +63,21 @@ enum Migrations {
                         INSERT INTO canteenMigration (version, name) VALUES (\(migration.version), \(migration.name))
                         """, logger: logger)
                 }
+                // 32 random bytes from the system's generator, the same for every server from now on.
+                let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+                try await connection.query("""
+                    INSERT INTO serverKey (id, key) VALUES (1, \(Data(fresh))) ON CONFLICT (id) DO NOTHING
+                    """, logger: logger)
+                var key: [UInt8]?
+                for try await stored in try await connection.query(
+                    "SELECT key FROM serverKey WHERE id = 1", logger: logger).decode(Data.self) {
+                    key = Array(stored)
+                }
+                guard let key, key.count >= 32 else {
+                    throw StoredRow.invalid(table: "serverKey", id: "1", "the key is missing or shorter than 32 bytes")
+                }
                 try await connection.query("COMMIT", logger: logger)
+                return key
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
@@ -304,6 +323,96 @@ enum Migrations {
             FOR EACH STATEMENT EXECUTE FUNCTION canteen_announce('cafes')
         """,
     ]
+
+    // MARK: - v3
+
+    /// What SQLite's v7–v11 added (coupons, card enrolments, user tokens, display settings, the
+    /// order-event outbox and webhooks), and the key every server shares for card hashes and
+    /// coupon signatures (one row, made by the first server that migrates).
+    static let schemaV3 = """
+        CREATE TABLE coupon (
+            id TEXT PRIMARY KEY,
+            label TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('amount', 'item')),
+            amount BIGINT,
+            currency TEXT,
+            itemId TEXT,
+            cafeId TEXT,
+            validFrom TIMESTAMPTZ,
+            validUntil TIMESTAMPTZ,
+            maxUses BIGINT NOT NULL CHECK (maxUses >= 1),
+            uses BIGINT NOT NULL DEFAULT 0 CHECK (uses >= 0 AND uses <= maxUses),
+            createdAt TIMESTAMPTZ NOT NULL,
+            revokedAt TIMESTAMPTZ,
+            CHECK ((kind = 'amount' AND amount > 0 AND currency IS NOT NULL) OR (kind = 'item' AND itemId IS NOT NULL))
+        );
+        ALTER TABLE customerOrder ADD COLUMN couponId TEXT REFERENCES coupon(id);
+        ALTER TABLE customerOrder ADD COLUMN discountLabel TEXT;
+        ALTER TABLE customerOrder ADD COLUMN discount BIGINT NOT NULL DEFAULT 0;
+        CREATE INDEX customerOrder_on_couponId ON customerOrder(couponId);
+        CREATE TABLE cardEnrolment (
+            codeHash TEXT PRIMARY KEY,
+            userId TEXT NOT NULL,
+            displayName TEXT,
+            expiresAt TIMESTAMPTZ NOT NULL,
+            usedAt TIMESTAMPTZ
+        );
+        ALTER TABLE accessToken ADD COLUMN userId TEXT;
+        ALTER TABLE cafe ADD COLUMN displayTicketWarningMinutes BIGINT NOT NULL DEFAULT 5;
+        ALTER TABLE cafe ADD COLUMN displayTicketLateMinutes BIGINT NOT NULL DEFAULT 8;
+        ALTER TABLE cafe ADD COLUMN displayBoardReadyMinutes BIGINT NOT NULL DEFAULT 10;
+        -- An event's sequence is the feed position of the ticket change that caused it, taken
+        -- in the same transaction from feedSequence's row: events commit in sequence order.
+        CREATE TABLE orderEvent (
+            sequence BIGINT PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+            cafeId TEXT NOT NULL,
+            type TEXT NOT NULL,
+            previousSequence BIGINT,
+            tickets TEXT,
+            createdAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX orderEvent_on_orderId_sequence ON orderEvent(orderId, sequence);
+        CREATE TABLE webhookEndpoint (
+            id TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            cafeId TEXT REFERENCES cafe(id) ON DELETE CASCADE,
+            events TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            previousSecret TEXT,
+            previousSecretExpiresAt TIMESTAMPTZ,
+            cursor BIGINT NOT NULL,
+            createdAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE TABLE webhookDelivery (
+            endpointId TEXT NOT NULL REFERENCES webhookEndpoint(id) ON DELETE CASCADE,
+            eventSequence BIGINT NOT NULL REFERENCES orderEvent(sequence) ON DELETE CASCADE,
+            orderId TEXT NOT NULL,
+            state TEXT NOT NULL,
+            attempts BIGINT NOT NULL,
+            nextAttemptAt TIMESTAMPTZ NOT NULL,
+            firstAttemptAt TIMESTAMPTZ,
+            PRIMARY KEY (endpointId, eventSequence)
+        );
+        CREATE INDEX webhookDelivery_pending_on_nextAttemptAt ON webhookDelivery(nextAttemptAt) WHERE state = 'pending';
+        CREATE INDEX webhookDelivery_open ON webhookDelivery(endpointId, state, orderId, eventSequence);
+        CREATE TABLE webhookAttempt (
+            id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            endpointId TEXT NOT NULL,
+            eventSequence BIGINT NOT NULL,
+            attemptedAt TIMESTAMPTZ NOT NULL,
+            statusCode BIGINT,
+            latencyMilliseconds BIGINT NOT NULL,
+            error TEXT,
+            FOREIGN KEY (endpointId, eventSequence) REFERENCES webhookDelivery(endpointId, eventSequence) ON DELETE CASCADE
+        );
+        CREATE INDEX webhookAttempt_on_delivery ON webhookAttempt(endpointId, eventSequence);
+        CREATE TABLE serverKey (
+            id BIGINT PRIMARY KEY CHECK (id = 1),
+            key BYTEA NOT NULL CHECK (length(key) >= 32)
+        )
+        """
 
     /// A script of plain statements (no semicolon inside one) split at its semicolons.
     static func statements(_ script: String) -> [String] {

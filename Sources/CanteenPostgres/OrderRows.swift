@@ -37,13 +37,22 @@ enum OrderRows {
     static func fetchOrder(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Order? {
         guard let row = try await connection.firstRow("""
             SELECT id, cafeId, number, customerName, userId, pickupStart, pickupEnd, subtotal, tax, total, currency,
-                createdAt
+                createdAt, couponId, discountLabel, discount
             FROM customerOrder WHERE id = \(id)
             """, logger: logger) else { return nil }
         let (orderID, cafeID, number, customerName, userID, pickupStart, pickupEnd, subtotal, tax, total, currencyCode,
-             createdAt) = try StoredColumns.decode(
+             createdAt, couponID, discountLabel, discountAmount) = try StoredColumns.decode(
                 row, table: "customerOrder",
-                (String, String, Int, String, String?, Date, Date, Int64, Int64, Int64, String, Date).self)
+                (String, String, Int, String, String?, Date, Date, Int64, Int64, Int64, String, Date, String?, String?,
+                 Int64).self)
+        var discount: OrderDiscount?
+        if let couponID {
+            // A coupon without its label is an error naming the row, as on SQLite.
+            guard let discountLabel, discountAmount >= 0 else {
+                throw StoredRow.invalid(table: "customerOrder", id: orderID, "coupon \(couponID) without a label or amount")
+            }
+            discount = OrderDiscount(couponID: couponID, label: discountLabel, amount: discountAmount)
+        }
         guard let currency = try? Currency(code: currencyCode) else {
             throw StoredRow.invalid(table: "customerOrder", id: orderID, "'\(currencyCode)' is not an ISO 4217 currency code")
         }
@@ -58,7 +67,7 @@ enum OrderRows {
             (stations.firstIndex(of: $0.station) ?? .max, $0.id) < (stations.firstIndex(of: $1.station) ?? .max, $1.id)
         }
         return Order(id: orderID, cafeID: cafeID, number: number, customer: Customer(name: customerName, userID: userID),
-                     pickup: PickupWindow(start: pickupStart, end: pickupEnd), lines: lines,
+                     pickup: PickupWindow(start: pickupStart, end: pickupEnd), lines: lines, discount: discount,
                      subtotal: Money(minorUnits: subtotal, currency: currency),
                      tax: Money(minorUnits: tax, currency: currency),
                      total: Money(minorUnits: total, currency: currency), createdAt: createdAt, tickets: sorted)

@@ -270,17 +270,21 @@ public final class PostgresCafeStore: CafeRepository {
         try await connection.run("""
             INSERT INTO cafe (id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded,
                 hours, beaconUUID, beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes,
-                menuVersion, updatedAt)
+                menuVersion, updatedAt, displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes)
             VALUES (\(row.id), \(try StoredJSON.text(cafe.languages)), \(try StoredJSON.text(cafe.names)), \(row.timeZone),
                 \(row.currency), \(row.defaultLocale), \(row.taxRateBasisPoints), \(row.taxIncluded),
                 \(try StoredJSON.text(cafe.hours)), \(row.beaconUUID), \(row.beaconMajor), \(row.pickupSlotMinutes),
-                \(row.pickupCapacity), \(row.pickupCapacityUnit), \(row.pickupLeadMinutes), 1, \(now))
+                \(row.pickupCapacity), \(row.pickupCapacityUnit), \(row.pickupLeadMinutes), 1, \(now),
+                \(row.displayTicketWarningMinutes), \(row.displayTicketLateMinutes), \(row.displayBoardReadyMinutes))
             ON CONFLICT (id) DO UPDATE SET languages = excluded.languages, names = excluded.names,
                 timeZone = excluded.timeZone, currency = excluded.currency, defaultLocale = excluded.defaultLocale,
                 taxRateBasisPoints = excluded.taxRateBasisPoints, taxIncluded = excluded.taxIncluded,
                 hours = excluded.hours, beaconUUID = excluded.beaconUUID, beaconMajor = excluded.beaconMajor,
                 pickupSlotMinutes = excluded.pickupSlotMinutes, pickupCapacity = excluded.pickupCapacity,
                 pickupCapacityUnit = excluded.pickupCapacityUnit, pickupLeadMinutes = excluded.pickupLeadMinutes,
+                displayTicketWarningMinutes = excluded.displayTicketWarningMinutes,
+                displayTicketLateMinutes = excluded.displayTicketLateMinutes,
+                displayBoardReadyMinutes = excluded.displayBoardReadyMinutes,
                 menuVersion = cafe.menuVersion + 1, updatedAt = excluded.updatedAt
             """, logger: logger)
         try await connection.run("DELETE FROM beacon WHERE cafeId = \(cafe.id)", logger: logger)

@@ -34,7 +34,8 @@ extension PostgresDatabase {
         public func tables() async throws -> [String] {
             try await connection.rows("""
                 SELECT table_name::text FROM information_schema.tables
-                WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'canteenmigration'
+                WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+                    AND table_name NOT IN ('canteenmigration', 'serverkey')
                 ORDER BY table_name
                 """, logger: logger).map { try $0.decode(String.self) }
         }
@@ -49,6 +50,20 @@ extension PostgresDatabase {
         /// The feed's position (`feedSequence`), which a copy carries over rather than inserts.
         public func setFeedPosition(_ value: Int64) async throws {
             try await connection.run("UPDATE feedSequence SET value = \(value) WHERE id = 1", logger: logger)
+        }
+
+        /// Identity columns (`webhookAttempt.id`) continue after the copied rows' ids.
+        public func advanceIdentities() async throws {
+            try await connection.run("""
+                SELECT setval(pg_get_serial_sequence('webhookattempt', 'id'), COALESCE(MAX(id), 0) + 1, false)
+                FROM webhookAttempt
+                """, logger: logger)
+        }
+
+        /// Replaces the key made at migration with the copied database's (`card.key`). Servers
+        /// read the key at start: copy before starting them, or restart them after.
+        public func setServerKey(_ key: Data) async throws {
+            try await connection.run("UPDATE serverKey SET key = \(key) WHERE id = 1", logger: logger)
         }
 
         public func feedPosition() async throws -> Int64 {

@@ -23,6 +23,8 @@ public final class PostgresDatabase: Service, Sendable {
     private let leaseTimeout: Duration
     private let operationTimeout: Duration
     private let readiness = Readiness()
+    /// The key stored in the database, read once migrated.
+    private let storedKey = Mutex<[UInt8]?>(nil)
     private let reachable = Atomic<Bool>(true)
     private let started = Atomic<Bool>(false)
     /// Calls in flight, to be answered 503 at once when the listener loses the database (a
@@ -61,7 +63,8 @@ public final class PostgresDatabase: Service, Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
             do {
-                try await Migrations.run(on: self)
+                let key = try await Migrations.run(on: self)
+                storedKey.withLock { $0 = key }
                 readiness.open()
             } catch {
                 let translated = DatabaseFailure.translate(error)
@@ -77,6 +80,13 @@ public final class PostgresDatabase: Service, Sendable {
             await cancelWhenGracefulShutdown { await self.listen(listenerConfiguration) }
             group.cancelAll()
         }
+    }
+
+    /// The card and coupon key stored in the database (the same for every server): known once
+    /// the database is migrated; `database_unavailable` before.
+    func storedServerKey() throws -> [UInt8] {
+        guard let key = storedKey.withLock({ $0 }) else { throw DatabaseFailure.unavailable }
+        return key
     }
 
     /// Called for every hint that tickets changed on some server, and after every reconnection

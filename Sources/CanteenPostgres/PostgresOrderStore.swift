@@ -22,21 +22,24 @@ public final class PostgresOrderStore: OrderRepository {
     private let cafes: PostgresCafeStore
     private let tickets: PostgresTicketStore
     private let capacity: PostgresPickupCapacityStore
+    private let events: PostgresOrderEventStore
     private let ids: RandomID
     let clock: @Sendable () -> Date
     private let placements: GroupCommit<Placement, OrderPlacement>
 
     public init(database: PostgresDatabase, cafes: PostgresCafeStore, tickets: PostgresTicketStore,
-                capacity: PostgresPickupCapacityStore, ids: RandomID = RandomID(),
+                capacity: PostgresPickupCapacityStore, events: PostgresOrderEventStore, ids: RandomID = RandomID(),
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.cafes = cafes
         self.tickets = tickets
         self.capacity = capacity
+        self.events = events
         self.ids = ids
         self.clock = clock
         placements = GroupCommit { batch in
-            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids)
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                             events: events, ids: ids)
         }
     }
 
@@ -63,7 +66,7 @@ public final class PostgresOrderStore: OrderRepository {
     /// Places a batch in one transaction; one result per placement, in order.
     private static func place(_ batch: [Placement], database: PostgresDatabase, cafes: PostgresCafeStore,
                               tickets: PostgresTicketStore, capacity: PostgresPickupCapacityStore,
-                              ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+                              events: PostgresOrderEventStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
         // Claims in key order (keys first), so that two servers' batches wait for each other's
         // keys in the same order.
         let order = batch.indices.sorted { lhs, rhs in
@@ -76,7 +79,7 @@ public final class PostgresOrderStore: OrderRepository {
             }
         }
         do {
-            let drafts = try await database.transaction { connection -> [Int: Draft] in
+            let (drafts, placedEvents) = try await database.transaction { connection -> ([Int: Draft], [OrderEvent]) in
                 let logger = database.logger
                 let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
                 var context = BatchContext()
@@ -91,7 +94,13 @@ public final class PostgresOrderStore: OrderRepository {
                     drafts[index] = try await draft(batch[index], connection, context: &context, cafes: cafes,
                                                     capacity: capacity, ids: ids, logger: logger)
                 }
-                return try await numberTickets(drafts, connection, ids: ids, logger: logger)
+                let numbered = try await numberTickets(drafts, connection, ids: ids, logger: logger)
+                // Each new order's `order.placed` event, at its last ticket's position (the feed's rule).
+                let placed = numbered.keys.sorted().compactMap { index -> Order? in
+                    guard case .placed(let order, _)? = numbered[index] else { return nil }
+                    return order
+                }
+                return (numbered, try await events.insertPlaced(connection, placed, logger: logger))
             }
             var results: [Result<OrderPlacement, any Error>] = []
             var latest: [String: Int64] = [:]
@@ -106,6 +115,7 @@ public final class PostgresOrderStore: OrderRepository {
                 }
             }
             tickets.published(latest)
+            events.published(placedEvents)
             return results
         } catch {
             return batch.map { _ in .failure(error) }
@@ -180,7 +190,11 @@ public final class PostgresOrderStore: OrderRepository {
             context.loadedDays.insert(day)
         }
         let window = try candidates.choose(units: units, used: context.used[cafe.id] ?? [:])
-        let priced = try menu.price(request, pickupStart: window.start, now: now)
+        var priced = try menu.price(request, pickupStart: window.start, now: now)
+        if let couponID = request.couponID {
+            priced = try await PostgresCouponStore.redeem(couponID, on: priced, at: cafe, now: now, connection,
+                                                          logger: logger)
+        }
         let localDate = LocalDate(now, in: cafe.calendar).description
         let lines = try priced.lines.enumerated().map { position, line in
             StoredLine(position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
@@ -202,11 +216,13 @@ public final class PostgresOrderStore: OrderRepository {
                 RETURNING last
             ), placed AS (
                 INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
-                    pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt)
+                    pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
+                    discountLabel, discount)
                 SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
                     \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
                     \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
-                    \(cafe.currency.code), \(units), \(now), NULL
+                    \(cafe.currency.code), \(units), \(now), NULL, \(priced.discount?.couponID),
+                    \(priced.discount?.label), \(priced.discount?.amount ?? 0)
                 FROM number
                 RETURNING number
             ), lines AS (
@@ -220,7 +236,10 @@ public final class PostgresOrderStore: OrderRepository {
             SELECT number FROM placed
             """, logger: logger) else {
             // The conditional update found the window full (possible only across midnight, when
-            // two batches lock different days): refused like any full window.
+            // two batches lock different days): refused like any full window, the coupon's use given back.
+            if let couponID = priced.discount?.couponID {
+                try await PostgresCouponStore.release(couponID, connection, logger: logger)
+            }
             throw CanteenError.windowFull(field: request.pickup == .asap ? "pickup" : "pickup.start")
         }
         let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
@@ -228,8 +247,8 @@ public final class PostgresOrderStore: OrderRepository {
         var stations: [String] = []
         for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
         let order = Order(id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
-                          lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
-                          createdAt: now, tickets: [])
+                          lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
+                          total: priced.total, createdAt: now, tickets: [])
         return (order, stations)
     }
 
@@ -297,13 +316,14 @@ public final class PostgresOrderStore: OrderRepository {
 
     public func cancelOrder(id: String) async throws -> Order {
         let now = clock()
-        let (order, sequence) = try await database.transaction { connection -> (Order, Int64?) in
+        let (order, sequence, event) = try await database.transaction { connection -> (Order, Int64?, OrderEvent?) in
             let logger = self.database.logger
             guard let row = try await connection.firstRow("""
-                SELECT id, cafeId, number, pickupStart, capacityUnits, cancelledAt FROM customerOrder WHERE id = \(id) FOR UPDATE
+                SELECT id, cafeId, number, pickupStart, capacityUnits, cancelledAt, couponId FROM customerOrder
+                WHERE id = \(id) FOR NO KEY UPDATE
                 """, logger: logger) else { throw CanteenError.notFound(.order, id) }
-            let (_, cafeID, number, pickupStart, units, cancelledAt) = try StoredColumns.decode(
-                row, table: "customerOrder", (String, String, Int, Date, Int, Date?).self)
+            let (_, cafeID, number, pickupStart, units, cancelledAt, couponID) = try StoredColumns.decode(
+                row, table: "customerOrder", (String, String, Int, Date, Int, Date?, String?).self)
             let rows = try await connection.rows(
                 "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(id) ORDER BY id FOR UPDATE", logger: logger)
             let tickets = try rows.map(OrderRows.ticket)
@@ -315,10 +335,11 @@ public final class PostgresOrderStore: OrderRepository {
                 guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
                     throw CanteenError.notFound(.order, id)
                 }
-                return (order, nil)
+                return (order, nil, nil)
             }
             try await PostgresPickupCapacityStore.release(connection, cafeID: cafeID, windowStart: pickupStart, units: units,
                                                           logger: logger)
+            if let couponID { try await PostgresCouponStore.release(couponID, connection, logger: logger) }
             try await connection.run("UPDATE customerOrder SET cancelledAt = \(now) WHERE id = \(id)", logger: logger)
             let open = tickets.filter(\.status.isOpen)
             var last: Int64?
@@ -336,9 +357,16 @@ public final class PostgresOrderStore: OrderRepository {
             guard let cancelled = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
                 throw CanteenError.notFound(.order, id)
             }
-            return (cancelled, last)
+            var event: OrderEvent?
+            if let last {
+                event = try await self.events.insertIfStatusChanged(
+                    connection, orderID: id, cafeID: cafeID, before: tickets.map(\.status), after: cancelled.tickets,
+                    sequence: last, at: now, logger: logger)
+            }
+            return (cancelled, last, event)
         }
         if let sequence { tickets.published([order.cafeID: sequence]) }
+        if let event { events.published([event]) }
         return order
     }
 

@@ -20,12 +20,16 @@ import Synchronization
 public final class PostgresTicketStore: TicketRepository {
     let database: PostgresDatabase
     let clock: @Sendable () -> Date
+    /// Writes the event of a move that changes its order's status, in the move's transaction.
+    private let events: PostgresOrderEventStore
     private let observers = Mutex<[@Sendable ([String: Int64]) -> Void]>([])
     /// The feed's head as last read after a hint.
     private let seen = Mutex<Int64>(0)
 
-    public init(database: PostgresDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: PostgresDatabase, events: PostgresOrderEventStore,
+                clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.events = events
         self.clock = clock
         database.onTicketHint { [weak self] in await self?.followHint() }
     }
@@ -55,13 +59,20 @@ public final class PostgresTicketStore: TicketRepository {
 
     public func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView {
         let now = clock()
-        let view = try await database.transaction { connection in
+        let (view, event) = try await database.transaction { connection -> (TicketView, OrderEvent?) in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow("\(unescaped: OrderRows.selectTicket) WHERE id = \(id) FOR UPDATE",
+            guard let row = try await connection.firstRow("\(unescaped: OrderRows.selectTicket) WHERE id = \(id)",
                                                           logger: logger) else {
                 throw CanteenError.notFound(.ticket, id)
             }
-            var ticket = try OrderRows.ticket(row)
+            // The order's tickets are locked in id order (as cancelling does, so the two never
+            // deadlock): the order's status before and after the move is read from rows nobody
+            // else changes meanwhile.
+            let siblings = try await connection.rows(
+                "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(try OrderRows.ticket(row).orderID) ORDER BY id FOR UPDATE",
+                logger: logger).map(OrderRows.ticket)
+            guard var ticket = siblings.first(where: { $0.id == id }) else { throw CanteenError.notFound(.ticket, id) }
+            let current = ticket.status
             ticket.status = try ticket.status.moved(to: status)
             ticket.sequence = try await Self.takeSequences(1, connection, logger: logger)
             ticket.updatedAt = now
@@ -69,13 +80,27 @@ public final class PostgresTicketStore: TicketRepository {
                 UPDATE ticket SET status = \(ticket.status.rawValue), sequence = \(ticket.sequence), updatedAt = \(now)
                 WHERE id = \(id)
                 """, logger: logger)
-            return try await OrderRows.views(connection, of: [ticket], logger: logger)[0]
+            let before = siblings.map { $0.id == ticket.id ? current : $0.status }
+            let after = siblings.map { $0.id == ticket.id ? ticket : $0 }
+            let event = try await self.events.insertIfStatusChanged(
+                connection, orderID: ticket.orderID, cafeID: ticket.cafeID, before: before, after: after,
+                sequence: ticket.sequence, at: now, logger: logger)
+            return (try await OrderRows.views(connection, of: [ticket], logger: logger)[0], event)
         }
         published([view.ticket.cafeID: view.ticket.sequence])
+        if let event { events.published([event]) }
         return view
     }
 
     // MARK: - Reading
+
+    public func openTicketCount(cafeID: String) async throws -> Int {
+        try await database.withConnection { connection -> Int in
+            try await connection.scalar("""
+                SELECT COUNT(*) FROM ticket WHERE cafeId = \(cafeID) AND status IN ('new', 'preparing', 'ready')
+                """, table: "ticket", as: Int.self, logger: self.database.logger) ?? 0
+        }
+    }
 
     public func ticket(id: String) async throws -> TicketView? {
         try await database.withConnection { connection in

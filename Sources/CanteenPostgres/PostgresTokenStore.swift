@@ -21,9 +21,11 @@ public final class PostgresTokenStore: TokenRepository {
         live = FollowingCache(following: .tokens, in: database.changes)
     }
 
-    private static let select = "SELECT id, name, role, cafeId, createdAt, revokedAt FROM accessToken"
+    private static let select = "SELECT id, name, role, cafeId, userId, createdAt, revokedAt FROM accessToken"
 
-    public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(_ spec: TokenSpec) async throws -> (token: AccessToken, secret: String) {
+        try spec.validate()
+        let (role, cafeID, userID, name) = (spec.role, spec.cafeID, spec.userID, spec.name)
         let secret = "cnt_" + ids.base64URL(bytes: 24)
         let id = ids.make("tok")
         let now = clock()
@@ -31,12 +33,12 @@ public final class PostgresTokenStore: TokenRepository {
         let token = try await database.transaction { connection in
             let logger = self.database.logger
             if let cafeID, try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil {
-                throw CanteenError.notFound(.cafe, cafeID, field: "cafe")
+                throw CanteenError.notFound(.cafe, cafeID, field: "cafeId")
             }
             guard let row = try await connection.firstRow("""
-                INSERT INTO accessToken (id, name, role, cafeId, secretHash, createdAt, revokedAt)
-                VALUES (\(id), \(name), \(role.rawValue), \(cafeID), \(hash), \(now), NULL)
-                RETURNING id, name, role, cafeId, createdAt, revokedAt
+                INSERT INTO accessToken (id, name, role, cafeId, userId, secretHash, createdAt, revokedAt)
+                VALUES (\(id), \(name), \(role.rawValue), \(cafeID), \(userID), \(hash), \(now), NULL)
+                RETURNING id, name, role, cafeId, userId, createdAt, revokedAt
                 """, logger: logger) else { throw CanteenError.notFound(.token, id) }
             return try Self.token(row)
         }
@@ -76,12 +78,16 @@ public final class PostgresTokenStore: TokenRepository {
 
     /// A row of `select`; a role this version does not know is an error naming the row.
     private static func token(_ row: PostgresRow) throws -> AccessToken {
-        let (id, name, role, cafeID, createdAt, revokedAt) = try StoredColumns.decode(
-            row, table: "accessToken", (String, String?, String, String?, Date, Date?).self)
+        let (id, name, role, cafeID, userID, createdAt, revokedAt) = try StoredColumns.decode(
+            row, table: "accessToken", (String, String?, String, String?, String?, Date, Date?).self)
         guard let parsed = Role(rawValue: role) else {
             throw StoredRow.invalid(table: "accessToken", id: id, "'\(role)' is not a token role")
         }
-        return AccessToken(id: id, name: name, role: parsed, cafeID: cafeID, createdAt: createdAt, revokedAt: revokedAt)
+        if parsed == .user, userID == nil {
+            throw StoredRow.invalid(table: "accessToken", id: id, "a user token names no user")
+        }
+        return AccessToken(id: id, name: name, role: parsed, cafeID: cafeID, userID: userID, createdAt: createdAt,
+                           revokedAt: revokedAt)
     }
 
     static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }

@@ -68,6 +68,17 @@ extension PostgresConnection {
         try await self.query(query, logger: logger).collect().first
     }
 
+    /// The first column of the first row of `query` as `T`; nil when there is no row or it is NULL.
+    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, table: String, as type: T.Type,
+                                      logger: Logger) async throws -> T? where T._DecodableType == T {
+        guard let row = try await firstRow(query, logger: logger) else { return nil }
+        do {
+            return try row.decode(Optional<T>.self)
+        } catch let error as PostgresDecodingError {
+            throw StoredRow.invalid(table: table, id: "?", "column \(error.columnName) does not hold a \(error.targetType)")
+        }
+    }
+
     /// Runs `query` for its effect (use `RETURNING` to learn what it touched).
     func run(_ query: PostgresQuery, logger: Logger) async throws {
         _ = try await self.query(query, logger: logger).collect()

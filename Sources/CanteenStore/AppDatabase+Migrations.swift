@@ -232,7 +232,115 @@ extension AppDatabase {
                 """)
         }
 
-        migrator.registerMigration("v7: change counters that caches follow") { db in
+        migrator.registerMigration("v7: coupons, and the discount an order redeemed") { db in
+            try db.execute(sql: """
+                CREATE TABLE coupon (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    label TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('amount', 'item')),
+                    amount INTEGER,
+                    currency TEXT,
+                    itemId TEXT,
+                    cafeId TEXT,
+                    validFrom DATETIME,
+                    validUntil DATETIME,
+                    maxUses INTEGER NOT NULL CHECK (maxUses >= 1),
+                    uses INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0 AND uses <= maxUses),
+                    createdAt DATETIME NOT NULL,
+                    revokedAt DATETIME,
+                    CHECK ((kind = 'amount' AND amount > 0 AND currency IS NOT NULL) OR (kind = 'item' AND itemId IS NOT NULL))
+                );
+                ALTER TABLE customerOrder ADD COLUMN couponId TEXT REFERENCES coupon(id);
+                ALTER TABLE customerOrder ADD COLUMN discountLabel TEXT;
+                ALTER TABLE customerOrder ADD COLUMN discount INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX customerOrder_on_couponId ON customerOrder(couponId);
+                """)
+        }
+
+        migrator.registerMigration("v8: one-time codes for registering a card at a kiosk") { db in
+            try db.execute(sql: """
+                CREATE TABLE cardEnrolment (
+                    codeHash TEXT PRIMARY KEY NOT NULL,
+                    userId TEXT NOT NULL,
+                    displayName TEXT,
+                    expiresAt DATETIME NOT NULL,
+                    usedAt DATETIME
+                );
+                """)
+        }
+
+        migrator.registerMigration("v9: user tokens act for one user") { db in
+            try db.execute(sql: "ALTER TABLE accessToken ADD COLUMN userId TEXT")
+        }
+
+        migrator.registerMigration("v10: café display settings (ticket age colours, pickup board)") { db in
+            try db.execute(sql: """
+                ALTER TABLE cafe ADD COLUMN displayTicketWarningMinutes INTEGER NOT NULL DEFAULT 5;
+                ALTER TABLE cafe ADD COLUMN displayTicketLateMinutes INTEGER NOT NULL DEFAULT 8;
+                ALTER TABLE cafe ADD COLUMN displayBoardReadyMinutes INTEGER NOT NULL DEFAULT 10;
+                """)
+        }
+
+        migrator.registerMigration("v11: order events (the webhook outbox), webhook endpoints and deliveries") { db in
+            // `orderEvent.sequence` is the feed sequence of the ticket change that caused the
+            // event, taken in the same transaction: events commit in sequence order, so a reader
+            // of `sequence > cursor` never skips one. `tickets` holds each ticket's status after
+            // the change as a JSON object; NULL when the order was just placed (every ticket new).
+            // A delivery is `pending` (due at `nextAttemptAt`, which is also the lease of an attempt
+            // in flight), `held` (behind a pending event of the same order to the same endpoint),
+            // `delivered` or `failed`; at most one per order and endpoint is pending at a time.
+            try db.execute(sql: """
+                CREATE TABLE orderEvent (
+                    sequence INTEGER PRIMARY KEY NOT NULL,
+                    id TEXT NOT NULL UNIQUE,
+                    orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+                    cafeId TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    previousSequence INTEGER,
+                    tickets TEXT,
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE INDEX orderEvent_on_orderId_sequence ON orderEvent(orderId, sequence);
+                CREATE TABLE webhookEndpoint (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    url TEXT NOT NULL,
+                    cafeId TEXT REFERENCES cafe(id) ON DELETE CASCADE,
+                    events TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    previousSecret TEXT,
+                    previousSecretExpiresAt DATETIME,
+                    cursor INTEGER NOT NULL,
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE TABLE webhookDelivery (
+                    endpointId TEXT NOT NULL REFERENCES webhookEndpoint(id) ON DELETE CASCADE,
+                    eventSequence INTEGER NOT NULL REFERENCES orderEvent(sequence) ON DELETE CASCADE,
+                    orderId TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    nextAttemptAt DATETIME NOT NULL,
+                    firstAttemptAt DATETIME,
+                    PRIMARY KEY (endpointId, eventSequence)
+                );
+                CREATE INDEX webhookDelivery_pending_on_nextAttemptAt ON webhookDelivery(nextAttemptAt)
+                    WHERE state = 'pending';
+                CREATE INDEX webhookDelivery_open ON webhookDelivery(endpointId, state, orderId, eventSequence);
+                CREATE TABLE webhookAttempt (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    endpointId TEXT NOT NULL,
+                    eventSequence INTEGER NOT NULL,
+                    attemptedAt DATETIME NOT NULL,
+                    statusCode INTEGER,
+                    latencyMilliseconds INTEGER NOT NULL,
+                    error TEXT,
+                    FOREIGN KEY (endpointId, eventSequence) REFERENCES webhookDelivery(endpointId, eventSequence)
+                        ON DELETE CASCADE
+                );
+                CREATE INDEX webhookAttempt_on_delivery ON webhookAttempt(endpointId, eventSequence);
+                """)
+        }
+
+        migrator.registerMigration("v12: change counters that caches follow") { db in
             // Every process writing tokens, cafés or beacons bumps its topic's counter (triggers, so no
             // writer can forget); a server reads the counters to forget what its caches hold.
             var sql = """

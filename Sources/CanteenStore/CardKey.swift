@@ -37,15 +37,11 @@ public enum CardKey {
         return key
     }
 
-    /// The key several servers share: `CANTEEN_CARD_KEY`, else an existing `card.key` in
-    /// `dataDirectory` (never created: a key made on one server would not match the others'). Nil
-    /// when there is neither.
-    public static func shared(dataDirectory: URL?,
-                              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SymmetricKey? {
-        if environment["CANTEEN_CARD_KEY"] != nil { return try load(dataDirectory: nil, environment: environment) }
-        guard let dataDirectory,
-              FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("card.key").path) else { return nil }
-        return try load(dataDirectory: dataDirectory, environment: environment)
+    /// `CANTEEN_CARD_KEY` when it is set, else nil (PostgreSQL then uses the key stored in the database).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> SymmetricKey? {
+        guard environment["CANTEEN_CARD_KEY"] != nil else { return nil }
+        return try load(dataDirectory: nil, environment: environment)
     }
 
     static func invalid(_ message: String) -> CardKeyError { CardKeyError(message: message) }

@@ -19,15 +19,6 @@ public final class CardStore: CardRepository {
         self.clock = clock
     }
 
-    /// A store with the key of `CardKey.load(dataDirectory:)`.
-    public static func open(
-        database: AppDatabase, dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init
-    )
-        throws -> CardStore
-    {
-        CardStore(database: database, key: try CardKey.load(dataDirectory: dataDirectory), clock: clock)
-    }
-
     /// The keyed hash stored for a card, as hex.
     func hash(technology: CardTechnology, identifier: CardIdentifier) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
@@ -69,5 +60,53 @@ public final class CardStore: CardRepository {
             else { throw CanteenError.cardNotRegistered }
             return CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
         }
+    }
+
+    // MARK: - One-time codes
+
+    /// The alphabet of one-time codes: no 0/O, 1/I/L look-alikes.
+    static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+
+    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
+        let code = String((0..<8).map { _ in Self.codeAlphabet.randomElement()! })
+        try await database.writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (?, ?, ?, ?)",
+                arguments: [Self.codeHash(code), userID, displayName, expiresAt])
+        }
+        return code
+    }
+
+    public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
+        -> CardRegistration
+    {
+        let hash = hash(technology: technology, identifier: identifier)
+        let now = clock()
+        return try await database.writer.write { db in
+            let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+            guard let row = try Row.fetchOne(
+                    db, sql: "SELECT userId, displayName FROM cardEnrolment WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?",
+                    arguments: [Self.codeHash(normalized), now])
+            else { throw CanteenError.enrolmentCodeInvalid }
+            let registration = CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
+            if let owner = try String.fetchOne(db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash]),
+               owner != registration.userID {
+                throw CanteenError.cardAlreadyRegistered
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO card (identifierHash, technology, userId, displayName, createdAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (identifierHash) DO UPDATE SET displayName = excluded.displayName
+                    """,
+                arguments: [hash, technology.rawValue, registration.userID, registration.displayName, now])
+            try db.execute(sql: "UPDATE cardEnrolment SET usedAt = ? WHERE codeHash = ?",
+                           arguments: [now, Self.codeHash(normalized)])
+            return registration
+        }
+    }
+
+    /// Codes are stored as SHA-256: a copy of the table does not give working codes.
+    static func codeHash(_ code: String) -> String {
+        SHA256.hash(data: Data(code.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

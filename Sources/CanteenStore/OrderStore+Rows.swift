@@ -11,14 +11,15 @@ extension OrderStore {
     static func insert(_ record: OrderRecord, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
-                pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
+                discountLabel, discount)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             record.id, record.cafeId, record.number, record.localDate, record.customerName, record.userId,
             record.tokenId, StoredTimestamp.text(record.pickupStart), StoredTimestamp.text(record.pickupEnd),
             record.subtotal, record.tax, record.total, record.currency, record.capacityUnits,
-            StoredTimestamp.text(record.createdAt),
+            StoredTimestamp.text(record.createdAt), record.couponId, record.discountLabel, record.discount,
         ])
     }
 

@@ -15,20 +15,24 @@ public final class OrderStore: OrderRepository {
     private let cafes: CafeStore
     private let tickets: TicketStore
     private let capacity: PickupCapacityStore
+    private let events: OrderEventStore
     private let ids: RandomID
     let clock: @Sendable () -> Date
     private let placements: GroupCommit<Placement, OrderPlacement>
 
+    /// `events` writes each order's events in the order's own transactions.
     public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore, capacity: PickupCapacityStore,
-                ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
+                events: OrderEventStore, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.ids = ids
         self.database = database
         self.cafes = cafes
         self.tickets = tickets
         self.capacity = capacity
+        self.events = events
         self.clock = clock
         placements = GroupCommit { batch in
-            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity, ids: ids)
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                             events: events, ids: ids)
         }
     }
 
@@ -46,22 +50,35 @@ public final class OrderStore: OrderRepository {
     }
 
     /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so
-    /// that a refused order leaves no trace and does not affect the others.
+    /// that a refused order leaves no trace and does not affect the others. Each new order's
+    /// `order.placed` event is written in its savepoint; the events of the orders that stay are
+    /// published once the batch commits.
     private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
-                              capacity: PickupCapacityStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+                              capacity: PickupCapacityStore, events: OrderEventStore,
+                              ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
-                batch.map { placement in
+                var placed: [OrderEvent] = []
+                let results = batch.map { placement in
                     Result { () throws -> OrderPlacement in
                         var outcome: OrderPlacement?
+                        var event: OrderEvent?
                         try db.inSavepoint {
                             outcome = try place(db, placement, cafes: cafes, capacity: capacity, ids: ids)
+                            if case .placed(let order)? = outcome {
+                                event = try events.insert(db, orderID: order.id, cafeID: order.cafeID, type: .placed,
+                                                          sequence: order.tickets.map(\.sequence).max() ?? 0,
+                                                          previousSequence: nil, ticketStatuses: nil, at: placement.now)
+                            }
                             return .commit
                         }
                         guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
+                        if let event { placed.append(event) }
                         return outcome
                     }
                 }
+                events.publishOnCommit(placed, db)
+                return results
             }
             var latest: [String: Int64] = [:]
             for case .success(.placed(let order)) in results {
@@ -109,7 +126,10 @@ public final class OrderStore: OrderRepository {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let window = try capacity.chooseWindow(db, cafe: cafe, choice: request.pickup, units: units, now: now)
-        let priced = try menu.price(request, pickupStart: window.start, now: now)
+        var priced = try menu.price(request, pickupStart: window.start, now: now)
+        if let couponID = request.couponID {
+            priced = try CouponStore.redeem(couponID, on: priced, at: cafe, now: now, db)
+        }
         try PickupCapacityStore.take(db, cafeID: cafe.id, window: window, units: units)
 
         let localDate = LocalDate(now, in: cafe.calendar).description
@@ -124,7 +144,8 @@ public final class OrderStore: OrderRepository {
             customerName: request.customer.name, userId: request.customer.userID, tokenId: tokenID,
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
             tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency.code,
-            capacityUnits: units, createdAt: now, cancelledAt: nil)
+            capacityUnits: units, createdAt: now, cancelledAt: nil, couponId: priced.discount?.couponID,
+            discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0)
         try insert(record, db)
         for (position, line) in priced.lines.enumerated() {
             try insert(line, orderID: record.id, position: position, db)
@@ -140,8 +161,8 @@ public final class OrderStore: OrderRepository {
             tickets.append(try ticket.ticket())
         }
         return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
-                     lines: priced.lines, subtotal: priced.subtotal, tax: priced.tax, total: priced.total,
-                     createdAt: now, tickets: tickets)
+                     lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
+                     total: priced.total, createdAt: now, tickets: tickets)
     }
 
     // MARK: - Reading and cancelling
@@ -152,6 +173,12 @@ public final class OrderStore: OrderRepository {
 
     static func fetchOrder(_ db: Database, id: String) throws -> Order? {
         guard let record = try OrderRecord.filter(key: id).fetchOneNamingRow(db) else { return nil }
+        return try fetchOrder(db, record: record)
+    }
+
+    /// The order of `record` with its lines and tickets.
+    static func fetchOrder(_ db: Database, record: OrderRecord) throws -> Order {
+        let id = record.id
         let lines = try OrderLineRecord.filter(Column("orderId") == id).order(Column("position")).fetchAllNamingRows(db)
         let rows = try TicketRecord.filter(Column("orderId") == id).fetchAllNamingRows(db)
         let currency = try record.currencyValue()
@@ -162,7 +189,7 @@ public final class OrderStore: OrderRepository {
             (stations.firstIndex(of: $0.station) ?? .max, $0.id) < (stations.firstIndex(of: $1.station) ?? .max, $1.id)
         }
         return Order(id: record.id, cafeID: record.cafeId, number: record.number, customer: record.customer,
-                     pickup: record.pickup, lines: lines.map(\.line),
+                     pickup: record.pickup, lines: lines.map(\.line), discount: try record.orderDiscount(),
                      subtotal: Money(minorUnits: record.subtotal, currency: currency),
                      tax: Money(minorUnits: record.tax, currency: currency),
                      total: Money(minorUnits: record.total, currency: currency),
@@ -193,9 +220,14 @@ public final class OrderStore: OrderRepository {
             }
             try PickupCapacityStore.release(db, cafeID: record.cafeId, windowStart: record.pickupStart,
                                             units: record.capacityUnits)
+            if let couponID = record.couponId { try CouponStore.release(couponID, db) }
             record.cancelledAt = now
             try record.update(db)
-            guard let cancelled = try Self.fetchOrder(db, id: id) else { throw CanteenError.notFound(.order, id) }
+            let cancelled = try Self.fetchOrder(db, record: record)
+            if let last, let event = try events.insertIfStatusChanged(
+                db, orderID: id, cafeID: record.cafeId, before: statuses, after: cancelled.tickets, sequence: last, at: now) {
+                events.publishOnCommit([event], db)
+            }
             return (cancelled, last)
         }
         if let sequence { tickets.published([order.cafeID: sequence]) }

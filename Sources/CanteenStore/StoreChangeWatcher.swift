@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import ServiceLifecycle
 
-/// Reads the change counters that triggers bump in every writing process (migration v7) and
+/// Reads the change counters that triggers bump in every writing process (migration v12) and
 /// tells the database's caches which topics moved: a token revoked or a menu changed by
 /// `canteen tokens revoke` or a second server on the same data dir is forgotten within one
 /// `interval`. Until its first read, and after a failed one, caches read through.

@@ -11,10 +11,13 @@ import Synchronization
 public final class TicketStore: TicketRepository {
     let database: AppDatabase
     let clock: @Sendable () -> Date
+    /// Writes the event of a move that changes its order's status, in the move's transaction.
+    private let events: OrderEventStore
     private let observers = Mutex<[@Sendable ([String: Int64]) -> Void]>([])
 
-    public init(database: AppDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, events: OrderEventStore, clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.events = events
         self.clock = clock
     }
 
@@ -39,6 +42,13 @@ public final class TicketStore: TicketRepository {
             record.sequence = try Self.nextSequence(db)
             record.updatedAt = now
             try record.update(db)
+            let siblings = try TicketRecord.filter(Column("orderId") == record.orderId).fetchAll(db).map { try $0.ticket() }
+            let before = siblings.map { $0.id == record.id ? current : $0.status }
+            if let event = try events.insertIfStatusChanged(db, orderID: record.orderId, cafeID: record.cafeId,
+                                                            before: before, after: siblings, sequence: record.sequence,
+                                                            at: now) {
+                events.publishOnCommit([event], db)
+            }
             return try Self.views(db, of: [record])[0]
         }
         published([view.ticket.cafeID: view.ticket.sequence])
@@ -50,6 +60,13 @@ public final class TicketStore: TicketRepository {
     public func ticket(id: String) async throws -> TicketView? {
         try await database.writer.read { db in
             try TicketRecord.filter(key: id).fetchOneNamingRow(db).map { try Self.views(db, of: [$0]) }?.first
+        }
+    }
+
+    public func openTicketCount(cafeID: String) async throws -> Int {
+        try await database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ticket WHERE cafeId = ? AND status IN ('new', 'preparing', 'ready')",
+                             arguments: [cafeID]) ?? 0
         }
     }
 

@@ -16,14 +16,16 @@ public final class TokenStore: TokenRepository {
         live = FollowingCache(following: .tokens, in: database.changes)
     }
 
-    public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(_ spec: TokenSpec) async throws -> (token: AccessToken, secret: String) {
+        try spec.validate()
         let secret = "cnt_" + ids.base64URL(bytes: 24)
         let id = ids.make("tok")
-        let record = AccessTokenRecord(id: id, name: name, role: role.rawValue, cafeId: cafeID,
-                                       secretHash: Self.hash(secret), createdAt: clock(), revokedAt: nil)
+        let record = AccessTokenRecord(id: id, name: spec.name, role: spec.role.rawValue, cafeId: spec.cafeID,
+                                       userId: spec.userID, secretHash: Self.hash(secret), createdAt: clock(),
+                                       revokedAt: nil)
         try await database.writer.write { db in
-            if let cafeID, try !CafeRecord.exists(db, key: cafeID) {
-                throw CanteenError.notFound(.cafe, cafeID, field: "cafe")
+            if let cafeID = spec.cafeID, try !CafeRecord.exists(db, key: cafeID) {
+                throw CanteenError.notFound(.cafe, cafeID, field: "cafeId")
             }
             try record.insert(db)
         }
@@ -57,11 +59,16 @@ public final class TokenStore: TokenRepository {
     /// soon as the change watcher reads the counters.
     private let live: FollowingCache<Data, AccessToken>
 
+    /// Secrets are never compared as such: the SHA-256 of the presented secret is looked up (the
+    /// index compares hashes, which an attacker cannot steer byte by byte), and the row found is
+    /// checked again in constant time.
     public func authenticate(secret: String) async throws -> AccessToken? {
         let hash = Self.hash(secret)
         return try await live.value(for: hash) {
             try await database.writer.read { db in
-                try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil).fetchOneNamingRow(db)?.token()
+                guard let record = try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil)
+                    .fetchOneNamingRow(db), ConstantTime.equals(record.secretHash, hash) else { return nil }
+                return try record.token()
             }
         }
     }

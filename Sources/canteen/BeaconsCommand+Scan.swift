@@ -37,9 +37,11 @@ extension BeaconsCommand {
                 var engine = RangingEngine(registry: registry)
                 var lastDraw = Date.distantPast
                 var output = BufferedOutput()
+                var started = false
                 try await ScannerSession.run(configuration) { event in
                     switch event {
                     case let .started(mode):
+                        started = true
                         BeaconsConsole.warn("scanning (\(mode.rawValue) commands, \(passive ? "passive" : "active")); Ctrl-C stops")
                     case let .sighting(sighting):
                         engine.process(sighting)
@@ -52,7 +54,7 @@ extension BeaconsCommand {
                             output.flush()
                         }
                     case .stopped:
-                        BeaconsConsole.warn("scanning stopped")
+                        if started { BeaconsConsole.warn("scanning stopped") }
                     }
                 }
             }

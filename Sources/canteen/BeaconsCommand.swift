@@ -58,7 +58,7 @@ enum BeaconsConsole {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 
-    /// Runs a command body; failures go to stderr with exit status 1.
+    /// Runs a command body; failures go to stderr with exit status 1 (scanner failures: `exitStatus(of:)`).
     static func run(_ body: () async throws -> Void) async throws {
         try await reportingErrors {
             do {
@@ -68,11 +68,22 @@ enum BeaconsConsole {
                 throw ExitCode.failure
             } catch let error as ScannerError {
                 warn("error: \(error.message) [\(error.code)]")
-                throw ExitCode.failure
+                throw ExitCode(exitStatus(of: error))
             } catch let error as BTSnoopError {
                 warn("error: \(error.message) [\(error.code)]")
                 throw ExitCode.failure
             }
+        }
+    }
+
+    /// The exit status of a scanner failure (sysexits.h): 69 (EX_UNAVAILABLE) when there is no
+    /// adapter to scan with (`bluetooth_unavailable`, `no_adapter`, `adapter_down`), 77 (EX_NOPERM)
+    /// for `not_permitted`, 1 for anything else (`busy`, `command_failed`, `command_timeout`, …).
+    static func exitStatus(of error: ScannerError) -> Int32 {
+        switch error.code {
+        case "bluetooth_unavailable", "no_adapter", "adapter_down": 69
+        case "not_permitted": 77
+        default: 1
         }
     }
 

@@ -9,8 +9,8 @@ import NFC
 struct NFCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nfc",
-        abstract: "List PC/SC readers, read NFC cards and tags, write coupon tags (needs pcscd).",
-        subcommands: [Readers.self, Read.self, WriteCoupon.self])
+        abstract: "List PC/SC readers, read NFC cards and tags, write coupon tags, run the kiosk's NFC agent (needs pcscd).",
+        subcommands: [Readers.self, Read.self, WriteCoupon.self, Watch.self])
 
     /// Output formats of `nfc read` and `nfc write-coupon`.
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -111,8 +111,14 @@ struct NFCCommand: AsyncParsableCommand {
 
         @OptionGroup var options: ReaderOptions
 
-        @Option(help: "The coupon's URL (the URI record).")
-        var url: String
+        @Option(help: "The coupon's URL (the URI record); a kiosk reads the code from its coupon= parameter.")
+        var url: String?
+
+        @Option(help: "A coupon code from POST /v1/coupons: the URL becomes SERVER/kiosk?coupon=CODE.")
+        var coupon: String?
+
+        @Option(help: "The server's public address, for --coupon (e.g. https://canteen.example).")
+        var server: String?
 
         @Option(help: "The coupon's description (the Text record).")
         var text: String
@@ -126,12 +132,29 @@ struct NFCCommand: AsyncParsableCommand {
         @Option(help: "table or json.")
         var format: OutputFormat = .table
 
+        func validate() throws {
+            switch (url, coupon, server) {
+            case (_?, nil, nil), (nil, _?, _?): break
+            default: throw ValidationError("give --url, or --coupon with --server")
+            }
+        }
+
+        /// The URI record's text: `--url` as given, or the kiosk page with the coupon's code.
+        var uri: String {
+            if let url { return url }
+            var components = URLComponents(string: server ?? "") ?? URLComponents()
+            components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path)
+                + "/kiosk"
+            components.queryItems = [URLQueryItem(name: "coupon", value: coupon)]
+            return components.string ?? ""
+        }
+
         func run() async throws {
             try await NFCCommand.reporting {
                 let message: NDEFMessage
                 do {
                     message = NDEFMessage(records: [
-                        URIRecord(uri: url).record,
+                        URIRecord(uri: uri).record,
                         try TextRecord(text: text, language: language).record(),
                     ])
                 } catch {

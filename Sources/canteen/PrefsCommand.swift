@@ -98,8 +98,15 @@ struct PrefsCommand: AsyncParsableCommand {
         func run() async throws {
             try await data.withStores { stores in
                 let contents = try Data(contentsOf: URL(fileURLWithPath: file))
-                let document = try await PreferenceFiles.importDocument(contents, userID: user,
+                let document: PreferenceDocument
+                do {
+                    document = try await PreferenceFiles.importDocument(contents, userID: user,
                                                                         into: stores.preferences)
+                } catch var error as CanteenError {
+                    // A file that is cut short or not JSON: say which file.
+                    error.message = "\(file): \(error.message.replacingOccurrences(of: "the body is", with: "the file is"))"
+                    throw error
+                }
                 print("imported \(document.values.count) preferences for \(user) (version \(document.version))")
             }
         }

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CanteenAPI
 import CanteenApp
+import CanteenNotify
 import Foundation
 import Hummingbird
 import Logging
@@ -15,12 +17,43 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
     @Option(help: "UI strings, one JSON file per language.") var locales = "Locales"
     @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "info"
+    @Option(help: "Seconds a new connection may take to send its first complete request head before it is closed.")
+    var headerTimeout = 10.0
+    @Option(help: "Seconds a connection may go without a complete request part, while no request is being answered, before it is closed.")
+    var idleTimeout = 60.0
+    @Option(help: "Seconds a webhook request may take.") var webhookTimeout: Double = 10
+    @Option(help: "Seconds before a webhook's first retry; each later one doubles, with jitter.")
+    var webhookFirstRetry: Double = 5
+    @Option(help: "The longest wait between two webhook retries, in seconds.") var webhookMaxRetryDelay: Double = 3600
+    @Option(help: "Seconds a failing webhook delivery is retried before it is marked failed.")
+    var webhookRetryPeriod: Double = 86_400
+
+    func validate() throws {
+        guard headerTimeout > 0, headerTimeout <= 3600 else { throw ValidationError("--header-timeout is 0 to 3600 seconds") }
+        guard idleTimeout > 0, idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout is 0 to 86400 seconds") }
+        for (name, value) in [("--webhook-timeout", webhookTimeout), ("--webhook-first-retry", webhookFirstRetry),
+                              ("--webhook-max-retry-delay", webhookMaxRetryDelay),
+                              ("--webhook-retry-period", webhookRetryPeriod)] {
+            guard value > 0, value <= 30 * 86_400 else {
+                throw ValidationError("\(name) is a number of seconds above 0 and at most 30 days")
+            }
+        }
+    }
 
     func run() async throws {
+        func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
+        // Every log line written while a request is handled carries its request_id.
+        LoggingSystem.bootstrap({ label, provider in
+            StreamLogHandler.standardOutput(label: label, metadataProvider: provider)
+        }, metadataProvider: RequestLog.metadataProvider)
         var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
             menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
-            logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+            logLevel: Logger.Level(rawValue: logLevel) ?? .info,
+            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
+            webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
+                                              maxRetryDelay: duration(webhookMaxRetryDelay),
+                                              retryPeriod: duration(webhookRetryPeriod)))
         let location = try reportingErrors { try data.location() }
         let storage: String
         let tokenOption: String
@@ -33,7 +66,9 @@ struct ServeCommand: AsyncParsableCommand {
             storage = "database in \(data.dataDirectory)/canteen.sqlite"
             tokenOption = "--data-dir \(data.dataDirectory)"
         }
-        let app = try await buildApplication(configuration)
+        var built: (any ApplicationProtocol)?
+        try await reportingErrors { built = try await buildApplication(configuration) }
+        guard let app = built else { return }
         FileHandle.standardOutput.write(Data("""
             Canteen: \(storage), API on http://\(host):\(port)
             Get a token (in another terminal, from this folder):

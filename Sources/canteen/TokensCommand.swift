@@ -12,17 +12,23 @@ struct TokensCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a token and print it alone on stdout.")
         @OptionGroup var data: DataOptions
-        @Option(help: "kiosk, kitchen or ops.") var role: Role
+        @Option(help: "kiosk, kitchen, ops or user.") var role: Role
         @Option(help: "Bind a kiosk or kitchen token to one café.") var cafe: String?
+        @Option(help: "The user a user token acts for (its preferences, café and orders only).") var user: String?
         @Option(help: "A name to recognise the token by.") var name: String?
 
         func validate() throws {
-            if role == .ops && cafe != nil { throw ValidationError("--cafe binds kiosk and kitchen tokens only") }
+            if (role == .ops || role == .user) && cafe != nil {
+                throw ValidationError("--cafe binds kiosk and kitchen tokens only")
+            }
+            if role == .user && user == nil { throw ValidationError("a user token needs --user ID") }
+            if role != .user && user != nil { throw ValidationError("--user is for user tokens only") }
         }
 
         func run() async throws {
             try await data.withStores { stores in
-                let (_, secret) = try await stores.tokens.createToken(role: role, cafeID: cafe, name: name)
+                let spec = TokenSpec(role: role, cafeID: cafe, userID: user, name: name)
+                let (_, secret) = try await stores.tokens.createToken(spec)
                 print(secret)
             }
         }
@@ -37,7 +43,8 @@ struct TokensCommand: AsyncParsableCommand {
                 let formatter = Date.ISO8601FormatStyle()
                 for token in try await stores.tokens.tokens() {
                     let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
-                    print([token.id, token.role.rawValue, token.cafeID ?? "*", token.name ?? "-",
+                    let scope = token.userID.map { "user:\($0)" } ?? token.cafeID ?? "*"
+                    print([token.id, token.role.rawValue, scope, token.name ?? "-",
                            formatter.format(token.createdAt), state].joined(separator: "\t"))
                 }
             }

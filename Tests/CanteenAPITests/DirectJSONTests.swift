@@ -40,9 +40,12 @@ struct DirectJSONTests {
         let cafe = try Fixtures.cafeAndMenu().cafe
         let presentation = Presenter(strings: TestEnvironment.strings).presentation(acceptLanguage: acceptLanguage, cafe: cafe)
         for (note, userID, options) in [("no ice \u{1}", "u-9", true), (nil, nil, false), ("", nil, true)] {
-            let order = Self.order(note: note, userID: userID, options: options)
+            var order = Self.order(note: note, userID: userID, options: options)
             let dto = OrderDTO(order, cafe: cafe, presentation: presentation)
             #expect(JSONWriter.encode(dto) == (try encoded(dto)))
+            order.discount = OrderDiscount(couponID: "LUNCH-2", label: "2 $ \"off\"", amount: 200)
+            let discounted = OrderDTO(order, cafe: cafe, presentation: presentation)
+            #expect(JSONWriter.encode(discounted) == (try encoded(discounted)))
             let views = order.tickets.map { ticket in
                 TicketView(ticket: ticket, orderNumber: order.number, customer: order.customer, pickup: order.pickup,
                            lines: order.lines.filter { $0.station == ticket.station })

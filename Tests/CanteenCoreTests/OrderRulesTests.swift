@@ -99,10 +99,11 @@ struct OrderRulesTests {
         }
     }
 
-    @Test("ticket moves: new→preparing→ready→picked_up, recall, cancel before pickup; everything else refused")
+    @Test("ticket moves: new→preparing→ready→picked_up, each undone one step back, cancel before pickup; everything else refused")
     func transitions() {
         let allowed: Set<String> = [
-            "new>preparing", "preparing>ready", "ready>picked_up", "ready>preparing",
+            "new>preparing", "preparing>ready", "ready>picked_up",
+            "preparing>new", "ready>preparing", "picked_up>ready",
             "new>cancelled", "preparing>cancelled", "ready>cancelled",
         ]
         for from in TicketStatus.allCases {

@@ -39,8 +39,10 @@ struct PostgresOnlyTests {
             }
             try await CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2, logger: StoreBackend.quietLogger).withDatabase { stores in
                 let database = try #require(stores.postgresDatabase)
-                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == 2)
-                #expect(try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration") == 2)
+                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == 3)
+                #expect(try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration") == 3)
+                // One key for every server, made once.
+                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM serverKey") == 1)
             }
         }
     }
@@ -48,8 +50,10 @@ struct PostgresOnlyTests {
     // MARK: - db copy
 
     /// A SQLite data dir with a bit of everything: two cafés, orders (one cancelled, one
-    /// moved), an idempotency record and a key stored before v5, preferences, beacons, tokens, a card.
-    func filledDataDirectory(_ directory: URL, cardKey: SymmetricKey) async throws -> (order: Order, token: String) {
+    /// moved), an idempotency record and a key stored before v5, preferences, beacons, tokens, a
+    /// user token, a card (hashed with the data dir's key), a card enrolment, a coupon redeemed
+    /// by an order, order events, a webhook endpoint with a delivery and an attempt.
+    func filledDataDirectory(_ directory: URL) async throws -> (order: Order, token: String, couponCode: String) {
         let stores = try CanteenStores.open(dataDirectory: directory, clock: clock.closure)
         defer { try? stores.sqliteDatabase?.close() }
         try await stores.cafes.importCafes([try Fixtures.cafeAndMenu(), try Fixtures.cafeAndMenu(id: "othercafe", major: 901)])
@@ -70,15 +74,33 @@ struct PostgresOnlyTests {
         _ = try await stores.beacons.saveBeacon(BeaconRegistration(
             uuid: UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!, major: 900, minor: 7, cafeID: "testcafe",
             label: "Grill", measuredPower: -61))
-        _ = try await CardStore(database: try #require(stores.sqliteDatabase), key: cardKey).register(
+        _ = try await stores.cards.register(
             CardRegistration(userID: "ana", displayName: "Ana", technology: .type2), identifier: try CardIdentifier("04A25C1A2B3C80"))
+        _ = try await stores.cards.createEnrolment(userID: "bo", displayName: "Bo", expiresAt: clock.now.addingTimeInterval(900))
+        _ = try await stores.tokens.createToken(TokenSpec(role: .user, userID: "ana", name: "ana's phone"))
+        let (endpoint, _) = try await stores.webhooks.createEndpoint(
+            WebhookRegistration(url: "http://127.0.0.1:9/hook", cafeID: nil, events: ["order.placed"]))
+        _ = try await stores.coupons.createCoupon(Coupon(
+            id: "COPY1", label: "Latte free", benefit: .itemFree(itemID: "latte"), cafeID: "testcafe", validFrom: nil,
+            validUntil: nil, maxUses: 5, createdAt: clock.now))
+        var couponRequest = OrderStoreTests.request(["latte"])
+        couponRequest.couponID = "COPY1"
+        guard case .placed = try await stores.orders.placeOrder(couponRequest, key: nil) else {
+            throw CanteenError(.internal, code: .internalError, message: "not placed")
+        }
+        let round = try await stores.webhooks.deliveryRound(recording: [], claim: 10, now: clock.now, lease: 30)
+        let job = try #require(round.jobs.first)
+        _ = try await stores.webhooks.deliveryRound(recording: [WebhookAttemptResult(
+            endpointID: endpoint.id, eventSequence: job.event.sequence, leasedUntil: job.leasedUntil,
+            attempt: WebhookAttempt(attemptedAt: clock.now, statusCode: 500, latencyMilliseconds: 3, error: nil),
+            next: .retry(at: clock.now.addingTimeInterval(60)))], claim: 0, now: clock.now, lease: 30)
         try await stores.sqliteDatabase!.writer.write { db in
             try db.execute(sql: """
                 INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt, contentLanguage)
                 VALUES ('tok_old', 'legacy', X'01', 201, CAST('{"id":"ord_legacy"}' AS BLOB), NULL, ?, 'en')
                 """, arguments: [clock.now])
         }
-        return (order, secret)
+        return (order, secret, try stores.coupons.code(couponID: "COPY1"))
     }
 
     @Test("canteen db copy moves every table; the copy serves the same orders, tokens, cards, feed and replays",
@@ -86,12 +108,14 @@ struct PostgresOnlyTests {
     func copyEverything() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("canteen-copy-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cardKey = SymmetricKey(data: Data(repeating: 3, count: 32))
-        let (order, secret) = try await filledDataDirectory(directory, cardKey: cardKey)
+        let (order, secret, couponCode) = try await filledDataDirectory(directory)
         let source = try CanteenStores.open(dataDirectory: directory, clock: clock.closure)
         let sourceFeed = try await source.tickets.ticketChanges(cafeID: "testcafe", after: 0, station: nil, limit: 500)
         let sourceCafes = try await source.cafes.cafes()
         let sourcePreferences = try await source.preferences.merged(userID: "ana")
+        let sourceEvents = try await source.orderEvents.events(after: 0, limit: 100)
+        let sourceDeliveries = try await source.webhooks.deliveries(endpointID: try #require(try await source.webhooks.endpoints().first?.id),
+                                                                    limit: 10)
         try source.sqliteDatabase?.close()
 
         try await withEmptyDatabase { url in
@@ -103,14 +127,21 @@ struct PostgresOnlyTests {
             #expect(copied.first { $0.table == "customerOrder" }?.rows == 2)
             #expect(progress.finished("orderLine") == 3)
 
-            let target = CanteenStores.open(postgres: url, cardKey: cardKey, logger: StoreBackend.quietLogger, clock: clock.closure)
+            // No CANTEEN_CARD_KEY: the data dir's card.key was copied into the database.
+            let target = CanteenStores.open(postgres: url, cardKey: nil, logger: StoreBackend.quietLogger, clock: clock.closure)
             try await target.withDatabase { stores in
                 #expect(try await stores.cafes.cafes() == sourceCafes)
                 #expect(try await stores.orders.order(id: order.id)?.lines == order.lines)
                 #expect(try await stores.tokens.authenticate(secret: secret)?.cafeID == "testcafe")
-                #expect(try await stores.tokens.tokens().count == 2)
+                #expect(try await stores.tokens.tokens().count == 3)
+                #expect(try await stores.tokens.tokens().contains { $0.role == .user && $0.userID == "ana" })
+                #expect(try await stores.coupons.couponID(code: couponCode) == "COPY1")
+                #expect(try await stores.coupons.coupon(id: "COPY1")?.uses == 1)
+                #expect(try await stores.orderEvents.events(after: 0, limit: 100) == sourceEvents)
+                let endpoint = try #require(try await stores.webhooks.endpoints().first)
+                #expect(try await stores.webhooks.deliveries(endpointID: endpoint.id, limit: 10) == sourceDeliveries)
                 #expect(try await stores.preferences.merged(userID: "ana") == sourcePreferences)
-                #expect(try await stores.cards?.identify(technology: .type2, identifier: try CardIdentifier("04A25C1A2B3C80"))
+                #expect(try await stores.cards.identify(technology: .type2, identifier: try CardIdentifier("04A25C1A2B3C80"))
                     .userID == "ana")
                 let feed = try await stores.tickets.ticketChanges(cafeID: "testcafe", after: 0, station: nil, limit: 500)
                 #expect(feed == sourceFeed)
@@ -125,7 +156,7 @@ struct PostgresOnlyTests {
                     Issue.record("no order placed after the copy")
                     return
                 }
-                #expect(next.number == 3)
+                #expect(next.number == 4)
                 #expect(next.tickets[0].sequence == sourceFeed.cursor + 1)
             }
 
@@ -141,7 +172,7 @@ struct PostgresOnlyTests {
     func interruptedCopyLeavesNothing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("canteen-copy-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        _ = try await filledDataDirectory(directory, cardKey: SymmetricKey(size: .bits256))
+        _ = try await filledDataDirectory(directory)
         do {
             let database = try AppDatabase.open(directory: directory)
             try await database.writer.write { try $0.execute(sql: "UPDATE card SET createdAt = 'last tuesday'") }

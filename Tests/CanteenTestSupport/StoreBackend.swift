@@ -64,9 +64,9 @@ public enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConver
             guard let admin = Self.postgresURL else { throw TestDatabaseMissing() }
             let name = "canteen_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
             try await PostgresDatabase.createDatabase(String(name), on: admin)
-            let key = SymmetricKey(size: .bits256)
+            // No fixed key: the servers share the key stored in the database, as real ones do.
             let servers = (0..<count).map { _ in
-                TestStores(stores: CanteenStores.open(postgres: admin.with(database: String(name)), cardKey: key,
+                TestStores(stores: CanteenStores.open(postgres: admin.with(database: String(name)), cardKey: nil,
                                                       maximumConnections: 8, logger: Self.quietLogger, clock: clock.closure),
                            backend: self)
             }
@@ -125,7 +125,8 @@ public struct TestStores: Sendable {
     public func cardStore(key: SymmetricKey) -> any CardRepository {
         switch stores.engine {
         case .sqlite(let database): CardStore(database: database, key: key)
-        case .postgres(let database): PostgresCardStore(database: database, key: key)
+        case .postgres(let database):
+            PostgresCardStore(database: database, key: PostgresServerKey(database: database, fixed: key))
         }
     }
 

@@ -101,6 +101,23 @@ struct EndToEndTests {
         #expect(try Self.dumped(dump, layout: .type2).records.isEmpty)
     }
 
+    @Test("a card taken away mid-read gives card_removed, whatever it is; the tag it was is unchanged",
+          arguments: [("ntag215", 2), ("felica", 1)])  // a FeliCa card is read in two exchanges
+    func removedMidRead(card: String, afterReads: Int) throws {
+        let reader = try PrivateReader()
+        defer { reader.stop() }
+        let dump = reader.folder.appendingPathComponent("tag.hex")
+        try reader.tap(card, arguments: ["--dump", dump.path, "--remove-after-reads", "\(afterReads)"])
+        let read = try reader.canteen(["nfc", "read", "--format", "json"])
+        #expect(read.status == 1)
+        #expect(read.error.contains("[card_removed]"), "\(read.error)")
+        #expect(read.output.isEmpty, "a half-read card printed \(read.output)")
+        reader.waitForCardToLeave()
+        if card == "ntag215" {
+            #expect(try Self.dumped(dump, layout: .type2).records.isEmpty)
+        }
+    }
+
     @Test("an ISO 15693 tag takes a coupon; one too large is refused before any write")
     func iso15693() throws {
         let reader = try PrivateReader()

@@ -18,7 +18,7 @@ struct CafeDTO: Encodable {
 
     private enum Keys: String, CodingKey {
         case id, name, names, languages, timeZone, currency, defaultLocale, tax, hours, beaconRegion, beacons
-        case pickup, menuVersion, openNow
+        case pickup, display, menuVersion, openNow
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -40,6 +40,7 @@ struct CafeDTO: Encodable {
                               "major": .int(Int64(cafe.beaconRegion.major))], forKey: .beaconRegion)
         try container.encode(cafe.beacons, forKey: .beacons)
         try container.encode(cafe.pickup, forKey: .pickup)
+        try container.encode(cafe.display, forKey: .display)
         try container.encode(menuVersion, forKey: .menuVersion)
         try container.encode(openNow, forKey: .openNow)
     }

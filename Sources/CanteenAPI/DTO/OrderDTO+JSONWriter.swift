@@ -1,8 +1,8 @@
 import CanteenCore
 
-// Orders are rendered inside the database writer (the body is stored with the idempotency key)
-// and tickets for every display poll: these write themselves without `JSONEncoder`, member by
-// member in the sorted order `JSONEncoder` uses. Tests check both renderings are the same bytes.
+// Orders are rendered for every order placed and tickets for every display poll: these write
+// themselves without `JSONEncoder`, member by member in the sorted order `JSONEncoder` uses.
+// Tests check both renderings are the same bytes.
 
 extension MoneyDTO: JSONWritable {
     func write(to json: inout JSONWriter) {
@@ -48,7 +48,9 @@ extension OrderDTO: JSONWritable {
 extension OrderDTO.Line: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { object in
+            object.field("couponId", couponId)
             object.field("itemId", itemId)
+            object.field("kind", kind)
             object.field("lineTotal", lineTotal)
             object.field("name", name)
             object.field("note", note)

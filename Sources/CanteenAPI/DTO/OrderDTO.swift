@@ -17,10 +17,13 @@ struct PickupWindowDTO: Encodable {
 
 /// `POST /v1/orders` and `GET /v1/orders/{id}`.
 struct OrderDTO: Encodable {
+    /// An item sold, or the discount a coupon gave (`kind` `discount`: its amount negative, no item or station).
     struct Line: Encodable {
-        let itemId: String
+        let kind: String
+        let itemId: String?
+        let couponId: String?
         let name: String
-        let station: String
+        let station: String?
         let quantity: Int
         let options: [Option]
         let note: String?
@@ -65,15 +68,19 @@ struct OrderDTO: Encodable {
         statusLabel = presentation.label("state.\(order.status.rawValue)")
         customer = order.customer
         lines = order.lines.map { line in
-            Line(itemId: line.itemID, name: presentation.text(line.names), station: line.station,
-                 quantity: line.quantity,
+            Line(kind: "item", itemId: line.itemID, couponId: nil, name: presentation.text(line.names),
+                 station: line.station, quantity: line.quantity,
                  options: line.options.map {
                      Option(groupId: $0.groupID, id: $0.optionID, name: presentation.text($0.names),
                             priceDelta: presentation.money($0.priceDelta, currency))
                  },
                  note: line.note, unitPrice: presentation.money(line.unitPrice, currency),
                  lineTotal: presentation.money(line.lineTotal, currency))
-        }
+        } + (order.discount.map { discount in
+            let amount = presentation.money(-discount.amount, currency)
+            return [Line(kind: "discount", itemId: nil, couponId: discount.couponID, name: discount.label, station: nil,
+                         quantity: 1, options: [], note: nil, unitPrice: amount, lineTotal: amount)]
+        } ?? [])
         subtotal = presentation.money(order.subtotal.minorUnits, currency)
         tax = presentation.money(order.tax.minorUnits, currency)
         total = presentation.money(order.total.minorUnits, currency)

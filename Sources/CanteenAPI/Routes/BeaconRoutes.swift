@@ -66,11 +66,10 @@ struct BeaconRoutes {
             throw ValidationError(problems: problems.all)
         }
         let cafeID = reader.string("cafeId")
-        let label = reader.string("label", required: false, nonEmpty: false)
+        let label = reader.string("label", required: false, nonEmpty: false, limit: 200, kind: .name)
         let range = BeaconRegistration.measuredPowerRange
         let power = reader.integer("measuredPower", in: Int64(range.lowerBound)...Int64(range.upperBound))
         reader.finish()
-        if let label, label.count > 200 { problems.add("label", "at most 200 characters, found \(label.count)") }
         try problems.throwIfAny()
         guard let cafeID, let power else { throw ValidationError(problems: problems.all) }
         return BeaconRegistration(uuid: uuid, major: major, minor: minor, cafeID: cafeID, label: label ?? "",

@@ -13,9 +13,8 @@ struct CafeResolutionRoutes {
     }
 
     func resolve(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
-        let token = try context.require(.kiosk, .ops)
-        let userID = try PreferenceRoutes.decodedPath(context, "userId")
-        try UserID.validate(userID)
+        let userID = try PreferenceRoutes.authorizedUser(context)
+        let token = try context.requireToken()
         var request = request
         let now = services.clock()
         let input = try await request.optionalJSONBody().map {

@@ -10,6 +10,49 @@ struct CardRoutes {
     func register(on routes: RouteTable) {
         routes.on(.post, "/v1/cards") { request, context in try await registerCard(request, context) }
         routes.on(.post, "/v1/cards/identify") { request, context in try await identify(request, context) }
+        routes.on(.post, "/v1/cards/enrolments") { request, context in try await createEnrolment(request, context) }
+        routes.on(.post, "/v1/cards/enrol") { request, context in try await enrol(request, context) }
+    }
+
+    /// How long a one-time enrolment code lasts.
+    static let enrolmentLifetime: TimeInterval = 15 * 60
+
+    struct EnrolmentDTO: Encodable {
+        var code: String
+        var userId: String
+        var expiresAt: String
+    }
+
+    /// `{"userId", "displayName"?}` (ops): a one-time code the user types at a kiosk after tapping their card.
+    func createEnrolment(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        try context.require(.ops)
+        var request = request
+        let body = try Self.object(try await request.jsonBody())
+        let (userID, displayName) = try Self.user(body, allowed: ["userId", "displayName"])
+        let expiresAt = services.clock().addingTimeInterval(Self.enrolmentLifetime)
+        let code = try await services.cards.createEnrolment(userID: userID, displayName: displayName,
+                                                           expiresAt: expiresAt)
+        return try JSONResponse.make(EnrolmentDTO(code: code, userId: userID, expiresAt: RFC3339.utcSeconds(expiresAt)),
+                                     status: .created)
+    }
+
+    /// `{"code", "technology", "identifier"}` (kiosk): registers the tapped card to the code's user.
+    func enrol(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
+        try context.require(.kiosk)
+        var request = request
+        let body = try Self.object(try await request.jsonBody())
+        for key in body.keys where !["code", "technology", "identifier"].contains(key) {
+            throw CanteenError(.invalid, code: .unknownField, message: "unknown field \(key)", field: key)
+        }
+        guard let code = body["code"]?.stringValue, (1...32).contains(code.count) else {
+            throw CanteenError(.invalid, code: .invalidField, message: "code is the one-time code ops gave (8 characters)",
+                               field: "code")
+        }
+        let (technology, identifier) = try Self.card(body)
+        let saved = try await services.cards.enrol(code: code, technology: technology, identifier: identifier)
+        return try JSONResponse.make(
+            RegistrationDTO(userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),
+            status: .created)
     }
 
     struct RegistrationDTO: Encodable {
@@ -17,13 +60,6 @@ struct CardRoutes {
         var displayName: String?
         var technology: String
         var preferredCafeId: String?
-    }
-
-    func repository() throws -> any CardRepository {
-        guard let cards = services.cards else {
-            throw CanteenError(.internal, code: .cardsUnavailable, message: "this server has no card store")
-        }
-        return cards
     }
 
     /// `technology` and `identifier` of a body, each problem named by its field.
@@ -41,6 +77,30 @@ struct CardRoutes {
         return (technology, try CardIdentifier(identifier))
     }
 
+    /// `userId` (1–128 characters) and `displayName` (at most 200) of a body; with `allowed`, no other member.
+    static func user(_ body: [String: JSONValue], allowed: Set<String>?) throws -> (String, String?) {
+        if let allowed {
+            for key in body.keys.sorted() where !allowed.contains(key) {
+                throw CanteenError(.invalid, code: .unknownField, message: "unknown field \(key)", field: key)
+            }
+        }
+        guard let userID = body["userId"]?.stringValue, !userID.isEmpty, userID.count <= 128 else {
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "userId has 1 to 128 characters", field: "userId")
+        }
+        var displayName: String?
+        if let value = body["displayName"], value != .null {
+            guard let name = value.stringValue else {
+                throw CanteenError(
+                    .invalid, code: .invalidType, message: "displayName is a string of at most 200 characters",
+                    field: "displayName")
+            }
+            try TextLimits.check(name, field: "displayName", maxCharacters: 200)
+            displayName = name
+        }
+        return (userID, displayName)
+    }
+
     static func object(_ value: JSONValue) throws -> [String: JSONValue] {
         guard let object = value.objectValue else {
             throw CanteenError(.invalid, code: .badRequest, message: "the body is a JSON object")
@@ -52,21 +112,9 @@ struct CardRoutes {
         try context.require(.ops)
         var request = request
         let body = try Self.object(try await request.jsonBody())
-        guard let userID = body["userId"]?.stringValue, !userID.isEmpty, userID.count <= 128 else {
-            throw CanteenError(
-                .invalid, code: .invalidField, message: "userId has 1 to 128 characters", field: "userId")
-        }
-        var displayName: String?
-        if let value = body["displayName"], value != .null {
-            guard let name = value.stringValue, name.count <= 200 else {
-                throw CanteenError(
-                    .invalid, code: .invalidField, message: "displayName is a string of at most 200 characters",
-                    field: "displayName")
-            }
-            displayName = name
-        }
+        let (userID, displayName) = try Self.user(body, allowed: nil)
         let (technology, identifier) = try Self.card(body)
-        let saved = try await repository().register(
+        let saved = try await services.cards.register(
             CardRegistration(userID: userID, displayName: displayName, technology: technology), identifier: identifier)
         return try JSONResponse.make(
             RegistrationDTO(
@@ -78,14 +126,17 @@ struct CardRoutes {
         try context.require(.kiosk, .ops)
         var request = request
         let (technology, identifier) = try Self.card(try Self.object(try await request.jsonBody()))
-        let found = try await repository().identify(technology: technology, identifier: identifier)
+        return try JSONResponse.make(try await identification(technology: technology, identifier: identifier))
+    }
+
+    /// Whose card this is, with their preferred café; `card_not_registered` when nobody's.
+    func identification(technology: CardTechnology, identifier: CardIdentifier) async throws -> RegistrationDTO {
+        let found = try await services.cards.identify(technology: technology, identifier: identifier)
         var preferred: String?
         if case .cafe(let cafeID) = try await services.preferences.defaultLocation(userID: found.userID).location {
             preferred = cafeID
         }
-        return try JSONResponse.make(
-            RegistrationDTO(
-                userId: found.userID, displayName: found.displayName, technology: technology.rawValue,
-                preferredCafeId: preferred))
+        return RegistrationDTO(userId: found.userID, displayName: found.displayName, technology: technology.rawValue,
+                               preferredCafeId: preferred)
     }
 }

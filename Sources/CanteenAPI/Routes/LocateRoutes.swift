@@ -18,6 +18,7 @@ struct LocateRoutes {
         let body = try await request.jsonBody()
         let input = try LocateRequest.parse(body, now: services.clock(), sightingsRequired: true)
         let registry = try await services.beacons.registry()
+        services.metrics.beaconSightings(input.sightings ?? [], registry: registry)
         let result = BeaconLocator.locate(sightings: input.sightings ?? [], registry: registry,
                                           currentCafeID: input.currentCafeID)
         return try JSONResponse.make(LocateResultDTO(result: result))

@@ -32,15 +32,22 @@ struct MenuRoutes {
         return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
-    /// `{"soldOut": true, "soldOutUntil": RFC 3339}` and/or `{"price": minor units}`.
+    /// `{"soldOut": true, "soldOutUntil": RFC 3339}` and/or `{"price": minor units}`. Ops may
+    /// change both; the café's kitchen may mark items sold out and back (from the kitchen
+    /// display), nothing else of the menu.
     func changeItem(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         let itemID = try context.parameters.path("itemId")
-        try context.require(.ops)
+        let token = try context.require(.ops, .kitchen, cafe: cafeID)
         var request = request
         let body = try await request.jsonBody()
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let changes = try Self.readItemChanges(body, currency: cafe.cafe.currency, now: services.clock())
+        if token.role == .kitchen, changes.contains(where: { if case .price = $0 { true } else { false } }) {
+            throw CanteenError(.forbidden, code: .forbidden,
+                               message: "a kitchen token may mark items sold out and back, not change prices",
+                               field: "price", parameters: ["role": token.role.rawValue])
+        }
         _ = try await services.cafes.updateItem(cafeID: cafeID, itemID: itemID, changes: changes)
         return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// Orders: place (kiosk or ops, idempotent), read, cancel.
 struct OrderRoutes {
@@ -25,12 +26,23 @@ struct OrderRoutes {
     /// the order as it was placed, in the first answer's language.
     func place(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let token = try context.require(.kiosk, .ops)
+        do {
+            return try await placeCounted(request, context, token: token)
+        } catch {
+            services.metrics.orderRefused(ErrorMiddleware.canteenError(for: error).code)
+            throw error
+        }
+    }
+
+    private func placeCounted(_ request: Request, _ context: CanteenRequestContext,
+                              token: AccessToken) async throws -> Response {
         let key = try Self.idempotencyKey(request)
         return try await gate.run(tokenID: token.id, key: key) {
             var request = request
             let body = try await request.jsonBody()
-            let orderRequest = try OrderRequest.parse(body)
+            var orderRequest = try OrderRequest.parse(body)
             try context.requireAccess(to: orderRequest.cafeID)
+            if let code = orderRequest.couponCode { orderRequest.couponID = try services.coupons.couponID(code: code) }
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
             let language = request.headers[.acceptLanguage].map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
             let placement: OrderPlacement
@@ -45,12 +57,15 @@ struct OrderRoutes {
             }
             switch placement {
             case .placed(let order):
+                services.metrics.orderPlaced(cafeID: order.cafeID)
                 return try await answer(order, acceptLanguage: language, status: .created,
                                         headers: [.location: "/v1/orders/\(order.id)"])
             case .replayed(let order, let firstLanguage):
+                services.metrics.orderReplayed()
                 return try await answer(order, acceptLanguage: firstLanguage, status: .created,
                                         headers: [Self.replayedHeader: "true"])
             case .replayedAnswer(let body, let contentLanguage):
+                services.metrics.orderReplayed()
                 var headers: HTTPFields = [Self.replayedHeader: "true"]
                 if let contentLanguage {
                     headers[.contentLanguage] = contentLanguage
@@ -87,12 +102,53 @@ struct OrderRoutes {
         return key
     }
 
+    /// `?wait=SECONDS`: for the kiosk token that placed the order, ops and the kitchens of its
+    /// café. The ETag is the order's version (its latest status change). With `If-None-Match`
+    /// of the version a client holds: 304 while the status has not changed; with `wait`, the
+    /// answer comes as soon as it changes, or 304 after that many seconds.
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
         _ = try context.requireToken()
-        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound(.order, id) }
-        try context.requireAccess(to: order.cafeID)
-        return try await render(order, request)
+        let wait = try Self.waitSeconds(request.uri.queryParameters)
+        let known = request.headers[.ifNoneMatch].flatMap(EntityTags.cursor(ifNoneMatch:))
+        // Follow before reading: a change committed between the read and the wait is kept.
+        let follower = wait > 0 && known != nil ? services.feed.follow(orderID: id) : nil
+        guard let followed = try await services.orderEvents.followedOrder(id: id) else {
+            throw CanteenError.notFound(.order, id)
+        }
+        try context.requireFollower(of: followed)
+        var order = followed.order
+        var version = followed.version
+        if let known, known == version, let follower {
+            let deadline = ContinuousClock.now + .seconds(wait)
+            // On shutdown the server waits for open requests: answer with what there is.
+            await withGracefulShutdownHandler {
+                while version == known, let events = await follower.next(until: deadline), !events.isEmpty {
+                    for event in events.sorted(by: { $0.sequence < $1.sequence }) where event.sequence > version {
+                        order = event.applied(to: followed.order)
+                        version = event.sequence
+                    }
+                }
+            } onGracefulShutdown: {
+                follower.stop()
+            }
+        }
+        var headers = HTTPFields()
+        headers.setValidator(EntityTags.weakTag(version))
+        if let known, known == version { return Response(status: .notModified, headers: headers) }
+        return try await render(order, request, headers: headers)
+    }
+
+    /// The longest an order read may wait for a change, in seconds.
+    static let maxWait = 30
+
+    static func waitSeconds(_ parameters: Parameters) throws(CanteenError) -> Int {
+        guard let text = parameters.get("wait") else { return 0 }
+        guard let seconds = Int(text), (0...maxWait).contains(seconds) else {
+            throw CanteenError(.invalid, code: .invalidQuery,
+                               message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
+        }
+        return seconds
     }
 
     /// Kiosks of the order's café, or ops.
@@ -104,12 +160,13 @@ struct OrderRoutes {
         return try await render(try await services.orders.cancelOrder(id: id), request)
     }
 
-    private func render(_ order: Order, _ request: Request) async throws -> Response {
+    private func render(_ order: Order, _ request: Request, headers extra: HTTPFields = [:]) async throws -> Response {
         guard let cafe = try await services.cafes.cafe(id: order.cafeID)?.cafe else {
             throw CanteenError.notFound(.cafe, order.cafeID)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation),
-                                 headers: presentation.headers)
+        var headers = presentation.headers
+        for field in extra { headers[field.name] = field.value }
+        return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation), headers: headers)
     }
 }

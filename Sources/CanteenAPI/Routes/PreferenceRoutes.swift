@@ -77,10 +77,16 @@ struct PreferenceRoutes {
 
     // MARK: - Request parts
 
-    /// The `userId` of the path, once the token may act for users (kiosk or ops; 403 otherwise).
+    /// The `userId` of the path, once the token may act for that user (kiosk or ops for anyone,
+    /// a user token for its own user; 403 otherwise).
     private func authorizedUser(_ context: CanteenRequestContext) throws -> String {
-        try context.require(.kiosk, .ops)
-        let userID = try Self.decodedPath(context, "userId")
+        try Self.authorizedUser(context)
+    }
+
+    static func authorizedUser(_ context: CanteenRequestContext) throws -> String {
+        _ = try context.requireToken()
+        let userID = try decodedPath(context, "userId")
+        try context.requireActing(forUser: userID)
         try UserID.validate(userID)
         return userID
     }

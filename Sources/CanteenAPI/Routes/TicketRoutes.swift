@@ -18,9 +18,11 @@ struct TicketRoutes {
     /// tickets without one), at most `TicketFeed.pageSize`; with `wait`, answers as soon as a
     /// change arrives or empty at the deadline. `If-None-Match` with the cursor a display holds
     /// answers 304 while nothing changed.
+    /// Kitchen and ops read it; so may a kiosk of the café (its pickup board), which can never
+    /// move a ticket.
     func feed(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
-        try context.require(.kitchen, .ops, cafe: cafeID)
+        try context.require(.kitchen, .ops, .kiosk, cafe: cafeID)
         let query = try FeedQuery(request.uri.queryParameters)
         guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
@@ -77,7 +79,8 @@ struct FeedQuery {
     var station: String?
     var wait: Int
 
-    init(_ parameters: Parameters) throws(CanteenError) {
+    /// - Parameter maxWait: the longest `wait` the route allows, in seconds.
+    init(_ parameters: Parameters, maxWait: Int = TicketRoutes.maxWait) throws(CanteenError) {
         if let text = parameters.get("after") {
             guard let cursor = Int64(text), cursor >= 0 else {
                 throw CanteenError(.malformed, code: .invalidCursor,
@@ -93,9 +96,9 @@ struct FeedQuery {
         }
         wait = 0
         if let text = parameters.get("wait") {
-            guard let seconds = Int(text), (0...TicketRoutes.maxWait).contains(seconds) else {
+            guard let seconds = Int(text), (0...maxWait).contains(seconds) else {
                 throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "wait is a whole number of seconds from 0 to \(TicketRoutes.maxWait)", field: "wait")
+                                   message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
             }
             wait = seconds
         }

@@ -17,10 +17,15 @@ public enum PreferenceKey {
             throw CanteenError(.invalid, code: .invalidPreferenceKey, message: "a preference key must not be empty",
                                field: key)
         }
-        if key.count > maxLength {
+        if key.count > maxLength || key.utf8.count > maxLength * TextLimits.bytesPerCharacter {
             throw CanteenError(.invalid, code: .preferenceKeyTooLong,
-                               message: "a preference key has at most \(maxLength) characters; this one has \(key.count)",
+                               message: "a preference key has at most \(maxLength) characters and \(maxLength * TextLimits.bytesPerCharacter) bytes; this one has \(key.count) characters, \(key.utf8.count) bytes",
                                field: shown(key), parameters: ["limit": "\(maxLength)"])
+        }
+        if let control = TextLimits.forbiddenControl(in: key, kind: .name) {
+            throw CanteenError(.invalid, code: .invalidPreferenceKey,
+                               message: "a preference key holds no control characters; this one has U+\(String(control.value, radix: 16, uppercase: true))",
+                               field: shown(key))
         }
     }
 
@@ -59,9 +64,19 @@ public enum PreferenceKey {
                      parameters: ["key": key])
     }
 
-    /// The key as an error names it: cut after 256 characters, so a huge key is not echoed whole.
+    /// The key as an error names it: cut after 256 characters or 512 bytes, so a huge key is not
+    /// echoed whole.
     static func shown(_ key: String) -> String {
-        key.count > 2 * maxLength ? String(key.prefix(2 * maxLength)) + "…" : key
+        let byteLimit = maxLength * TextLimits.bytesPerCharacter
+        guard key.count > 2 * maxLength || key.utf8.count > byteLimit else { return key }
+        var shown = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in key.unicodeScalars.prefix(2 * maxLength) {
+            bytes += String(scalar).utf8.count
+            if bytes > byteLimit { break }
+            shown.append(scalar)
+        }
+        return String(shown) + "…"
     }
 
     private static func invalid(_ key: String, _ message: String, parameters: [String: String] = [:]) -> CanteenError {

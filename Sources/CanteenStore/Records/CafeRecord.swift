@@ -21,6 +21,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
     var pickupCapacity: Int
     var pickupCapacityUnit: String
     var pickupLeadMinutes: Int
+    var displayTicketWarningMinutes: Int
+    var displayTicketLateMinutes: Int
+    var displayBoardReadyMinutes: Int
     var menuVersion: Int64
     var updatedAt: Date
 
@@ -40,6 +43,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         pickupCapacity = cafe.pickup.capacity
         pickupCapacityUnit = cafe.pickup.capacityUnit.rawValue
         pickupLeadMinutes = cafe.pickup.leadMinutes
+        displayTicketWarningMinutes = cafe.display.ticketWarningMinutes
+        displayTicketLateMinutes = cafe.display.ticketLateMinutes
+        displayBoardReadyMinutes = cafe.display.boardReadyMinutes
         self.menuVersion = menuVersion
         self.updatedAt = updatedAt
     }
@@ -62,6 +68,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
                     tax: TaxPolicy(rateBasisPoints: taxRateBasisPoints, included: taxIncluded),
                     hours: hours, beaconRegion: BeaconRegion(uuid: uuid, major: major), beacons: beacons,
                     pickup: PickupSchedule(slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
-                                           leadMinutes: pickupLeadMinutes))
+                                           leadMinutes: pickupLeadMinutes),
+                    display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
+                                             ticketLateMinutes: displayTicketLateMinutes,
+                                             boardReadyMinutes: displayBoardReadyMinutes))
     }
 }

@@ -88,6 +88,8 @@ struct AccessTokenRecord: Codable, FetchableRecord, PersistableRecord {
     var name: String?
     var role: String
     var cafeId: String?
+    /// The user a `user` token acts for (migration v7).
+    var userId: String?
     var secretHash: Data
     var createdAt: Date
     var revokedAt: Date?
@@ -97,6 +99,10 @@ struct AccessTokenRecord: Codable, FetchableRecord, PersistableRecord {
         guard let role = Role(rawValue: role) else {
             throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(role)' is not a token role")
         }
-        return AccessToken(id: id, name: name, role: role, cafeID: cafeId, createdAt: createdAt, revokedAt: revokedAt)
+        if role == .user, userId == nil {
+            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "a user token names no user")
+        }
+        return AccessToken(id: id, name: name, role: role, cafeID: cafeId, userID: userId, createdAt: createdAt,
+                           revokedAt: revokedAt)
     }
 }

@@ -21,8 +21,20 @@ struct OrderRecord: Codable, FetchableRecord, PersistableRecord {
     var capacityUnits: Int
     var createdAt: Date
     var cancelledAt: Date?
+    var couponId: String?
+    var discountLabel: String?
+    var discount: Int64
 
     var customer: Customer { Customer(name: customerName, userID: userId) }
+
+    /// The coupon redeemed on the order; a coupon without its label is an error naming the row.
+    func orderDiscount() throws -> OrderDiscount? {
+        guard let couponId else { return nil }
+        guard let discountLabel, discount >= 0 else {
+            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "coupon \(couponId) without a label or amount")
+        }
+        return OrderDiscount(couponID: couponId, label: discountLabel, amount: discount)
+    }
 
     /// The order's currency; a code that is not ISO 4217 is an error naming the row.
     func currencyValue() throws -> Currency {

@@ -7,7 +7,8 @@ anything longer an APDU. Cards: a FeliCa transit card (balance + history), an NT
 (writable, lock bytes, CC) and an ISO 15693 tag (NDEF Type 5). After every write the memory is saved to
 --dump as hex, so a test can check what the tag holds.
 
-  card_emulator.py --port 35963 --card ntag215 [--dump FILE] [--remove-after-writes N] [--stay SECONDS]
+  card_emulator.py --port 35963 --card ntag215 [--dump FILE] [--remove-after-writes N] [--remove-after-reads N]
+                   [--stay SECONDS]
 """
 import argparse
 import signal
@@ -205,6 +206,8 @@ def main():
     parser.add_argument("--dump", help="file that receives the tag memory as hex after every write")
     parser.add_argument("--load", help="hex memory to start from (a previous --dump)")
     parser.add_argument("--remove-after-writes", type=int, help="leave the field after this many writes")
+    parser.add_argument("--remove-after-reads", type=int,
+                        help="leave the field after this many reads (READ BINARY or a FeliCa exchange)")
     parser.add_argument("--stay", type=float, default=60.0, help="seconds to stay in the field")
     args = parser.parse_args()
     card = CARDS[args.card]()
@@ -222,6 +225,7 @@ def main():
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.settimeout(args.stay)
     print("in the field", flush=True)
+    reads = 0
     try:
         while True:
             (length,) = struct.unpack(">H", receive_exactly(sock, 2))
@@ -234,6 +238,11 @@ def main():
                     and card.writes >= args.remove_after_writes:
                 print("removed mid-write", flush=True)
                 break
+            if message[:2] == b"\xFF\xB0" or message[:4] == b"\xFF\x00\x00\x00":
+                if args.remove_after_reads is not None and reads >= args.remove_after_reads:
+                    print("removed mid-read", flush=True)
+                    break
+                reads += 1
             reply = card.apdu(message)
             send(sock, reply)
             if args.dump and message[:2] == b"\xFF\xD6":

@@ -1,4 +1,3 @@
-import CanteenCore
 import Crypto
 import Foundation
 
@@ -42,12 +41,8 @@ public struct CouponSigner: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func validate(_ couponID: String) throws {
-        guard (1...32).contains(couponID.count),
-            couponID.unicodeScalars.allSatisfy({
-                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
-            })
-        else { throw invalid("a coupon id has 1 to 32 characters of A–Z, a–z, 0–9, - and _") }
+    public static func validate(_ couponID: String) throws {
+        guard Coupon.isValidID(couponID) else { throw invalid("a coupon id has 1 to 32 characters of A–Z, a–z, 0–9, - and _") }
     }
 
     static func invalid(_ message: String) -> CanteenError {
