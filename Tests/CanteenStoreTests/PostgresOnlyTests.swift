@@ -124,8 +124,8 @@ struct PostgresOnlyTests {
                 progress.record(table, done, total)
             }
             #expect(copied.map(\.table) == DatabaseCopy.tables)
-            #expect(copied.first { $0.table == "customerOrder" }?.rows == 2)
-            #expect(progress.finished("orderLine") == 3)
+            #expect(copied.first { $0.table == "customerOrder" }?.rows == 3)
+            #expect(progress.finished("orderLine") == 4)
 
             // No CANTEEN_CARD_KEY: the data dir's card.key was copied into the database.
             let target = CanteenStores.open(postgres: url, cardKey: nil, logger: StoreBackend.quietLogger, clock: clock.closure)

@@ -32,7 +32,7 @@ struct TicketFeedStoreTests {
             #expect(moved.orderNumber == order.number)
             #expect(moved.lines.map(\.itemID) == ["latte"])
             let refused = await #expect(throws: CanteenError.self) {
-                try await stores.tickets.moveTicket(id: ticket.id, to: .new)
+                try await stores.tickets.moveTicket(id: ticket.id, to: .pickedUp)
             }
             #expect(refused?.code == .invalidTransition)
             #expect(try await stores.tickets.ticket(id: ticket.id) == moved)

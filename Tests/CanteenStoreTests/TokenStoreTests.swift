@@ -79,7 +79,7 @@ struct TokenStoreTests {
     @Test("a token cannot be bound to a café that does not exist", arguments: StoreBackend.available)
     func unknownCafe(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server async throws in
-            await #expect(throws: CanteenError.notFound(.cafe, "nowhere", field: "cafe")) {
+            await #expect(throws: CanteenError.notFound(.cafe, "nowhere", field: "cafeId")) {
                 try await server.stores.tokens.createToken(role: .kiosk, cafeID: "nowhere", name: nil)
             }
             #expect(try await server.count("accessToken") == 0)
