@@ -288,6 +288,35 @@ try:
     check(box["answer"][0] == 200 and wakeups[-1] < 5,
           f"a display parked on server 0 woke for orders placed on server 1: median {wakeups[len(wakeups) // 2] * 1000:.0f} ms, "
           f"worst {wakeups[-1] * 1000:.0f} ms (the issue's target is 100 ms; this machine is shared)")
+    # An order followed on server 0 (GET /v1/orders/{id}?wait= with its version) wakes when the
+    # kitchen moves it on server 1: order events are read on the other server's notification.
+    follows = []
+    for attempt in range(3):
+        order_id = acknowledged[f"wake-{attempt}"]
+        status, headers, payload = request(servers[0]["port"], "GET", f"/v1/orders/{order_id}", kiosk)
+        etag = headers.get("ETag") or headers.get("etag")
+        ticket_id = json.loads(payload)["tickets"][0]["id"]
+        box = {}
+
+        def follow():
+            box["answer"] = request(servers[0]["port"], "GET", f"/v1/orders/{order_id}?wait=20", kiosk,
+                                    headers={"If-None-Match": etag}, timeout=30)
+            box["at"] = time.time()
+
+        follower = threading.Thread(target=follow)
+        follower.start()
+        time.sleep(0.5)
+        moved = time.time()
+        status, _, payload = request(servers[1]["port"], "POST", f"/v1/tickets/{ticket_id}/status", kitchen,
+                                     {"status": "preparing"})
+        assert status == 200, (status, payload)
+        follower.join()
+        follows.append((box["at"] - moved, box["answer"][0], json.loads(box["answer"][2]).get("status")))
+    delays = sorted(delay for delay, _, _ in follows)
+    check(all(code == 200 and state == "preparing" for _, code, state in follows) and delays[-1] < 5,
+          f"an order followed on server 0 woke when moved on server 1: median {delays[len(delays) // 2] * 1000:.0f} ms, "
+          f"worst {delays[-1] * 1000:.0f} ms (the issue's target is 100 ms; this machine is shared)")
+
     # The displays below start after these orders.
     first_cursor = int(json.loads(request(servers[0]["port"], "GET", f"/v1/cafes/{CAFE}/tickets", kitchen)[2])["cursor"])
 
