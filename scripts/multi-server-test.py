@@ -20,6 +20,8 @@ Standard library only. Prints what it did; exits 1 on the first failed check.
 """
 import argparse
 import http.client
+import http.server
+import re
 import json
 import os
 import random
@@ -162,6 +164,34 @@ try:
         status, _, payload = request(servers[0]["port"], "PUT", path, ops, document)
         assert status in (200, 201), (path, status, payload)
     items = [item["id"] for item in menu["items"] if not item.get("dayParts") and not item.get("modifierGroups")][:3]
+
+    # A webhook receiver on loopback, subscribed to order.placed: every server runs the delivery
+    # service on the one outbox. Each request takes 20 ms, so two servers sending one delivery at
+    # once would show as two overlapping requests for one event id.
+    received = []  # (event id, order id, start, end)
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            started = time.time()
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+            time.sleep(0.02)
+            order = re.search(r'"(ord_[A-Za-z0-9_-]+)"', body)
+            with receiver_lock:
+                received.append((self.headers.get("Canteen-Event-Id"), order.group(1) if order else None, started,
+                                 time.time()))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *_):
+            pass
+
+    receiver_lock = threading.Lock()
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    status, _, payload = request(servers[2]["port"], "POST", "/v1/webhooks", ops,
+                                 {"url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "cafeId": CAFE,
+                                  "events": ["order.placed"]})
+    assert status == 201, (status, payload)
 
     # A café change made on server 0 is served by the others (their caches follow it).
     cafe["defaultLocale"] = "fr_CA"
@@ -403,6 +433,28 @@ try:
         check(len(ids_seen) == len(set(ids_seen)) and set(ids_seen) == tickets,
               f"display {number} saw every ticket exactly once ({len(ids_seen)} answers, {len(set(ids_seen))} distinct, "
               f"{len(tickets)} tickets, {len(tickets - set(ids_seen))} missing)")
+    # Every acknowledged order's order.placed reached the receiver (at least once: a server
+    # killed mid-attempt, or a round whose result was lost in the restart, is retried once its
+    # lease ends), and no event was ever being sent by two servers at once.
+    wanted = set(acknowledged.values())
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with receiver_lock:
+            delivered = {order for _, order, _, _ in received}
+        if wanted <= delivered:
+            break
+        time.sleep(0.2)
+    with receiver_lock:
+        by_event = {}
+        for event, order, started, ended in received:
+            by_event.setdefault(event, []).append((started, ended))
+    overlapping = [event for event, spans in by_event.items()
+                   if any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in spans[i + 1:])]
+    repeats = sum(len(spans) - 1 for spans in by_event.values())
+    check(wanted <= delivered and not overlapping,
+          f"webhooks: every acknowledged order's order.placed was delivered ({len(wanted & delivered)} of {len(wanted)}), "
+          f"never by two servers at once ({len(overlapping)} overlapping); {repeats} sent again after the kill or restart")
+    receiver.shutdown()
 finally:
     stop_all()
     for server in servers:
