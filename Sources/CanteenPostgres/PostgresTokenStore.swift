@@ -69,9 +69,16 @@ public final class PostgresTokenStore: TokenRepository {
         let hash = Self.hash(secret)
         return try await live.value(for: hash) {
             try await database.withConnection { connection in
-                try await connection.firstRow(
-                    "\(unescaped: Self.select) WHERE secretHash = \(hash) AND revokedAt IS NULL", logger: self.database.logger
-                ).map(Self.token)
+                // Looked up by hash, then the stored hash compared again in constant time (as on SQLite).
+                guard let row = try await connection.firstRow("""
+                    SELECT id, name, role, cafeId, userId, createdAt, revokedAt, secretHash FROM accessToken
+                    WHERE secretHash = \(hash) AND revokedAt IS NULL
+                    """, logger: self.database.logger) else { return nil }
+                let (id, name, role, cafeID, userID, createdAt, revokedAt, stored) = try StoredColumns.decode(
+                    row, table: "accessToken", (String, String?, String, String?, String?, Date, Date?, Data).self)
+                guard ConstantTime.equals(stored, hash) else { return nil }
+                return try Self.token(id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,
+                                      revokedAt: revokedAt)
             }
         }
     }
@@ -80,6 +87,12 @@ public final class PostgresTokenStore: TokenRepository {
     private static func token(_ row: PostgresRow) throws -> AccessToken {
         let (id, name, role, cafeID, userID, createdAt, revokedAt) = try StoredColumns.decode(
             row, table: "accessToken", (String, String?, String, String?, String?, Date, Date?).self)
+        return try token(id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,
+                         revokedAt: revokedAt)
+    }
+
+    private static func token(id: String, name: String?, role: String, cafeID: String?, userID: String?, createdAt: Date,
+                              revokedAt: Date?) throws -> AccessToken {
         guard let parsed = Role(rawValue: role) else {
             throw StoredRow.invalid(table: "accessToken", id: id, "'\(role)' is not a token role")
         }
