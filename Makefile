@@ -62,6 +62,14 @@ lint:
 clean:
 	rm -rf .build
 
+# PostgreSQL (issue 15): the store suite on both engines and several servers on one database,
+# against a private server started and stopped by scripts/test-postgres.sh (about 2–3 minutes).
+APT_PACKAGES += postgresql-15 postgresql-client-15
+TEST_SUITES += test-postgres
+.PHONY: test-postgres
+test-postgres: deps
+	$(SWIFT) build --build-tests
+	scripts/test-postgres.sh
 # The live scanner against BlueZ's controller emulator in a qemu VM (Tests/BlueZVM/; installs qemu,
 # busybox-static, bluez, bluez-test-tools, strace and cpio, caches Debian's kernel in .build-bluez/).
 TEST_SUITES += test-bluez

@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only: reads openapi.yaml for the contract tests.
@@ -29,6 +30,7 @@ let package = Package(
         // MARK: - Libraries
         .target(
             name: "CanteenCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -80,6 +82,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenPostgres",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenWeb",
             resources: [.copy("Assets")],
             swiftSettings: swiftSettings
@@ -116,6 +129,8 @@ let package = Package(
             dependencies: [
                 "CanteenCore",
                 "CanteenStore",
+                "CanteenPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenAPI",
                 "CanteenNotify",
                 "CanteenFormat",
@@ -130,6 +145,7 @@ let package = Package(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
+                "CanteenCore",
                 "CanteenAPI",
                 "CanteenNotify",
                 "Beacons",
@@ -196,11 +212,15 @@ let package = Package(
             dependencies: [
                 "CanteenCore",
                 "CanteenStore",
+                "CanteenPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenApp",
                 "CanteenAPI",
                 "CanteenFormat",
                 "Beacons",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/CanteenTestSupport",
             swiftSettings: swiftSettings
@@ -220,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "CanteenStoreTests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenTestSupport",
+                "CanteenCore", "CanteenStore", "CanteenPostgres", "CanteenApp", "CanteenTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

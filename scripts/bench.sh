@@ -4,6 +4,7 @@
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
 #   4. scripts/bench-pages.py    the kitchen display in headless Chromium: order → DOM, 200 tickets rendered
+#   5. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -68,6 +69,9 @@ if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
 else
     echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
 fi
+
+echo; echo "### Engines (scripts/bench-engines.sh)"
+scripts/bench-engines.sh --skip-build
 
 echo; echo "### Report ($out/results.json, $out/results.md)"
 readme=()

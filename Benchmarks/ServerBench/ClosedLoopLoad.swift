@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// N keep-alive connections, each sending its next request as soon as the previous answer
-/// arrives, for a warm-up and then a measured duration.
+/// arrives, for a warm-up and then a measured duration. With several ports (servers), the
+/// connections are spread over them in turn.
 struct ClosedLoopLoad {
     /// What one measured run observed.
     struct Outcome {
@@ -16,7 +17,7 @@ struct ClosedLoopLoad {
         var perSecond: Double { Double(completed) / seconds }
     }
 
-    let port: Int
+    let ports: [Int]
     let connections: Int
     let warmup: Double
     let duration: Double
@@ -37,14 +38,14 @@ struct ClosedLoopLoad {
         let begin = monotonicNanos() + 100_000_000
         let measureFrom = begin + UInt64(warmup * 1e9)
         let end = measureFrom + UInt64(duration * 1e9)
-        let (port, expected, request) = (port, expectedStatus, request)
+        let (ports, expected, request) = (ports, expectedStatus, request)
         for worker in 0..<connections {
             done.enter()
             let thread = Thread {
                 var result = WorkerResult()
                 result.latencies.reserveCapacity(65_536)
                 do {
-                    let connection = try HTTPConnection(port: port)
+                    let connection = try HTTPConnection(port: ports[worker % ports.count])
                     while monotonicNanos() < begin { usleep(1_000) }
                     var sequence = 0
                     while true {

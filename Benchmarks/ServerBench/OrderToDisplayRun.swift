@@ -14,6 +14,8 @@ struct OrderToDisplayRun {
     }
 
     let port: Int
+    /// Where orders are sent (another server of the same database, or `port`).
+    let orderPort: Int
     let displays: Int
     let orders: Int
     let interval: Double
@@ -76,7 +78,7 @@ struct OrderToDisplayRun {
         var orderLatencies: [UInt64] = []
         var failures: [String] = []
         do {
-            let connection = try HTTPConnection(port: port)
+            let connection = try HTTPConnection(port: orderPort)
             var next = monotonicNanos()
             for number in 0..<orders {
                 let sent = monotonicNanos()

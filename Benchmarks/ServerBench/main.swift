@@ -6,7 +6,7 @@ import Glibc
 
 // server-bench: load against a running `canteen serve` on loopback (see scripts/bench-server.sh).
 //
-//   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b]
+//   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b] [--order-ports P1,P2]
 //                [--connections 32] [--warmup 2] [--duration 10] [--poll-connections 64]
 //                [--displays 50] [--display-orders 200] [--display-interval 0.02] [--followed 100]
 //
@@ -18,6 +18,7 @@ import Glibc
 // MARK: - Arguments
 
 var port = 0
+var orderPorts: [Int] = []
 var kioskToken = ""
 var kitchenToken = ""
 var cafe = "bench"
@@ -39,6 +40,7 @@ while let argument = arguments.next() {
     let value = arguments.next() ?? ""
     switch argument {
     case "--port": port = Int(value) ?? 0
+    case "--order-ports": orderPorts = value.split(separator: ",").compactMap { Int($0) }
     case "--kiosk-token": kioskToken = value
     case "--kitchen-token": kitchenToken = value
     case "--cafe": cafe = value
@@ -63,6 +65,8 @@ guard port > 0, !kioskToken.isEmpty, !kitchenToken.isEmpty else {
     FileHandle.standardError.write(Data("usage: server-bench --port P --kiosk-token T --kitchen-token K [options]\n".utf8))
     exit(2)
 }
+
+if orderPorts.isEmpty { orderPorts = [port] }
 
 // MARK: - Requests
 
@@ -90,18 +94,19 @@ var verdicts: [String] = []
 // MARK: - Phases
 
 if phases.contains("healthz") {
-    let outcome = ClosedLoopLoad(port: serverPort, connections: connections, warmup: warmup, duration: duration,
+    let outcome = ClosedLoopLoad(ports: [serverPort], connections: connections, warmup: warmup, duration: duration,
                                  expectedStatus: 200) { _, _ in BenchRequests.healthz }.run()
     report("GET /healthz (ceiling), \(connections) connections", outcome, unit: "req")
     BenchFigures.record("healthz_rps", outcome.perSecond, unit: "req/s", title: "GET /healthz, \(connections) connections (the HTTP ceiling)")
 }
 
 if phases.contains("orders") {
-    let outcome = ClosedLoopLoad(port: serverPort, connections: connections, warmup: warmup, duration: duration,
+    let outcome = ClosedLoopLoad(ports: orderPorts, connections: connections, warmup: warmup, duration: duration,
                                  expectedStatus: 201) { worker, sequence in
         requests.order(key: "\(runID)-\(worker)-\(sequence)")
     }.run()
-    report("POST /v1/orders, \(connections) kiosks", outcome, unit: "orders")
+    let spread = orderPorts.count > 1 ? " over \(orderPorts.count) servers" : ""
+    report("POST /v1/orders, \(connections) kiosks\(spread)", outcome, unit: "orders")
     let p99 = outcome.latency.milliseconds(atPercentile: 99)
     BenchFigures.record("orders_per_s", outcome.perSecond, unit: "orders/s",
                         title: "durable orders, \(connections) keep-alive kiosks", reference: "sqlite_commits_full")
@@ -116,8 +121,8 @@ if phases.contains("polls") || phases.contains("display") {
         print("feed cursor: \(cursor)")
         if phases.contains("polls") {
             let request = requests.feed(after: cursor)
-            let outcome = ClosedLoopLoad(port: serverPort, connections: pollConnections, warmup: warmup, duration: duration,
-                                         expectedStatus: 304) { _, _ in request }.run()
+            let outcome = ClosedLoopLoad(ports: [serverPort], connections: pollConnections, warmup: warmup,
+                                         duration: duration, expectedStatus: 304) { _, _ in request }.run()
             report("GET tickets?after=\(cursor) + If-None-Match → 304, \(pollConnections) displays", outcome, unit: "polls")
             BenchFigures.record("polls_304_per_s", outcome.perSecond, unit: "polls/s",
                                 title: "304 polls, \(pollConnections) displays (server-bench)", reference: "healthz_rps")
@@ -125,12 +130,14 @@ if phases.contains("polls") || phases.contains("display") {
         }
         if phases.contains("display") {
             let outcome = OrderToDisplayRun(
-                port: serverPort, displays: displays, orders: displayOrders, interval: displayInterval, startCursor: cursor,
+                port: serverPort, orderPort: orderPorts.last ?? serverPort, displays: displays, orders: displayOrders,
+                interval: displayInterval, startCursor: cursor,
                 poll: { requests.feed(after: $0, wait: 30) },
                 order: { requests.order(key: "\(runID)-display-\($0)") }
             ).run()
-            print(String(format: "order-to-display, %d displays long-polling (wait=30), %d orders one every %.0f ms: %@ over %d (display, order) pairs",
-                         displays, outcome.orders, displayInterval * 1000, outcome.latency.text, outcome.latency.count))
+            let across = orderPorts.last != serverPort ? " (orders sent to another server)" : ""
+            print(String(format: "order-to-display%@, %d displays long-polling (wait=30), %d orders one every %.0f ms: %@ over %d (display, order) pairs",
+                         across, displays, outcome.orders, displayInterval * 1000, outcome.latency.text, outcome.latency.count))
             print("    the POSTs themselves: \(outcome.orderLatency.text)")
             if outcome.missing > 0 { print("    pairs never received within 5 s: \(outcome.missing)") }
             for failure in Set(outcome.failures) { print("    failed: \(failure)") }

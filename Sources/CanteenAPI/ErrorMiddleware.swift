@@ -25,6 +25,9 @@ struct ErrorMiddleware: RouterMiddleware {
                 canteenError = CanteenError(.invalid, code: .methodNotAllowed,
                                             message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
             }
+            if canteenError.kind == .unavailable {
+                context.logger.debug("request failed: database unavailable")
+            }
             if canteenError.kind == .internal {
                 // Logged in full (a corrupt row is named there); the client learns only that it failed.
                 context.logger.error("request failed",
@@ -126,6 +129,7 @@ public enum ErrorResponse {
         case .forbidden: return .forbidden
         case .preconditionFailed: return .preconditionFailed
         case .internal: return .internalServerError
+        case .unavailable: return .serviceUnavailable
         }
     }
 
@@ -133,6 +137,8 @@ public enum ErrorResponse {
                                 problems: [ValidationProblem] = []) -> Response {
         var headers = HTTPFields()
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
+        // The database comes back within seconds (a restart, a failover): say when to try again.
+        if error.kind == .unavailable { headers[.retryAfter] = "1" }
         // The rest of such a request is not read: the connection closes after the answer.
         if closesConnection(error.code) { headers[.connection] = "close" }
         return JSONResponse.make(encoded: body(for: error, message: message, problems: problems),

@@ -90,13 +90,18 @@ public final class TicketFeed: Service, Sendable {
     public func run() async throws {
         await withGracefulShutdownHandler {
             try? await cancelWhenGracefulShutdown {
+                var failing = false
                 while true {
                     do {
                         try await self.catchUp()
+                        if failing { self.logger.notice("reading the kitchen feed's changes works again") }
+                        failing = false
                     } catch is CancellationError {
                         return  // shutting down: not a failure worth a warning
                     } catch {
-                        self.logger.warning("reading the kitchen feed's changes failed: \(error)")
+                        // Once per outage, not every interval of it.
+                        if !failing { self.logger.warning("reading the kitchen feed's changes failed: \(error)") }
+                        failing = true
                     }
                     try await Task.sleep(for: self.watchInterval)
                 }

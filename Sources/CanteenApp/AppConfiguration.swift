@@ -1,5 +1,6 @@
 import CanteenAPI
 import CanteenNotify
+import CanteenPostgres
 import Foundation
 import Logging
 
@@ -9,6 +10,8 @@ public struct AppConfiguration: Sendable {
     public var port: Int
     /// Where `canteen.sqlite` lives; nil keeps the database in memory (tests).
     public var dataDirectory: URL?
+    /// A PostgreSQL database to use instead of SQLite (several servers share one).
+    public var database: PostgresURL?
     /// Café files imported when the database has no café yet; nil imports nothing.
     public var menusDirectory: URL?
     /// The UI strings, one file per language.
@@ -43,5 +46,10 @@ public struct AppConfiguration: Sendable {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.metrics = metrics
+    }
+
+    /// Where the stores live: `database` when set, else SQLite in `dataDirectory`.
+    public var store: StoreLocation {
+        database.map { .postgres($0, dataDirectory: dataDirectory) } ?? .sqlite(directory: dataDirectory)
     }
 }

@@ -2,7 +2,9 @@ import CanteenAPI
 import CanteenCore
 import CanteenFormat
 import CanteenNotify
+import CanteenPostgres
 import CanteenStore
+import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -12,7 +14,13 @@ import ServiceLifecycle
 
 /// The stores of one database, ready for the API and the command line.
 public struct CanteenStores: Sendable {
-    public let database: AppDatabase
+    /// The engine and its database.
+    public enum Engine: Sendable {
+        case sqlite(AppDatabase)
+        case postgres(PostgresDatabase)
+    }
+
+    public let engine: Engine
     public let cafes: any CafeRepository
     public let tokens: any TokenRepository
     public let orders: any OrderRepository
@@ -26,6 +34,18 @@ public struct CanteenStores: Sendable {
     public let orderEvents: any OrderEventRepository
     public let webhooks: any WebhookRepository
 
+    /// The SQLite database, when that is the engine.
+    public var sqliteDatabase: AppDatabase? {
+        if case .sqlite(let database) = engine { return database }
+        return nil
+    }
+
+    /// The PostgreSQL database, when that is the engine.
+    public var postgresDatabase: PostgresDatabase? {
+        if case .postgres(let database) = engine { return database }
+        return nil
+    }
+
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it. With
     /// `checked`, an existing file is verified first and refused, untouched, when it is damaged.
     public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init,
@@ -38,7 +58,8 @@ public struct CanteenStores: Sendable {
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
         // The server's key: card hashes and coupon signatures.
         let key = try CardKey.load(dataDirectory: dataDirectory)
-        return CanteenStores(database: database, cafes: cafes, tokens: TokenStore(database: database, ids: ids, clock: clock),
+        return CanteenStores(engine: .sqlite(database), cafes: cafes,
+                             tokens: TokenStore(database: database, ids: ids, clock: clock),
                              orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
                                                 events: events, ids: ids, clock: clock),
                              pickupCapacity: capacity, tickets: tickets,
@@ -48,6 +69,72 @@ public struct CanteenStores: Sendable {
                              cards: CardStore(database: database, key: key, clock: clock),
                              coupons: CouponStore(database: database, key: key, clock: clock),
                              orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
+    }
+
+    /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
+    /// migrates first); `withDatabase` runs it around a piece of work. The card and coupon key
+    /// is `cardKey` when given (`CANTEEN_CARD_KEY`, the same on every server), else the one
+    /// stored in the database (made once by the first server that needs it), so every server
+    /// hashes cards and signs coupons alike.
+    public static func open(postgres url: PostgresURL, cardKey: SymmetricKey? = nil, maximumConnections: Int = 20,
+                            logger: Logger = Logger(label: "canteen.postgres"),
+                            clock: @escaping @Sendable () -> Date = Date.init) -> CanteenStores {
+        let database = PostgresDatabase(url: url, maximumConnections: maximumConnections, logger: logger)
+        let cafes = PostgresCafeStore(database: database, clock: clock)
+        let ids = RandomID()
+        let events = PostgresOrderEventStore(database: database, ids: ids)
+        let tickets = PostgresTicketStore(database: database, events: events, clock: clock)
+        let capacity = PostgresPickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
+        let key = PostgresServerKey(database: database, fixed: cardKey)
+        return CanteenStores(
+            engine: .postgres(database), cafes: cafes, tokens: PostgresTokenStore(database: database, ids: ids, clock: clock),
+            orders: PostgresOrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                       events: events, ids: ids, clock: clock),
+            pickupCapacity: capacity, tickets: tickets, idempotency: PostgresIdempotencyStore(database: database),
+            preferences: PostgresPreferencesStore(database: database, clock: clock),
+            beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
+            cards: PostgresCardStore(database: database, key: key, clock: clock),
+            coupons: PostgresCouponStore(database: database, key: key, clock: clock),
+            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock))
+    }
+
+    /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
+    public static func open(_ location: StoreLocation, clock: @escaping @Sendable () -> Date = Date.init,
+                            checked: Bool = false) throws -> CanteenStores {
+        switch location {
+        case .sqlite(let directory):
+            return try open(dataDirectory: directory, clock: clock, checked: checked)
+        case .postgres(let url, _):
+            return open(postgres: url, cardKey: try CardKey.fromEnvironment(), clock: clock)
+        }
+    }
+
+    /// The database as a lifecycle service: on PostgreSQL the pool, the migrations and the
+    /// change listener; on SQLite the change-counter watcher, and closing on shutdown.
+    public var databaseService: any Service {
+        switch engine {
+        case .sqlite(let database): SQLiteDatabaseService(database: database)
+        case .postgres(let database): database
+        }
+    }
+
+    /// Runs `body` with the database running (what the command line and tests need: the
+    /// PostgreSQL pool works only while its service runs), then stops it.
+    public func withDatabase<T: Sendable>(_ body: (CanteenStores) async throws -> T) async throws -> T {
+        guard case .postgres(let database) = engine else { return try await body(self) }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await database.run() }
+            do {
+                let result = try await body(self)
+                group.cancelAll()
+                try? await group.waitForAll()
+                return result
+            } catch {
+                group.cancelAll()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
     }
 
     /// The routes' services over these stores, with a kitchen feed of its own.
@@ -70,8 +157,7 @@ public struct CanteenStores: Sendable {
     public func importSampleCafesIfEmpty(from directory: URL) async throws -> Int {
         guard try await cafes.cafes().isEmpty else { return 0 }
         let documents = try CafeFiles.load(directory: directory).get()
-        try await cafes.importCafes(documents)
-        return documents.count
+        return try await cafes.importCafesIfEmpty(documents) ? documents.count : 0
     }
 }
 
@@ -84,11 +170,16 @@ public func buildApplication(_ configuration: AppConfiguration,
                              clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "canteen", metadataProvider: RequestLog.metadataProvider)
     logger.logLevel = configuration.logLevel
-    let stores = try CanteenStores.open(dataDirectory: configuration.dataDirectory, clock: clock, checked: true)
-    if let menus = configuration.menusDirectory {
-        let imported = try await stores.importSampleCafesIfEmpty(from: menus)
-        if imported > 0 { logger.info("imported \(imported) cafés from \(menus.relativePath)") }
+    let stores = try CanteenStores.open(configuration.store, clock: clock, checked: true)
+    let importLogger = logger
+    let importSamples: @Sendable () async throws -> Void = {
+        if let menus = configuration.menusDirectory {
+            let imported = try await stores.importSampleCafesIfEmpty(from: menus)
+            if imported > 0 { importLogger.info("imported \(imported) cafés from \(menus.relativePath)") }
+        }
     }
+    // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
+    if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
                                       windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
@@ -121,17 +212,20 @@ public func buildApplication(_ configuration: AppConfiguration,
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
         },
         logger: logger)
-    app.addServices(DatabaseService(database: stores.database), services.feed,
+    if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
+    // The database first: services stop in reverse order, so it closes last.
+    app.addServices(stores.databaseService, services.feed,
                     IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
     return app
 }
 
-/// Keeps the database open for the server's lifetime and closes it on graceful shutdown.
-struct DatabaseService: Service {
+/// Keeps the SQLite database open for the server's lifetime, following other processes' changes
+/// (tokens revoked, menus imported) for the caches, and closes it on graceful shutdown.
+struct SQLiteDatabaseService: Service {
     let database: AppDatabase
 
     func run() async throws {
-        try? await gracefulShutdown()
+        try await StoreChangeWatcher(database: database).run()
         try database.close()
     }
 }

@@ -1,6 +1,7 @@
 import Beacons
 import CanteenAPI
 import CanteenCore
+import CanteenPostgres
 import CanteenStore
 import Foundation
 
@@ -12,6 +13,8 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
     case file(URL)
     /// The database in this data directory.
     case database(URL)
+    /// A PostgreSQL database (`--database`).
+    case postgres(PostgresURL)
 
     /// `--beacons FILE` when given, else the data directory's database.
     public init(beaconsFile: String?, dataDirectory: String) {
@@ -22,10 +25,20 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `--beacons FILE` when given, else the stores' database.
+    public init(beaconsFile: String?, store: StoreLocation) {
+        switch (beaconsFile, store) {
+        case (let file?, _): self = .file(URL(fileURLWithPath: file))
+        case (nil, .postgres(let url, _)): self = .postgres(url)
+        case (nil, .sqlite(let directory)): self = .database(directory ?? URL(fileURLWithPath: ".canteen"))
+        }
+    }
+
     public var description: String {
         switch self {
         case .file(let url): "the beacon file \(url.path)"
         case .database(let directory): "the database in \(directory.path)"
+        case .postgres(let url): "the database \(url)"
         }
     }
 
@@ -45,8 +58,10 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
         case .database(let directory):
             guard AppDatabase.exists(in: directory) else { return BeaconRegistry() }
             let stores = try CanteenStores.open(dataDirectory: directory)
-            defer { try? stores.database.close() }
+            defer { try? stores.sqliteDatabase?.close() }
             return try await stores.beacons.registry()
+        case .postgres(let url):
+            return try await CanteenStores.open(postgres: url, cardKey: nil).withDatabase { try await $0.beacons.registry() }
         }
     }
 
@@ -79,13 +94,22 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
         case .database(let directory):
             guard AppDatabase.exists(in: directory) else { throw notFound }
             let stores = try CanteenStores.open(dataDirectory: directory)
-            defer { try? stores.database.close() }
-            guard let previous = try await stores.beacons.beacon(uuid: identity.uuid, major: identity.major,
-                                                                 minor: identity.minor) else { throw notFound }
-            var updated = previous
-            updated.measuredPower = measuredPower
-            try await stores.beacons.saveBeacon(updated)
-            return (previous, updated)
+            defer { try? stores.sqliteDatabase?.close() }
+            return try await Self.calibrate(identity, measuredPower, in: stores.beacons, notFound: notFound)
+        case .postgres(let url):
+            return try await CanteenStores.open(postgres: url, cardKey: nil).withDatabase { stores in
+                try await Self.calibrate(identity, measuredPower, in: stores.beacons, notFound: notFound)
+            }
         }
+    }
+
+    private static func calibrate(_ identity: BeaconIdentity, _ measuredPower: Int, in beacons: any BeaconRepository,
+                                  notFound: CanteenError) async throws -> (previous: BeaconRegistration, updated: BeaconRegistration) {
+        guard let previous = try await beacons.beacon(uuid: identity.uuid, major: identity.major, minor: identity.minor)
+        else { throw notFound }
+        var updated = previous
+        updated.measuredPower = measuredPower
+        try await beacons.saveBeacon(updated)
+        return (previous, updated)
     }
 }

@@ -21,6 +21,10 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
         case preconditionFailed
         /// Something on our side failed (500); the message never leaks internals.
         case `internal`
+        /// A part the request needs (the database) cannot be reached right now; retrying later may
+        /// succeed (503). Nothing was changed by this request, or it is safe to retry (orders carry
+        /// an idempotency key).
+        case unavailable
     }
 
     public var kind: Kind

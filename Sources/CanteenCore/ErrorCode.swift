@@ -22,6 +22,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case couponRevoked = "coupon_revoked"
     case couponUsedUp = "coupon_used_up"
     case currencyMismatch = "currency_mismatch"
+    case databaseUnavailable = "database_unavailable"
     case databaseUnreadable = "database_unreadable"
     case dayPartOutsideHours = "day_part_outside_hours"
     case deliveryNotFound = "delivery_not_found"

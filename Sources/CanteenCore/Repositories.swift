@@ -51,6 +51,9 @@ public protocol CafeRepository: Sendable {
     func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange]) async throws -> Int64
     /// Validated café files replace the cafés they name, all in one transaction.
     func importCafes(_ documents: [(cafe: Cafe, menu: Menu)]) async throws
+    /// Imports the documents only when there is no café at all, in one transaction (servers
+    /// starting together on an empty database import once). Returns whether it imported.
+    func importCafesIfEmpty(_ documents: [(cafe: Cafe, menu: Menu)]) async throws -> Bool
     /// Deletes a café with its menu and beacons; `cafe_not_found`, or `cafe_in_use` (409) while
     /// orders reference it. Preferences naming it are kept (café resolution falls back).
     func deleteCafe(id: String) async throws

@@ -339,6 +339,29 @@ extension AppDatabase {
                 CREATE INDEX webhookAttempt_on_delivery ON webhookAttempt(endpointId, eventSequence);
                 """)
         }
+
+        migrator.registerMigration("v12: change counters that caches follow") { db in
+            // Every process writing tokens, cafés or beacons bumps its topic's counter (triggers, so no
+            // writer can forget); a server reads the counters to forget what its caches hold.
+            var sql = """
+                CREATE TABLE storeChange (
+                    topic TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL
+                );
+                INSERT INTO storeChange (topic, version) VALUES ('tokens', 0), ('cafes', 0);
+
+                """
+            for (table, topic) in [("accessToken", "tokens"), ("cafe", "cafes"), ("beacon", "cafes")] {
+                for event in ["INSERT", "UPDATE", "DELETE"] {
+                    sql += """
+                        CREATE TRIGGER \(table)_\(event.lowercased())_changes AFTER \(event) ON \(table)
+                        BEGIN UPDATE storeChange SET version = version + 1 WHERE topic = '\(topic)'; END;
+
+                        """
+                }
+            }
+            try db.execute(sql: sql)
+        }
         return migrator
     }
 }

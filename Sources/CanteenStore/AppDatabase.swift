@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 import GRDB
 
@@ -5,6 +6,8 @@ import GRDB
 public final class AppDatabase: Sendable {
     /// The connection (a `DatabasePool` in WAL mode on disk; a queue in memory for tests).
     public let writer: any DatabaseWriter
+    /// What the stores' caches follow: changes of any process, read by `StoreChangeWatcher`.
+    public let changes = StoreChanges()
 
     /// Wraps `writer` and runs every pending migration.
     public init(_ writer: any DatabaseWriter) throws {
@@ -29,8 +32,11 @@ public final class AppDatabase: Sendable {
     }
 
     /// A private in-memory database going through the real migrations.
+    /// No other process can write to it, so its caches follow every change from the start.
     public static func inMemory() throws -> AppDatabase {
-        try AppDatabase(DatabaseQueue(configuration: configuration()))
+        let database = try AppDatabase(DatabaseQueue(configuration: configuration()))
+        database.changes.setFollowing(true)
+        return database
     }
 
     /// Connection settings: foreign keys on, a busy timeout for other processes (the CLI),

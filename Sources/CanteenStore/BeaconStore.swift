@@ -24,13 +24,13 @@ public final class BeaconStore: BeaconRepository {
 
     public func beacons() async throws -> [BeaconRegistration] {
         try await database.writer.read { db in
-            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAll(db).map { try $0.registration() }
+            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAllNamingRows(db).map { try $0.registration() }
         }
     }
 
     public func beacon(uuid: UUID, major: UInt16, minor: UInt16) async throws -> BeaconRegistration? {
         try await database.writer.read { db in
-            try BeaconRecord.fetchOne(db, key: Self.key(uuid, major, minor))?.registration()
+            try BeaconRecord.filter(key: Self.key(uuid, major, minor)).fetchOneNamingRow(db)?.registration()
         }
     }
 
@@ -41,7 +41,7 @@ public final class BeaconStore: BeaconRepository {
         let now = clock()
         defer { cafes.recentCafes.removeAll() }
         return try await database.writer.write { db in
-            guard let cafe = try CafeRecord.fetchOne(db, key: beacon.cafeID) else {
+            guard let cafe = try CafeRecord.filter(key: beacon.cafeID).fetchOneNamingRow(db) else {
                 throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(beacon.cafeID)'",
                                    field: "cafeId", parameters: ["cafe": beacon.cafeID])
             }
@@ -52,7 +52,7 @@ public final class BeaconStore: BeaconRepository {
                         + "\(beacon.identityText) is outside it (change the café's beaconRegion first)",
                     field: "cafeId", parameters: ["cafe": cafe.id])
             }
-            let previous = try BeaconRecord.fetchOne(db, key: Self.key(beacon.uuid, beacon.major, beacon.minor))
+            let previous = try BeaconRecord.filter(key: Self.key(beacon.uuid, beacon.major, beacon.minor)).fetchOneNamingRow(db)
             try BeaconRecord(beacon).upsert(db)
             try CafeStore.bumpVersion(db, cafeID: beacon.cafeID, now: now)
             if let previous, previous.cafeId != beacon.cafeID {
@@ -66,7 +66,7 @@ public final class BeaconStore: BeaconRepository {
         let now = clock()
         defer { cafes.recentCafes.removeAll() }
         try await database.writer.write { db in
-            guard let record = try BeaconRecord.fetchOne(db, key: Self.key(uuid, major, minor)) else {
+            guard let record = try BeaconRecord.filter(key: Self.key(uuid, major, minor)).fetchOneNamingRow(db) else {
                 throw BeaconRegistration.notFound(uuid: uuid, major: major, minor: minor)
             }
             try record.delete(db)

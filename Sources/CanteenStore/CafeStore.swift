@@ -15,6 +15,7 @@ public final class CafeStore: CafeRepository {
     public init(database: AppDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.clock = clock
+        recentCafes = FollowingCache(following: .cafes, in: database.changes)
     }
 
     // MARK: - Reads
@@ -22,16 +23,16 @@ public final class CafeStore: CafeRepository {
     public func cafes() async throws -> [VersionedCafe] {
         try await database.writer.read { db in
             let beacons = try Self.beaconsByCafe(db, cafeID: nil)
-            return try CafeRecord.order(Column("id")).fetchAll(db).map {
+            return try CafeRecord.order(Column("id")).fetchAllNamingRows(db).map {
                 VersionedCafe(cafe: try $0.cafe(beacons: beacons[$0.id] ?? []), menuVersion: $0.menuVersion)
             }
         }
     }
 
-    /// Cafés by id for one second: every request about a café reads it, and a change made by
-    /// another process (`canteen menus import`) is seen within that second. This store's own
-    /// writes forget the café at once.
-    let recentCafes = ExpiringCache<String, VersionedCafe>(lifetime: .seconds(1))
+    /// Cafés by id until a café changes: every request about a café reads it. This store's own
+    /// writes forget the café at once; another process's (`canteen menus import`) as soon as
+    /// the change watcher reads the counters.
+    let recentCafes: FollowingCache<String, VersionedCafe>
 
     public func cafe(id: String) async throws -> VersionedCafe? {
         try await recentCafes.value(for: id) {
@@ -58,7 +59,7 @@ public final class CafeStore: CafeRepository {
     }
 
     static func fetchCafe(_ db: Database, id: String) throws -> VersionedCafe? {
-        guard let record = try CafeRecord.fetchOne(db, key: id) else { return nil }
+        guard let record = try CafeRecord.filter(key: id).fetchOneNamingRow(db) else { return nil }
         let beacons = try beaconsByCafe(db, cafeID: id)
         return VersionedCafe(cafe: try record.cafe(beacons: beacons[id] ?? []), menuVersion: record.menuVersion)
     }
@@ -66,7 +67,7 @@ public final class CafeStore: CafeRepository {
     private static func beaconsByCafe(_ db: Database, cafeID: String?) throws -> [String: [BeaconPlacement]] {
         var request = BeaconRecord.order(Column("cafeId"), Column("minor"))
         if let cafeID { request = request.filter(Column("cafeId") == cafeID) }
-        return try Dictionary(grouping: request.fetchAll(db), by: \.cafeId).mapValues { records in
+        return try Dictionary(grouping: request.fetchAllNamingRows(db), by: \.cafeId).mapValues { records in
             records.map { BeaconPlacement(minor: UInt16(clamping: $0.minor), label: $0.label, measuredPower: $0.measuredPower) }
         }
     }
@@ -74,12 +75,12 @@ public final class CafeStore: CafeRepository {
     static func fetchMenu(_ db: Database, cafeID: String) throws -> CafeMenu? {
         guard let cafe = try fetchCafe(db, id: cafeID) else { return nil }
         let byPosition = Column("position")
-        let dayParts = try DayPartRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAll(db)
-        let categories = try MenuCategoryRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAll(db)
-        let items = try MenuItemRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAll(db)
-        let groups = try ModifierGroupRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAll(db)
-        let options = try ModifierOptionRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAll(db)
-        let soldOut = try SoldOutRecord.filter(Column("cafeId") == cafeID).fetchAll(db)
+        let dayParts = try DayPartRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let categories = try MenuCategoryRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let items = try MenuItemRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let groups = try ModifierGroupRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let options = try ModifierOptionRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let soldOut = try SoldOutRecord.filter(Column("cafeId") == cafeID).fetchAllNamingRows(db)
 
         let optionsByGroup = Dictionary(grouping: options) { "\($0.itemId)/\($0.groupId)" }
         let groupsByItem = Dictionary(grouping: groups, by: \.itemId)
@@ -136,7 +137,7 @@ public final class CafeStore: CafeRepository {
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
             guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
-            guard var item = try MenuItemRecord.fetchOne(db, key: ["cafeId": cafeID, "id": itemID]) else {
+            guard var item = try MenuItemRecord.filter(key: ["cafeId": cafeID, "id": itemID]).fetchOneNamingRow(db) else {
                 throw CanteenError.notFound(.item, itemID)
             }
             for change in changes {
@@ -162,6 +163,19 @@ public final class CafeStore: CafeRepository {
                 try Self.upsertCafe(db, document.cafe, now: now)
                 try Self.writeMenu(db, cafeID: document.cafe.id, menu: document.menu)
             }
+        }
+    }
+
+    public func importCafesIfEmpty(_ documents: [(cafe: Cafe, menu: Menu)]) async throws -> Bool {
+        let now = clock()
+        defer { recentCafes.removeAll() }
+        return try await database.writer.write { db in
+            guard try CafeRecord.fetchCount(db) == 0 else { return false }
+            for document in documents {
+                try Self.upsertCafe(db, document.cafe, now: now)
+                try Self.writeMenu(db, cafeID: document.cafe.id, menu: document.menu)
+            }
+            return true
         }
     }
 
@@ -192,7 +206,7 @@ public final class CafeStore: CafeRepository {
         for beacon in cafe.beacons {
             let record = BeaconRecord(uuid: uuid, major: Int(cafe.beaconRegion.major), minor: Int(beacon.minor),
                                       cafeId: cafe.id, label: beacon.label, measuredPower: beacon.measuredPower)
-            if let other = try BeaconRecord.fetchOne(db, key: ["uuid": uuid, "major": record.major, "minor": record.minor]),
+            if let other = try BeaconRecord.filter(key: ["uuid": uuid, "major": record.major, "minor": record.minor]).fetchOneNamingRow(db),
                other.cafeId != cafe.id {
                 throw CanteenError(.conflict, code: .beaconInUse,
                                    message: "beacon \(uuid)/\(record.major)/\(record.minor) is registered to café '\(other.cafeId)'",

@@ -37,6 +37,13 @@ public enum CardKey {
         return key
     }
 
+    /// `CANTEEN_CARD_KEY` when it is set, else nil (PostgreSQL then uses the key stored in the database).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> SymmetricKey? {
+        guard environment["CANTEEN_CARD_KEY"] != nil else { return nil }
+        return try load(dataDirectory: nil, environment: environment)
+    }
+
     static func invalid(_ message: String) -> CardKeyError { CardKeyError(message: message) }
 }
 

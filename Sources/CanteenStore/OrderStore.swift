@@ -182,15 +182,15 @@ public final class OrderStore: OrderRepository {
     }
 
     static func fetchOrder(_ db: Database, id: String) throws -> Order? {
-        guard let record = try OrderRecord.fetchOne(db, key: id) else { return nil }
+        guard let record = try OrderRecord.filter(key: id).fetchOneNamingRow(db) else { return nil }
         return try fetchOrder(db, record: record)
     }
 
     /// The order of `record` with its lines and tickets.
     static func fetchOrder(_ db: Database, record: OrderRecord) throws -> Order {
         let id = record.id
-        let lines = try OrderLineRecord.filter(Column("orderId") == id).order(Column("position")).fetchAll(db)
-        let rows = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
+        let lines = try OrderLineRecord.filter(Column("orderId") == id).order(Column("position")).fetchAllNamingRows(db)
+        let rows = try TicketRecord.filter(Column("orderId") == id).fetchAllNamingRows(db)
         let currency = try record.currencyValue()
         // Tickets in the order they were written: one per station, by the station's first line.
         var stations: [String] = []
@@ -209,8 +209,8 @@ public final class OrderStore: OrderRepository {
     public func cancelOrder(id: String) async throws -> Order {
         let now = clock()
         let (order, sequence) = try await database.writer.write { db -> (Order, Int64?) in
-            guard var record = try OrderRecord.fetchOne(db, key: id) else { throw CanteenError.notFound(.order, id) }
-            let rows = try TicketRecord.filter(Column("orderId") == id).fetchAll(db)
+            guard var record = try OrderRecord.filter(key: id).fetchOneNamingRow(db) else { throw CanteenError.notFound(.order, id) }
+            let rows = try TicketRecord.filter(Column("orderId") == id).fetchAllNamingRows(db)
             let statuses = try rows.map { try $0.ticket().status }
             if statuses.contains(.pickedUp) {
                 throw CanteenError(.conflict, code: .orderNotCancellable,

@@ -33,38 +33,8 @@ public final class PickupCapacityStore: PickupCapacityRepository {
     /// `usedCapacity` gives the units already taken of the offered windows.
     func chooseWindow(cafe: Cafe, choice: PickupChoice, units: Int, now: Date,
                       usedCapacity: (_ offered: [PickupWindow]) throws -> [Date: Int]) throws -> PickupWindow {
-        let date: LocalDate
-        switch choice {
-        case .asap: date = LocalDate(now, in: cafe.calendar)
-        case .window(let start): date = LocalDate(start, in: cafe.calendar)
-        }
-        let all = planner.windows(of: cafe, on: date)
-        guard !all.isEmpty else {
-            throw CanteenError(.invalid, code: .cafeClosed, message: "café '\(cafe.id)' is closed on \(date)",
-                               field: "pickup", parameters: ["date": date.description])
-        }
-        let offered = planner.offeredWindows(of: cafe, on: date, now: now)
-        let used = try usedCapacity(offered)
-        let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
-        switch choice {
-        case .asap:
-            guard !offered.isEmpty else {
-                throw CanteenError(.invalid, code: .cafeClosed,
-                                   message: "café '\(cafe.id)' has no pickup window left today", field: "pickup")
-            }
-            guard let window = offered.first(where: hasRoom) else { throw CanteenError.windowFull(field: "pickup") }
-            return window
-        case .window(let start):
-            guard let window = offered.first(where: { $0.start == start }) else {
-                let reason = all.contains { $0.start == start }
-                    ? "starts too soon: the earliest window starts \(cafe.pickup.leadMinutes) minutes from now"
-                    : "is not one of the café's pickup windows on \(date)"
-                throw CanteenError(.invalid, code: .pickupWindowUnavailable, message: "the window \(reason)",
-                                   field: "pickup.start")
-            }
-            guard hasRoom(window) else { throw CanteenError.windowFull(field: "pickup.start") }
-            return window
-        }
+        let candidates = try planner.candidates(for: choice, of: cafe, now: now)
+        return try candidates.choose(units: units, used: try usedCapacity(candidates.offered))
     }
 
     /// Gives back what a cancelled order took.
@@ -81,12 +51,5 @@ public final class PickupCapacityStore: PickupCapacityRepository {
         var used: [Date: Int] = [:]
         for row in rows { used[Date(timeIntervalSince1970: TimeInterval(row["start"] as Int64))] = row["used"] }
         return used
-    }
-}
-
-extension CanteenError {
-    static func windowFull(field: String) -> CanteenError {
-        CanteenError(.conflict, code: .pickupWindowFull, message: "the pickup window is full; choose another",
-                     field: field)
     }
 }

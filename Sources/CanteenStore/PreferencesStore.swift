@@ -34,7 +34,7 @@ public final class PreferencesStore: PreferencesRepository {
     }
 
     static func fetchDocument(_ db: Database, userID: String) throws -> PreferenceDocument {
-        guard let record = try UserPreferencesRecord.fetchOne(db, key: userID) else { return PreferenceDocument() }
+        guard let record = try UserPreferencesRecord.filter(key: userID).fetchOneNamingRow(db) else { return PreferenceDocument() }
         guard let values = try decode(record.document).objectValue else {
             throw corrupt("the stored preferences of '\(userID)' are not a JSON object")
         }
@@ -43,7 +43,7 @@ public final class PreferencesStore: PreferencesRepository {
 
     static func fetchSiteDefaults(_ db: Database) throws -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
-        for record in try SitePreferenceRecord.fetchAll(db) {
+        for record in try SitePreferenceRecord.all().fetchAllNamingRows(db) {
             values[record.key] = try decode(record.value)
         }
         return values

@@ -36,7 +36,7 @@ public final class TicketStore: TicketRepository {
     public func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView {
         let now = clock()
         let view = try await database.writer.write { db -> TicketView in
-            guard var record = try TicketRecord.fetchOne(db, key: id) else { throw CanteenError.notFound(.ticket, id) }
+            guard var record = try TicketRecord.filter(key: id).fetchOneNamingRow(db) else { throw CanteenError.notFound(.ticket, id) }
             let current = try record.ticket().status
             record.status = try current.moved(to: status).rawValue
             record.sequence = try Self.nextSequence(db)
@@ -59,7 +59,7 @@ public final class TicketStore: TicketRepository {
 
     public func ticket(id: String) async throws -> TicketView? {
         try await database.writer.read { db in
-            try TicketRecord.fetchOne(db, key: id).map { try Self.views(db, of: [$0]) }?.first
+            try TicketRecord.filter(key: id).fetchOneNamingRow(db).map { try Self.views(db, of: [$0]) }?.first
         }
     }
 
@@ -81,7 +81,7 @@ public final class TicketStore: TicketRepository {
                 let open = [TicketStatus.new, .preparing, .ready].map(\.rawValue)
                 request = request.filter(open.contains(Column("status")))
             }
-            let records = try request.order(Column("sequence")).limit(limit).fetchAll(db)
+            let records = try request.order(Column("sequence")).limit(limit).fetchAllNamingRows(db)
             let next: Int64
             if records.count == limit, let last = records.last {
                 next = last.sequence
@@ -113,9 +113,9 @@ public final class TicketStore: TicketRepository {
     static func views(_ db: Database, of tickets: [TicketRecord]) throws -> [TicketView] {
         guard !tickets.isEmpty else { return [] }
         let orderIDs = Array(Set(tickets.map(\.orderId)))
-        let orders = try OrderRecord.filter(keys: orderIDs).fetchAll(db)
+        let orders = try OrderRecord.filter(keys: orderIDs).fetchAllNamingRows(db)
         let ordersByID = Dictionary(uniqueKeysWithValues: orders.map { ($0.id, $0) })
-        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAll(db)
+        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAllNamingRows(db)
         let linesByOrder = Dictionary(grouping: lines, by: \.orderId)
         return try tickets.map { record in
             guard let order = ordersByID[record.orderId] else {

@@ -13,6 +13,7 @@ public final class TokenStore: TokenRepository {
         self.database = database
         self.ids = ids
         self.clock = clock
+        live = FollowingCache(following: .tokens, in: database.changes)
     }
 
     public func createToken(_ spec: TokenSpec) async throws -> (token: AccessToken, secret: String) {
@@ -33,14 +34,14 @@ public final class TokenStore: TokenRepository {
 
     public func tokens() async throws -> [AccessToken] {
         try await database.writer.read { db in
-            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAll(db).map { try $0.token() }
+            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAllNamingRows(db).map { try $0.token() }
         }
     }
 
     public func revokeToken(id: String) async throws {
         let now = clock()
         let secretHash = try await database.writer.write { db in
-            guard var record = try AccessTokenRecord.fetchOne(db, key: id) else {
+            guard var record = try AccessTokenRecord.filter(key: id).fetchOneNamingRow(db) else {
                 throw CanteenError.notFound(.token, id)
             }
             if record.revokedAt == nil {
@@ -49,13 +50,14 @@ public final class TokenStore: TokenRepository {
             }
             return record.secretHash
         }
-        // After the commit: forgotten earlier, a request reading the old row could cache it again.
+        // After the commit; a request that read the row before it does not cache what it read.
         live.invalidate(secretHash)
     }
 
-    /// Live tokens by secret hash, for five seconds: every request authenticates, and a
-    /// revocation by another process (`canteen tokens revoke`) takes effect within that time.
-    private let live = ExpiringCache<Data, AccessToken>(lifetime: .seconds(5))
+    /// Live tokens by secret hash, until a token changes: every request authenticates. This
+    /// store's own revocations apply at once; another process's (`canteen tokens revoke`) as
+    /// soon as the change watcher reads the counters.
+    private let live: FollowingCache<Data, AccessToken>
 
     /// Secrets are never compared as such: the SHA-256 of the presented secret is looked up (the
     /// index compares hashes, which an attacker cannot steer byte by byte), and the row found is
@@ -65,7 +67,7 @@ public final class TokenStore: TokenRepository {
         return try await live.value(for: hash) {
             try await database.writer.read { db in
                 guard let record = try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil)
-                    .fetchOne(db), ConstantTime.equals(record.secretHash, hash) else { return nil }
+                    .fetchOneNamingRow(db), ConstantTime.equals(record.secretHash, hash) else { return nil }
                 return try record.token()
             }
         }

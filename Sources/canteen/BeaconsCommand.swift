@@ -31,10 +31,13 @@ struct RegistryOption: ParsableArguments {
 
     @OptionGroup var data: DataOptions
 
-    var source: BeaconRegistrySource { BeaconRegistrySource(beaconsFile: path, dataDirectory: data.dataDirectory) }
+    var source: BeaconRegistrySource {
+        get throws { BeaconRegistrySource(beaconsFile: path, store: try data.location()) }
+    }
 
     /// The registry; warns on stderr when it is empty.
     func load() async throws -> BeaconRegistry {
+        let source = try source
         let registry = try await source.load()
         if registry.beacons.isEmpty {
             BeaconsConsole.warn("warning: no registered beacons in \(source): no café can be chosen")

@@ -10,19 +10,31 @@ struct Canteen: AsyncParsableCommand {
         commandName: "canteen",
         abstract: "Canteen: the beacon-aware cafeteria ordering backend.",
         subcommands: [ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self,
-                      BeaconsCommand.self, NFCCommand.self])
+                      BeaconsCommand.self, NFCCommand.self, DatabaseCommand.self])
 }
 
-/// `--data-dir`, shared by every command that opens the database.
+/// `--data-dir` and `--database`, shared by every command that opens the stores.
 struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Folder of the embedded SQLite database.")
     var dataDirectory: String = "./.canteen"
+
+    @Option(name: .customLong("database"),
+            help: "A PostgreSQL database instead (postgres://USER[:PASSWORD]@HOST[:PORT]/DB); also CANTEEN_DATABASE_URL.")
+    var database: String?
 }
 
 extension DataOptions {
-    /// The stores on the database in `--data-dir` (created and migrated when missing).
-    func openStores() throws -> CanteenStores {
-        try CanteenStores.open(dataDirectory: URL(fileURLWithPath: dataDirectory))
+    /// `--database` (or `CANTEEN_DATABASE_URL`) when given, else SQLite in `--data-dir`.
+    func location() throws -> StoreLocation {
+        try StoreLocation.choose(database: database, dataDirectory: dataDirectory)
+    }
+
+    /// Runs `body` on the stores (created and migrated when missing; a PostgreSQL pool runs
+    /// meanwhile), reporting domain errors as `reportingErrors` does.
+    func withStores(_ body: (CanteenStores) async throws -> Void) async throws {
+        try await reportingErrors {
+            try await CanteenStores.open(location()).withDatabase(body)
+        }
     }
 }
 
@@ -32,6 +44,16 @@ extension DataOptions {
 func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
+    } catch let error as CanteenError {
+        FileHandle.standardError.write(Data("error: \(error) [\(error.code)]\n".utf8))
+        throw ExitCode.failure
+    }
+}
+
+/// `reportingErrors` for work that returns a value and does not wait.
+func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
     } catch let error as CanteenError {
         FileHandle.standardError.write(Data("error: \(error) [\(error.code)]\n".utf8))
         throw ExitCode.failure

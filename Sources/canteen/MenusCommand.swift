@@ -33,7 +33,7 @@ struct MenusCommand: AsyncParsableCommand {
         func run() async throws {
             switch CafeFiles.load(directory: URL(fileURLWithPath: directory)) {
             case .success(let documents):
-                try await reportingErrors { try await data.openStores().cafes.importCafes(documents) }
+                try await data.withStores { try await $0.cafes.importCafes(documents) }
                 print("imported \(documents.count) cafés: \(documents.map(\.cafe.id).joined(separator: ", "))")
             case .failure(let invalid):
                 reportProblems(invalid)

@@ -17,8 +17,8 @@ struct PrefsCommand: AsyncParsableCommand {
         @Argument(help: "One key (all keys when omitted).") var key: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let preferences = try data.openStores().preferences
+            try await data.withStores { stores in
+                let preferences = stores.preferences
                 try UserID.validate(user)
                 if let key {
                     guard let resolved = try await preferences.preference(userID: user, key: key) else {
@@ -44,8 +44,8 @@ struct PrefsCommand: AsyncParsableCommand {
         @Argument(help: "The value as JSON: '\"nearest\"', '42', '{\"a\": [1]}'.") var json: String
 
         func run() async throws {
-            try await reportingErrors {
-                let preferences = try data.openStores().preferences
+            try await data.withStores { stores in
+                let preferences = stores.preferences
                 try UserID.validate(user)
                 let value = try JSONValue.parse(Data(json.utf8))
                 let document = try await preferences.update(userID: user, changes: [key: .set(value)], condition: nil)
@@ -62,8 +62,8 @@ struct PrefsCommand: AsyncParsableCommand {
         @Argument(help: "The key.") var key: String
 
         func run() async throws {
-            try await reportingErrors {
-                let preferences = try data.openStores().preferences
+            try await data.withStores { stores in
+                let preferences = stores.preferences
                 try UserID.validate(user)
                 guard try await preferences.document(userID: user).values[key] != nil else {
                     throw PreferenceKey.notFound(key)
@@ -81,8 +81,8 @@ struct PrefsCommand: AsyncParsableCommand {
         @Argument(help: "The user's id.") var user: String
 
         func run() async throws {
-            try await reportingErrors {
-                let exported = try await PreferenceFiles.export(userID: user, from: try data.openStores().preferences)
+            try await data.withStores { stores in
+                let exported = try await PreferenceFiles.export(userID: user, from: stores.preferences)
                 FileHandle.standardOutput.write(exported)
             }
         }
@@ -96,12 +96,12 @@ struct PrefsCommand: AsyncParsableCommand {
         @Argument(help: "A JSON object of keys to values, as `export` prints.") var file: String
 
         func run() async throws {
-            try await reportingErrors {
+            try await data.withStores { stores in
                 let contents = try Data(contentsOf: URL(fileURLWithPath: file))
                 let document: PreferenceDocument
                 do {
                     document = try await PreferenceFiles.importDocument(contents, userID: user,
-                                                                        into: try data.openStores().preferences)
+                                                                        into: stores.preferences)
                 } catch var error as CanteenError {
                     // A file that is cut short or not JSON: say which file.
                     error.message = "\(file): \(error.message.replacingOccurrences(of: "the body is", with: "the file is"))"

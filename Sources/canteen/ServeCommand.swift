@@ -46,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap({ label, provider in
             StreamLogHandler.standardOutput(label: label, metadataProvider: provider)
         }, metadataProvider: RequestLog.metadataProvider)
-        let configuration = AppConfiguration(
+        var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
             menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
@@ -54,13 +54,25 @@ struct ServeCommand: AsyncParsableCommand {
             webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
                                               retryPeriod: duration(webhookRetryPeriod)))
+        let location = try reportingErrors { try data.location() }
+        let storage: String
+        let tokenOption: String
+        switch location {
+        case .postgres(let url, _):
+            configuration.database = url
+            storage = "PostgreSQL database \(url)"
+            tokenOption = "--database '\(url)'"
+        case .sqlite:
+            storage = "database in \(data.dataDirectory)/canteen.sqlite"
+            tokenOption = "--data-dir \(data.dataDirectory)"
+        }
         var built: (any ApplicationProtocol)?
         try await reportingErrors { built = try await buildApplication(configuration) }
         guard let app = built else { return }
         FileHandle.standardOutput.write(Data("""
-            Canteen: database in \(data.dataDirectory)/canteen.sqlite, API on http://\(host):\(port)
+            Canteen: \(storage), API on http://\(host):\(port)
             Get a token (in another terminal, from this folder):
-                "$(swift build --show-bin-path)/canteen" tokens create --role ops --data-dir \(data.dataDirectory)
+                "$(swift build --show-bin-path)/canteen" tokens create --role ops \(tokenOption)
 
             """.utf8))
         try await app.runService()

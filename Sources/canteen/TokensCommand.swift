@@ -26,9 +26,9 @@ struct TokensCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
+            try await data.withStores { stores in
                 let spec = TokenSpec(role: role, cafeID: cafe, userID: user, name: name)
-                let (_, secret) = try await data.openStores().tokens.createToken(spec)
+                let (_, secret) = try await stores.tokens.createToken(spec)
                 print(secret)
             }
         }
@@ -39,13 +39,14 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let stores = try data.openStores()
-            let formatter = Date.ISO8601FormatStyle()
-            for token in try await stores.tokens.tokens() {
-                let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
-                let scope = token.userID.map { "user:\($0)" } ?? token.cafeID ?? "*"
-                print([token.id, token.role.rawValue, scope, token.name ?? "-",
-                       formatter.format(token.createdAt), state].joined(separator: "\t"))
+            try await data.withStores { stores in
+                let formatter = Date.ISO8601FormatStyle()
+                for token in try await stores.tokens.tokens() {
+                    let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
+                    let scope = token.userID.map { "user:\($0)" } ?? token.cafeID ?? "*"
+                    print([token.id, token.role.rawValue, scope, token.name ?? "-",
+                           formatter.format(token.createdAt), state].joined(separator: "\t"))
+                }
             }
         }
     }
@@ -56,8 +57,8 @@ struct TokensCommand: AsyncParsableCommand {
         @Argument(help: "The token's id, as `tokens list` shows it.") var id: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await data.openStores().tokens.revokeToken(id: id)
+            try await data.withStores { stores in
+                try await stores.tokens.revokeToken(id: id)
                 print("revoked \(id)")
             }
         }

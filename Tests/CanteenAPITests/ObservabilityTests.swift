@@ -121,7 +121,7 @@ struct ObservabilityTests {
     func internalErrorsCarryTheRequestID() async throws {
         let environment = try await TestEnvironment.make()
         // A stored token row whose role this version does not know: authenticating with it fails in the store.
-        try await environment.stores.database.writer.write { db in
+        try await environment.stores.sqliteDatabase!.writer.write { db in
             try db.execute(sql: "UPDATE accessToken SET role = 'wizard' WHERE name = 'ops'")
         }
         let logs = CapturedLogs()

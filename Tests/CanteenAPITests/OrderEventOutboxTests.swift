@@ -88,7 +88,7 @@ struct OrderEventOutboxTests {
             }
             #expect(statuses.filter { $0 == 201 }.count == 30)
             #expect(try await environment.rowCount("orderEvent") == 30)
-            let orphans = try await environment.stores.database.writer.read { db in
+            let orphans = try await environment.stores.sqliteDatabase!.writer.read { db in
                 try Int.fetchOne(db, sql: """
                     SELECT COUNT(*) FROM customerOrder o
                     WHERE (SELECT COUNT(*) FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.placed') != 1

@@ -48,7 +48,7 @@ struct OrderReplayTests {
         let body = orderBody()
         let fingerprint = Data(SHA256.hash(data: body.encoded()))
         let stored = Data(#"{"id":"ord_legacy","number":7}"#.utf8)
-        try await environment.stores.database.writer.write { db in
+        try await environment.stores.sqliteDatabase!.writer.write { db in
             try db.execute(sql: """
                 INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt, contentLanguage)
                 VALUES (?, 'old-key', ?, 201, ?, 'ord_legacy', ?, 'ja')
@@ -73,7 +73,7 @@ struct OrderReplayTests {
         let id = try await withRouter(environment) { client in
             try #require(try await client.placeOrder(orderBody(), token: environment.kiosk).json["id"]?.stringValue)
         }
-        try await environment.stores.database.writer.write { db in
+        try await environment.stores.sqliteDatabase!.writer.write { db in
             try db.execute(sql: "UPDATE customerOrder SET currency = 'XXQ' WHERE id = ?", arguments: [id])
         }
         await #expect {
@@ -82,7 +82,7 @@ struct OrderReplayTests {
             let error = try #require(error as? CanteenError)
             return error.code == .storedDataInvalid && error.message.contains(id) && error.message.contains("XXQ")
         }
-        try await environment.stores.database.writer.write { db in
+        try await environment.stores.sqliteDatabase!.writer.write { db in
             try db.execute(sql: "UPDATE customerOrder SET currency = 'USD' WHERE id = ?", arguments: [id])
             try db.execute(sql: "UPDATE ticket SET status = 'burnt' WHERE orderId = ?", arguments: [id])
         }

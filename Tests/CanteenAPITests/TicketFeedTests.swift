@@ -208,7 +208,7 @@ struct TicketFeedTests {
             let feed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             return (try #require(try order.json["id"]?.stringValue), try #require(try feed.json["cursor"]?.stringValue))
         }
-        try environment.stores.database.close()
+        try environment.stores.sqliteDatabase!.close()
 
         let reopened = try CanteenStores.open(dataDirectory: directory, clock: environment.clock.closure)
         let services = reopened.apiServices(strings: TestEnvironment.strings, clock: environment.clock.closure)

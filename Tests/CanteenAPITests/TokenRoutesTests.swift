@@ -43,7 +43,7 @@ struct TokenRoutesTests {
             #expect(try await client.send(.delete, "/v1/tokens/tok_nope", token: environment.ops).errorCode == "token_not_found")
         }
         // Stored as a hash only.
-        let hashes = try await environment.stores.database.writer.read { db in
+        let hashes = try await environment.stores.sqliteDatabase!.writer.read { db in
             try Data.fetchAll(db, sql: "SELECT secretHash FROM accessToken")
         }
         #expect(hashes.allSatisfy { $0.count == 32 })

@@ -128,7 +128,7 @@ struct WebhookRoutesTests {
     @Test("an endpoint has at most so many open deliveries; the rest of its events wait in the outbox, none lost")
     func openDeliveriesCap() async throws {
         let environment = try await TestEnvironment.make()
-        let store = WebhookStore(database: environment.stores.database, openPerEndpoint: 3)
+        let store = WebhookStore(database: environment.stores.sqliteDatabase!, openPerEndpoint: 3)
         try await withRouter(environment) { client in
             let hook = try await client.registerWebhook(url: "http://127.0.0.1:9/", events: ["order.placed"], token: environment.ops)
             for number in 0..<5 { _ = try await client.placed(saladOrder(name: "N\(number)"), token: environment.kiosk) }
@@ -152,7 +152,7 @@ struct WebhookRoutesTests {
             let sequences = (first.jobs + second.jobs).map(\.event.sequence)
             #expect(sequences == sequences.sorted())
             // A round commits without its own fsync, and orders are still committed with one.
-            let synchronous = try await environment.stores.database.writer.write { db in
+            let synchronous = try await environment.stores.sqliteDatabase!.writer.write { db in
                 try Int.fetchOne(db, sql: "PRAGMA synchronous")
             }
             #expect(synchronous == 2, "synchronous = FULL for the orders that follow")

@@ -1,4 +1,5 @@
 @testable import CanteenStore
+import CanteenApp
 import CanteenCore
 import Foundation
 import GRDB

@@ -48,7 +48,7 @@ public struct TestEnvironment: Sendable {
 
     /// How many rows a table holds.
     public func rowCount(_ table: String) async throws -> Int {
-        try await stores.database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
+        try await stores.sqliteDatabase!.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
     }
 
     /// A fresh temporary folder for an on-disk database (removed by the caller).

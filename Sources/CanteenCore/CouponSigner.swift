@@ -1,4 +1,3 @@
-import CanteenCore
 import Crypto
 import Foundation
 
@@ -42,7 +41,7 @@ public struct CouponSigner: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func validate(_ couponID: String) throws {
+    public static func validate(_ couponID: String) throws {
         guard Coupon.isValidID(couponID) else { throw invalid("a coupon id has 1 to 32 characters of A–Z, a–z, 0–9, - and _") }
     }
 

@@ -10,14 +10,14 @@ public final class RandomID: Sendable {
     public init() {}
 
     /// `prefix_` and 12 URL-safe random characters (72 bits), e.g. `ord_x3Kq9…`.
-    func make(_ prefix: String) -> String { "\(prefix)_\(base64URL(bytes: 9))" }
+    public func make(_ prefix: String) -> String { "\(prefix)_\(base64URL(bytes: 9))" }
 
     /// `prefix_`, 8 characters of the Unix time in milliseconds and 8 random ones (48 bits),
     /// e.g. `ord_0n2Kq9Zx…`: ids of one moment sort together, so the orders', lines' and
     /// tickets' primary-key indexes grow at their end instead of touching a random page per
     /// row, and a group commit writes far fewer pages. The characters are URL-safe and in
     /// ASCII order, so text order is time order to the millisecond.
-    func timeOrdered(_ prefix: String, at instant: Date) -> String {
+    public func timeOrdered(_ prefix: String, at instant: Date) -> String {
         let millis = Int64(exactly: (instant.timeIntervalSince1970 * 1000).rounded(.down)).map { UInt64(clamping: $0) } ?? 0
         var random = UInt64(0)
         for byte in randomBytes(6) { random = random << 8 | UInt64(byte) }
@@ -34,7 +34,7 @@ public final class RandomID: Sendable {
     }
 
     /// `count` random bytes as unpadded base64url.
-    func base64URL(bytes count: Int) -> String {
+    public func base64URL(bytes count: Int) -> String {
         Self.base64URL(encoding: randomBytes(count)[...])
     }
 

@@ -1,4 +1,4 @@
-@testable import CanteenStore
+@testable import CanteenCore
 import CanteenTestSupport
 import Foundation
 import Synchronization

@@ -6,7 +6,7 @@ import Synchronization
 /// leader: it takes every queued job (its own included), runs them through `perform` in one
 /// transaction, hands each waiter its result, and passes leadership to the first job that
 /// queued meanwhile. No background task exists; an idle queue costs nothing.
-final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
+public final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     private enum Signal: Sendable {
         case done(Result<Output, any Error>)
         case lead
@@ -29,13 +29,13 @@ final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     private let perform: @Sendable ([Job]) async -> [Result<Output, any Error>]
 
     /// - Parameter perform: runs a batch in one transaction and returns one result per job, in order.
-    init(maxBatch: Int = 64, perform: @escaping @Sendable ([Job]) async -> [Result<Output, any Error>]) {
+    public init(maxBatch: Int = 64, perform: @escaping @Sendable ([Job]) async -> [Result<Output, any Error>]) {
         self.maxBatch = max(1, maxBatch)
         self.perform = perform
     }
 
     /// Runs `job` in the next batch and returns its own result.
-    func submit(_ job: Job) async throws -> Output {
+    public func submit(_ job: Job) async throws -> Output {
         var myID: UInt64 = 0
         let signal = await withCheckedContinuation { (continuation: CheckedContinuation<Signal, Never>) in
             let leads = state.withLock { state -> Bool in
@@ -86,6 +86,6 @@ final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
 }
 
 /// A batch returned fewer results than jobs (a bug in `perform`).
-struct GroupCommitError: Error {
-    static let lostResult = GroupCommitError()
+public struct GroupCommitError: Error {
+    public static let lostResult = GroupCommitError()
 }

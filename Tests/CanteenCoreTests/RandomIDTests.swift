@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CanteenStore
+@testable import CanteenCore
 
 @Suite struct RandomIDTests {
     @Test func base64URLMatchesFoundationsBase64WithTheURLAlphabet() {

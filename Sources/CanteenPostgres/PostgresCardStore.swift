@@ -1,0 +1,113 @@
+import CanteenCore
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL implementation of `CardRepository`: cards are stored as
+/// HMAC-SHA256(server key, "technology:IDENTIFIER-HEX"), exactly as in the SQLite store, so
+/// cards copied with `canteen db copy` are recognised with the same key.
+public final class PostgresCardStore: CardRepository {
+    let database: PostgresDatabase
+    private let key: PostgresServerKey
+    private let clock: @Sendable () -> Date
+
+    /// `key` is the key every server shares (`PostgresServerKey`).
+    public init(database: PostgresDatabase, key: PostgresServerKey, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.key = key
+        self.clock = clock
+    }
+
+    /// The keyed hash stored for a card, as hex.
+    func hash(technology: CardTechnology, identifier: CardIdentifier) throws -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(technology.rawValue):\(identifier.hex)".utf8), using: SymmetricKey(data: try key.bytes()))
+        return mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
+        guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
+            throw CanteenError(.invalid, code: .invalidField, message: "a user id has 1 to 128 characters", field: "userId")
+        }
+        let hash = try hash(technology: registration.technology, identifier: identifier)
+        let now = clock()
+        return try await database.transaction { connection in
+            // A new card is inserted; one registered already keeps its owner (and its name changes only for the owner).
+            guard let row = try await connection.firstRow("""
+                INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
+                VALUES (\(hash), \(registration.technology.rawValue), \(registration.userID), \(registration.displayName), \(now))
+                ON CONFLICT (identifierHash) DO UPDATE SET displayName = CASE
+                    WHEN card.userId = excluded.userId THEN excluded.displayName ELSE card.displayName END
+                RETURNING userId
+                """, logger: self.database.logger) else { throw CanteenError.cardNotRegistered }
+            let owner = try StoredColumns.decode(row, table: "card", String.self)
+            guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
+            return registration
+        }
+    }
+
+    public func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration {
+        let hash = try hash(technology: technology, identifier: identifier)
+        return try await database.withConnection { connection in
+            guard let row = try await connection.firstRow(
+                "SELECT identifierHash, userId, displayName FROM card WHERE identifierHash = \(hash)",
+                logger: self.database.logger) else { throw CanteenError.cardNotRegistered }
+            let (_, userID, displayName) = try StoredColumns.decode(row, table: "card", (String, String, String?).self)
+            return CardRegistration(userID: userID, displayName: displayName, technology: technology)
+        }
+    }
+
+    // MARK: - One-time codes
+
+    /// The alphabet of one-time codes: no 0/O, 1/I/L look-alikes (as the SQLite store).
+    static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+
+    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
+        let code = String((0..<8).map { _ in Self.codeAlphabet.randomElement()! })
+        let hash = Self.codeHash(code)
+        try await database.withConnection { connection in
+            try await connection.run("""
+                INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (\(hash), \(userID),
+                    \(displayName), \(expiresAt))
+                """, logger: self.database.logger)
+        }
+        return code
+    }
+
+    /// The code is spent by a conditional update (`usedAt IS NULL`): two kiosks presenting it
+    /// at once, on any servers, register one card; the other gets `enrolment_code_invalid`.
+    public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
+        -> CardRegistration {
+        let hash = try hash(technology: technology, identifier: identifier)
+        let now = clock()
+        let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+        let codeHash = Self.codeHash(normalized)
+        return try await database.transaction { connection in
+            let logger = self.database.logger
+            guard let row = try await connection.firstRow("""
+                UPDATE cardEnrolment SET usedAt = \(now)
+                WHERE codeHash = \(codeHash) AND usedAt IS NULL AND expiresAt > \(now)
+                RETURNING codeHash, userId, displayName
+                """, logger: logger) else { throw CanteenError.enrolmentCodeInvalid }
+            let (_, userID, displayName) = try StoredColumns.decode(row, table: "cardEnrolment",
+                                                                    (String, String, String?).self)
+            guard let owner = try await connection.firstRow("""
+                INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
+                VALUES (\(hash), \(technology.rawValue), \(userID), \(displayName), \(now))
+                ON CONFLICT (identifierHash) DO UPDATE SET displayName = CASE
+                    WHEN card.userId = excluded.userId THEN excluded.displayName ELSE card.displayName END
+                RETURNING userId
+                """, logger: logger) else { throw CanteenError.cardNotRegistered }
+            // Another user's card: refused, and the code is not spent (the transaction rolls back).
+            guard try StoredColumns.decode(owner, table: "card", String.self) == userID else {
+                throw CanteenError.cardAlreadyRegistered
+            }
+            return CardRegistration(userID: userID, displayName: displayName, technology: technology)
+        }
+    }
+
+    /// Codes are stored as SHA-256, as on SQLite (a copied code keeps working).
+    static func codeHash(_ code: String) -> String {
+        SHA256.hash(data: Data(code.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

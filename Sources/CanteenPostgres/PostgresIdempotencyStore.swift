@@ -1,0 +1,67 @@
+import CanteenCore
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL implementation of `IdempotencyRepository`, and the claim the order
+/// transaction makes on a key.
+///
+/// A key is claimed by inserting its record first (`ON CONFLICT DO NOTHING`): the same key in
+/// flight on two servers makes the second wait until the first commits, then find the record
+/// and replay the first order (or roll back, and place its own). One order per key, whatever
+/// the servers.
+public final class PostgresIdempotencyStore: IdempotencyRepository {
+    let database: PostgresDatabase
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    public func purgeIdempotencyKeys(createdBefore cutoff: Date) async throws -> Int {
+        try await database.transaction { connection in
+            let logger = self.database.logger
+            let records = try await connection.rows(
+                "DELETE FROM idempotencyRecord WHERE createdAt < \(cutoff) RETURNING key", logger: logger).count
+            let legacy = try await connection.rows(
+                "DELETE FROM idempotencyKey WHERE createdAt < \(cutoff) RETURNING key", logger: logger).count
+            return records + legacy
+        }
+    }
+
+    // MARK: - Inside the order transaction
+
+    /// What a key already holds: the request's fingerprint, and the order (or, for a key
+    /// stored before orders were rendered after commit, the first answer's bytes).
+    enum Stored {
+        case order(id: String, answerLanguage: String?)
+        case answer(Data, contentLanguage: String?)
+    }
+
+    /// Claims `key` for the order `orderID`; nil when claimed, else what the key holds already.
+    static func claim(_ connection: PostgresConnection, _ key: IdempotencyKey, orderID: String, now: Date,
+                      logger: Logger) async throws -> (requestHash: Data, stored: Stored)? {
+        if try await connection.firstRow("""
+            INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
+            SELECT \(key.tokenID), \(key.key), \(key.requestHash), \(orderID), \(key.answerLanguage), \(now)
+            WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key))
+            ON CONFLICT (tokenId, key) DO NOTHING
+            RETURNING orderId
+            """, logger: logger) != nil {
+            return nil
+        }
+        if let row = try await connection.firstRow("""
+            SELECT key, requestHash, orderId, answerLanguage FROM idempotencyRecord
+            WHERE tokenId = \(key.tokenID) AND key = \(key.key)
+            """, logger: logger) {
+            let (_, hash, order, language) = try StoredColumns.decode(
+                row, table: "idempotencyRecord", (String, Data, String, String?).self)
+            return (hash, .order(id: order, answerLanguage: language))
+        }
+        guard let row = try await connection.firstRow("""
+            SELECT key, requestHash, body, contentLanguage FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key)
+            """, logger: logger) else {
+            throw StoredRow.invalid(table: "idempotencyRecord", id: key.key, "the key could be neither claimed nor read")
+        }
+        let (_, hash, body, language) = try StoredColumns.decode(row, table: "idempotencyKey", (String, Data, Data, String?).self)
+        return (hash, .answer(body, contentLanguage: language))
+    }
+}

@@ -1,0 +1,188 @@
+import CanteenCore
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL implementation of `OrderEventRepository`, and the writer of order events.
+///
+/// An event is written by the transaction that changed its order's status (placing, moving a
+/// ticket, cancelling), and its sequence is that change's feed position, taken from
+/// `feedSequence`'s row as the transaction's last lock: events commit in sequence order on
+/// every server, the rule the kitchen feed's cursor relies on, so a reader of
+/// `sequence > cursor` (a follower, the webhook outbox) never skips one.
+///
+/// Observers hear of this server's events right after commit, and of other servers' events on
+/// their change notification (`tickets`: every event comes with a ticket change), read from
+/// the last one seen, so a follower on this server wakes within a notification's delay.
+public final class PostgresOrderEventStore: OrderEventRepository {
+    let database: PostgresDatabase
+    private let ids: RandomID
+    private let observers = Mutex<[@Sendable ([OrderEvent]) -> Void]>([])
+    /// The latest event sequence read after a hint; nil until the first hint (which only reads it).
+    private let seen = Mutex<Int64?>(nil)
+
+    public init(database: PostgresDatabase, ids: RandomID = RandomID()) {
+        self.database = database
+        self.ids = ids
+        database.onTicketHint { [weak self] in await self?.followHint() }
+    }
+
+    // MARK: - Writing (inside the caller's transaction)
+
+    static let columns = "sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt"
+
+    /// Writes the event of an order reaching a status. `ticketStatuses` nil: just placed.
+    func insert(_ connection: PostgresConnection, orderID: String, cafeID: String, type: OrderEventType, sequence: Int64,
+                previousSequence: Int64?, ticketStatuses: [String: TicketStatus]?, at instant: Date,
+                logger: Logger) async throws -> OrderEvent {
+        let event = OrderEvent(id: ids.timeOrdered("evt", at: instant), sequence: sequence,
+                               previousSequence: previousSequence, orderID: orderID, cafeID: cafeID, type: type,
+                               ticketStatuses: ticketStatuses, createdAt: instant)
+        let tickets = try ticketStatuses.map { try StoredJSON.text($0.mapValues(\.rawValue)) }
+        try await connection.run("""
+            INSERT INTO orderEvent (sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt)
+            VALUES (\(sequence), \(event.id), \(orderID), \(cafeID), \(type.rawValue), \(previousSequence), \(tickets),
+                \(instant))
+            """, logger: logger)
+        return event
+    }
+
+    /// Writes the `order.placed` events of orders placed together (one statement).
+    func insertPlaced(_ connection: PostgresConnection, _ orders: [Order], logger: Logger) async throws -> [OrderEvent] {
+        let events = orders.compactMap { order -> OrderEvent? in
+            guard let sequence = order.tickets.map(\.sequence).max() else { return nil }
+            return OrderEvent(id: ids.timeOrdered("evt", at: order.createdAt), sequence: sequence, previousSequence: nil,
+                              orderID: order.id, cafeID: order.cafeID, type: .placed, ticketStatuses: nil,
+                              createdAt: order.createdAt)
+        }
+        guard !events.isEmpty else { return [] }
+        var bindings = PostgresBindings(capacity: events.count * 6)
+        var values: [String] = []
+        for event in events {
+            let base = values.count * 6
+            values.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), NULL, NULL, $\(base + 6))")
+            bindings.append(event.sequence)
+            bindings.append(event.id)
+            bindings.append(event.orderID)
+            bindings.append(event.cafeID)
+            bindings.append(event.type.rawValue)
+            bindings.append(event.createdAt)
+        }
+        try await connection.run(PostgresQuery(unsafeSQL: """
+            INSERT INTO orderEvent (\(Self.columns)) VALUES \(values.joined(separator: ", "))
+            """, binds: bindings), logger: logger)
+        return events
+    }
+
+    /// Writes the event of a change to an order's tickets when it changed the order's status.
+    /// `before` are the statuses of every ticket of the order before the change, `after` every
+    /// ticket after it; `sequence` is the change's feed position.
+    func insertIfStatusChanged(_ connection: PostgresConnection, orderID: String, cafeID: String,
+                               before: [TicketStatus], after: [Ticket], sequence: Int64, at instant: Date,
+                               logger: Logger) async throws -> OrderEvent? {
+        let status = OrderStatus(tickets: after.map(\.status))
+        guard status != OrderStatus(tickets: before) else { return nil }
+        let previous = try await connection.scalar(
+            "SELECT MAX(sequence) FROM orderEvent WHERE orderId = \(orderID)", table: "orderEvent", as: Int64.self,
+            logger: logger)
+        return try await insert(connection, orderID: orderID, cafeID: cafeID, type: OrderEventType(reaching: status),
+                                sequence: sequence, previousSequence: previous,
+                                ticketStatuses: Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0.status) }),
+                                at: instant, logger: logger)
+    }
+
+    /// Tells the observers about events this server committed.
+    func published(_ events: [OrderEvent]) {
+        guard !events.isEmpty else { return }
+        for observer in observers.withLock({ $0 }) { observer(events) }
+    }
+
+    public func onOrderEvents(_ observer: @escaping @Sendable ([OrderEvent]) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// Reads the events committed since the last hint (by any server) and tells the observers;
+    /// the first hint only learns where the outbox stands.
+    private func followHint() async {
+        do {
+            guard let after = seen.withLock({ $0 }) else {
+                let latest = try await database.withConnection { connection -> Int64 in
+                    try await connection.scalar("SELECT MAX(sequence) FROM orderEvent", table: "orderEvent",
+                                                as: Int64.self, logger: self.database.logger) ?? 0
+                }
+                seen.withLock { $0 = max($0 ?? 0, latest) }
+                return
+            }
+            let events = try await self.events(after: after, limit: 1000)
+            guard let last = events.last?.sequence else { return }
+            seen.withLock { $0 = max($0 ?? 0, last) }
+            published(events)
+        } catch {
+            database.logger.debug("reading order events after a change notification failed: \(error)")
+        }
+    }
+
+    // MARK: - Reading
+
+    public func followedOrder(id: String) async throws -> FollowedOrder? {
+        try await database.withConnection { connection in
+            let logger = self.database.logger
+            guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else { return nil }
+            guard let row = try await connection.firstRow("""
+                SELECT o.tokenId, (SELECT MAX(e.sequence) FROM orderEvent e WHERE e.orderId = o.id)
+                FROM customerOrder o WHERE o.id = \(id)
+                """, logger: logger) else { return nil }
+            let (placedBy, version) = try StoredColumns.decode(row, table: "customerOrder", (String?, Int64?).self)
+            return FollowedOrder(order: order, version: version ?? 0, placedBy: placedBy)
+        }
+    }
+
+    public func events(orderID: String, after sequence: Int64) async throws -> [OrderEvent] {
+        try await database.withConnection { connection in
+            try await connection.rows("""
+                SELECT \(unescaped: Self.columns) FROM orderEvent WHERE orderId = \(orderID) AND sequence > \(sequence)
+                ORDER BY sequence
+                """, logger: self.database.logger).map(Self.event)
+        }
+    }
+
+    public func events(after sequence: Int64, limit: Int) async throws -> [OrderEvent] {
+        try await database.withConnection { connection in
+            try await connection.rows("""
+                SELECT \(unescaped: Self.columns) FROM orderEvent WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+                """, logger: self.database.logger).map(Self.event)
+        }
+    }
+
+    /// An event from a row of `columns` (first); a value this version does not know is an
+    /// error naming the row.
+    static func event(_ row: PostgresRow) throws -> OrderEvent {
+        let (sequence, id, orderID, cafeID, typeName, previousSequence, tickets, createdAt) = try StoredColumns.decode(
+            row, table: "orderEvent", (Int64, String, String, String, String, Int64?, String?, Date).self)
+        return try event(sequence: sequence, id: id, orderID: orderID, cafeID: cafeID, typeName: typeName,
+                         previousSequence: previousSequence, tickets: tickets, createdAt: createdAt)
+    }
+
+    static func event(sequence: Int64, id: String, orderID: String, cafeID: String, typeName: String,
+                      previousSequence: Int64?, tickets: String?, createdAt: Date) throws -> OrderEvent {
+        guard let type = OrderEventType(rawValue: typeName) else {
+            throw StoredRow.invalid(table: "orderEvent", id: id, "'\(typeName)' is not an order event type")
+        }
+        var ticketStatuses: [String: TicketStatus]?
+        if let tickets {
+            guard case .object(let object)? = try? JSONValue.parse(Data(tickets.utf8)) else {
+                throw StoredRow.invalid(table: "orderEvent", id: id, "its tickets are not a JSON object")
+            }
+            var statuses: [String: TicketStatus] = [:]
+            for (ticketID, value) in object {
+                guard let name = value.stringValue, let status = TicketStatus(rawValue: name) else {
+                    throw StoredRow.invalid(table: "orderEvent", id: id, "ticket '\(ticketID)' has no ticket status")
+                }
+                statuses[ticketID] = status
+            }
+            ticketStatuses = statuses
+        }
+        return OrderEvent(id: id, sequence: sequence, previousSequence: previousSequence, orderID: orderID,
+                          cafeID: cafeID, type: type, ticketStatuses: ticketStatuses, createdAt: createdAt)
+    }
+}

@@ -1,0 +1,387 @@
+import CanteenCore
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL implementation of `OrderRepository`.
+///
+/// Orders arriving together on one server share a transaction (group commit, as on SQLite).
+/// The transaction takes its locks in one order, the same on every server, so servers never
+/// deadlock each other:
+///
+/// 1. the rows of the batch's cafés, sorted by id (`FOR NO KEY UPDATE`): orders of one café
+///    are placed one server at a time, so the capacity each reads is the capacity it takes;
+/// 2. per order, sorted by idempotency key: the key's claim, then one statement taking the
+///    pickup window's row (a conditional update, exact whatever else happens) and the day's
+///    order number and writing the order and its lines;
+/// 3. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
+///
+/// A refused order deletes its claim and leaves no trace; the others commit. Two statements per
+/// order and five per batch: every statement is a round trip and a parse on the server.
+public final class PostgresOrderStore: OrderRepository {
+    let database: PostgresDatabase
+    private let cafes: PostgresCafeStore
+    private let tickets: PostgresTicketStore
+    private let capacity: PostgresPickupCapacityStore
+    private let events: PostgresOrderEventStore
+    private let ids: RandomID
+    let clock: @Sendable () -> Date
+    private let placements: GroupCommit<Placement, OrderPlacement>
+
+    public init(database: PostgresDatabase, cafes: PostgresCafeStore, tickets: PostgresTicketStore,
+                capacity: PostgresPickupCapacityStore, events: PostgresOrderEventStore, ids: RandomID = RandomID(),
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.cafes = cafes
+        self.tickets = tickets
+        self.capacity = capacity
+        self.events = events
+        self.ids = ids
+        self.clock = clock
+        placements = GroupCommit { batch in
+            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                             events: events, ids: ids)
+        }
+    }
+
+    // MARK: - Placing
+
+    public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
+        try await placements.submit(Placement(request: request, key: key, now: clock()))
+    }
+
+    /// One order waiting for the next group commit.
+    struct Placement: Sendable {
+        let request: OrderRequest
+        let key: IdempotencyKey?
+        let now: Date
+    }
+
+    /// What one placement became inside the transaction, before the tickets are numbered.
+    private enum Draft: Sendable {
+        case placed(Order, ticketStations: [String])
+        case done(OrderPlacement)
+        case failed(CanteenError)
+    }
+
+    /// Places a batch in one transaction; one result per placement, in order.
+    private static func place(_ batch: [Placement], database: PostgresDatabase, cafes: PostgresCafeStore,
+                              tickets: PostgresTicketStore, capacity: PostgresPickupCapacityStore,
+                              events: PostgresOrderEventStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+        // Claims in key order (keys first), so that two servers' batches wait for each other's
+        // keys in the same order.
+        let order = batch.indices.sorted { lhs, rhs in
+            let (a, b) = (batch[lhs].key, batch[rhs].key)
+            switch (a, b) {
+            case let (a?, b?): return (a.tokenID, a.key, lhs) < (b.tokenID, b.key, rhs)
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return lhs < rhs
+            }
+        }
+        do {
+            let (drafts, placedEvents) = try await database.transaction { connection -> ([Int: Draft], [OrderEvent]) in
+                let logger = database.logger
+                let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
+                var context = BatchContext()
+                for row in try await connection.rows(
+                    "SELECT id, menuVersion FROM cafe WHERE id = ANY(\(cafeIDs)) ORDER BY id FOR NO KEY UPDATE",
+                    logger: logger) {
+                    let (id, version) = try StoredColumns.decode(row, table: "cafe", (String, Int64).self)
+                    context.menuVersions[id] = version
+                }
+                var drafts: [Int: Draft] = [:]
+                for index in order {
+                    drafts[index] = try await draft(batch[index], connection, context: &context, cafes: cafes,
+                                                    capacity: capacity, ids: ids, logger: logger)
+                }
+                let numbered = try await numberTickets(drafts, connection, ids: ids, logger: logger)
+                // Each new order's `order.placed` event, at its last ticket's position (the feed's rule).
+                let placed = numbered.keys.sorted().compactMap { index -> Order? in
+                    guard case .placed(let order, _)? = numbered[index] else { return nil }
+                    return order
+                }
+                return (numbered, try await events.insertPlaced(connection, placed, logger: logger))
+            }
+            var results: [Result<OrderPlacement, any Error>] = []
+            var latest: [String: Int64] = [:]
+            for index in batch.indices {
+                switch drafts[index] {
+                case .placed(let order, _)?:
+                    latest[order.cafeID] = max(latest[order.cafeID] ?? 0, order.tickets.map(\.sequence).max() ?? 0)
+                    results.append(.success(.placed(order)))
+                case .done(let placement)?: results.append(.success(placement))
+                case .failed(let error)?: results.append(.failure(error))
+                case nil: results.append(.failure(GroupCommitError.lostResult))
+                }
+            }
+            tickets.published(latest)
+            events.published(placedEvents)
+            return results
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+    }
+
+    /// What one batch knows while it holds its cafés' locks: their menu versions, and the
+    /// capacity used in the windows it read (nobody else can take any until it commits).
+    struct BatchContext {
+        var menuVersions: [String: Int64] = [:]
+        var used: [String: [Date: Int]] = [:]
+        var loadedDays: Set<String> = []
+    }
+
+    /// One placement: the key's claim, then (a refusal deleting the claim, so that nothing is
+    /// left) the window, the price, and one statement taking the capacity, the day's number and
+    /// writing the order with its lines. No savepoint is needed: nothing is written before a
+    /// refusal but the claim.
+    private static func draft(_ placement: Placement, _ connection: PostgresConnection, context: inout BatchContext,
+                              cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore, ids: RandomID,
+                              logger: Logger) async throws -> Draft {
+        let request = placement.request
+        let now = placement.now
+        let orderID = ids.timeOrdered("ord", at: now)
+        if let key = placement.key,
+           let existing = try await PostgresIdempotencyStore.claim(connection, key, orderID: orderID, now: now, logger: logger) {
+            guard existing.requestHash == key.requestHash else { return .failed(.idempotencyKeyReused) }
+            switch existing.stored {
+            case .order(let id, let language):
+                guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
+                    throw StoredRow.invalid(table: "idempotencyRecord", id: key.key, "its order '\(id)' does not exist")
+                }
+                return .done(.replayed(order.asPlaced, answerLanguage: language))
+            case .answer(let body, let language):
+                return .done(.replayedAnswer(body, contentLanguage: language))
+            }
+        }
+        do {
+            let order = try await write(placement, orderID: orderID, connection, context: &context, cafes: cafes,
+                                        capacity: capacity, logger: logger)
+            return .placed(order.order, ticketStations: order.stations)
+        } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
+            if let key = placement.key {
+                try await connection.run("""
+                    DELETE FROM idempotencyRecord WHERE tokenId = \(key.tokenID) AND key = \(key.key) AND orderId = \(orderID)
+                    """, logger: logger)
+            }
+            return .failed(error)
+        }
+    }
+
+    /// Chooses the window, prices the order and writes it (capacity, number, order, lines).
+    private static func write(_ placement: Placement, orderID: String, _ connection: PostgresConnection,
+                              context: inout BatchContext, cafes: PostgresCafeStore,
+                              capacity: PostgresPickupCapacityStore, logger: Logger) async throws
+        -> (order: Order, stations: [String]) {
+        let request = placement.request
+        let now = placement.now
+        guard let version = context.menuVersions[request.cafeID],
+              let menu = try await cafes.menu(connection, cafeID: request.cafeID, version: version) else {
+            throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
+                               field: "cafeId", parameters: ["cafe": request.cafeID])
+        }
+        let cafe = menu.cafe
+        let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
+        let candidates = try capacity.planner.candidates(for: request.pickup, of: cafe, now: now)
+        let day = "\(cafe.id)|\(candidates.date)"
+        if !context.loadedDays.contains(day) {
+            let used = try await PostgresPickupCapacityStore.usedCapacity(connection, cafeID: cafe.id,
+                                                                           windows: candidates.all, logger: logger)
+            context.used[cafe.id, default: [:]].merge(used) { $1 }
+            context.loadedDays.insert(day)
+        }
+        let window = try candidates.choose(units: units, used: context.used[cafe.id] ?? [:])
+        var priced = try menu.price(request, pickupStart: window.start, now: now)
+        if let couponID = request.couponID {
+            priced = try await PostgresCouponStore.redeem(couponID, on: priced, at: cafe, now: now, connection,
+                                                          logger: logger)
+        }
+        let localDate = LocalDate(now, in: cafe.calendar).description
+        let lines = try priced.lines.enumerated().map { position, line in
+            StoredLine(position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
+                       station: line.station, quantity: line.quantity, unitprice: line.unitPrice,
+                       linetotal: line.lineTotal, options: try StoredJSON.text(line.options), note: line.note)
+        }
+        let linesJSON = String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
+        let slotKey = PostgresPickupCapacityStore.key(window.start)
+        guard let row = try await connection.firstRow("""
+            WITH slot AS (
+                INSERT INTO pickupSlot (cafeId, start, used) VALUES (\(cafe.id), \(slotKey), \(units))
+                ON CONFLICT (cafeId, start) DO UPDATE SET used = pickupSlot.used + excluded.used
+                    WHERE pickupSlot.used + excluded.used <= \(cafe.pickup.capacity)
+                RETURNING used
+            ), number AS (
+                INSERT INTO orderNumber (cafeId, localDate, last)
+                SELECT \(cafe.id), \(localDate), 1 WHERE EXISTS (SELECT 1 FROM slot)
+                ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
+                RETURNING last
+            ), placed AS (
+                INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
+                    pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
+                    discountLabel, discount)
+                SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
+                    \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
+                    \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
+                    \(cafe.currency.code), \(units), \(now), NULL, \(priced.discount?.couponID),
+                    \(priced.discount?.label), \(priced.discount?.amount ?? 0)
+                FROM number
+                RETURNING number
+            ), lines AS (
+                INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
+                SELECT \(orderID), line.position, line.itemid, line.names, line.station, line.quantity, line.unitprice,
+                    line.linetotal, line.options, line.note
+                FROM json_to_recordset(\(linesJSON)::json) AS line(position bigint, itemid text, names text, station text,
+                    quantity bigint, unitprice bigint, linetotal bigint, options text, note text)
+                WHERE EXISTS (SELECT 1 FROM placed)
+            )
+            SELECT number FROM placed
+            """, logger: logger) else {
+            // The conditional update found the window full (possible only across midnight, when
+            // two batches lock different days): refused like any full window, the coupon's use given back.
+            if let couponID = priced.discount?.couponID {
+                try await PostgresCouponStore.release(couponID, connection, logger: logger)
+            }
+            throw CanteenError.windowFull(field: request.pickup == .asap ? "pickup" : "pickup.start")
+        }
+        let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
+        context.used[cafe.id, default: [:]][window.start, default: 0] += units
+        var stations: [String] = []
+        for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
+        let order = Order(id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
+                          lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
+                          total: priced.total, createdAt: now, tickets: [])
+        return (order, stations)
+    }
+
+    /// An order line as `json_to_recordset` reads it (JSON columns as their text).
+    private struct StoredLine: Encodable {
+        let position: Int
+        let itemid: String
+        let names: String
+        let station: String
+        let quantity: Int
+        let unitprice: Int64
+        let linetotal: Int64
+        let options: String
+        let note: String?
+    }
+
+    /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets.
+    private static func numberTickets(_ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
+                                      logger: Logger) async throws -> [Int: Draft] {
+        let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, [String])? in
+            guard case .placed(let order, let stations)? = drafts[index] else { return nil }
+            return (index, order, stations)
+        }
+        let count = placed.reduce(0) { $0 + $1.2.count }
+        guard count > 0 else { return drafts }
+        var sequence = try await PostgresTicketStore.takeSequences(count, connection, logger: logger)
+        var numbered = drafts
+        var bindings = PostgresBindings(capacity: count * 8)
+        var values: [String] = []
+        for (index, order, stations) in placed {
+            var order = order
+            for station in stations {
+                let ticket = Ticket(id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
+                                    station: station, status: .new, sequence: sequence, createdAt: order.createdAt,
+                                    updatedAt: order.createdAt)
+                sequence += 1
+                let base = values.count * 8
+                values.append("(" + (1...8).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+                bindings.append(ticket.id)
+                bindings.append(ticket.orderID)
+                bindings.append(ticket.cafeID)
+                bindings.append(ticket.station)
+                bindings.append(ticket.status.rawValue)
+                bindings.append(ticket.sequence)
+                bindings.append(ticket.createdAt)
+                bindings.append(ticket.updatedAt)
+                order.tickets.append(ticket)
+            }
+            numbered[index] = .placed(order, ticketStations: stations)
+        }
+        try await connection.run(PostgresQuery(unsafeSQL: """
+            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
+            VALUES \(values.joined(separator: ", "))
+            """, binds: bindings), logger: logger)
+        return numbered
+    }
+
+    // MARK: - Reading and cancelling
+
+    public func order(id: String) async throws -> Order? {
+        try await database.withConnection { connection in
+            try await OrderRows.fetchOrder(connection, id: id, logger: self.database.logger)
+        }
+    }
+
+    public func cancelOrder(id: String) async throws -> Order {
+        let now = clock()
+        let (order, sequence, event) = try await database.transaction { connection -> (Order, Int64?, OrderEvent?) in
+            let logger = self.database.logger
+            guard let row = try await connection.firstRow("""
+                SELECT id, cafeId, number, pickupStart, capacityUnits, cancelledAt, couponId FROM customerOrder
+                WHERE id = \(id) FOR NO KEY UPDATE
+                """, logger: logger) else { throw CanteenError.notFound(.order, id) }
+            let (_, cafeID, number, pickupStart, units, cancelledAt, couponID) = try StoredColumns.decode(
+                row, table: "customerOrder", (String, String, Int, Date, Int, Date?, String?).self)
+            let rows = try await connection.rows(
+                "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(id) ORDER BY id FOR UPDATE", logger: logger)
+            let tickets = try rows.map(OrderRows.ticket)
+            if tickets.contains(where: { $0.status == .pickedUp }) {
+                throw CanteenError(.conflict, code: .orderNotCancellable,
+                                   message: "order \(number) has been picked up", parameters: ["status": "picked_up"])
+            }
+            if cancelledAt != nil {
+                guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
+                    throw CanteenError.notFound(.order, id)
+                }
+                return (order, nil, nil)
+            }
+            try await PostgresPickupCapacityStore.release(connection, cafeID: cafeID, windowStart: pickupStart, units: units,
+                                                          logger: logger)
+            if let couponID { try await PostgresCouponStore.release(couponID, connection, logger: logger) }
+            try await connection.run("UPDATE customerOrder SET cancelledAt = \(now) WHERE id = \(id)", logger: logger)
+            let open = tickets.filter(\.status.isOpen)
+            var last: Int64?
+            if !open.isEmpty {
+                var sequence = try await PostgresTicketStore.takeSequences(open.count, connection, logger: logger)
+                for ticket in open {
+                    try await connection.run("""
+                        UPDATE ticket SET status = \(TicketStatus.cancelled.rawValue), sequence = \(sequence), updatedAt = \(now)
+                        WHERE id = \(ticket.id)
+                        """, logger: logger)
+                    last = sequence
+                    sequence += 1
+                }
+            }
+            guard let cancelled = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
+                throw CanteenError.notFound(.order, id)
+            }
+            var event: OrderEvent?
+            if let last {
+                event = try await self.events.insertIfStatusChanged(
+                    connection, orderID: id, cafeID: cafeID, before: tickets.map(\.status), after: cancelled.tickets,
+                    sequence: last, at: now, logger: logger)
+            }
+            return (cancelled, last, event)
+        }
+        if let sequence { tickets.published([order.cafeID: sequence]) }
+        if let event { events.published([event]) }
+        return order
+    }
+
+    public func latestOrderCafeID(userID: String) async throws -> String? {
+        try await database.withConnection { connection -> String? in
+            guard let row = try await connection.firstRow("""
+                SELECT cafeId FROM customerOrder WHERE userId = \(userID) ORDER BY createdAt DESC, id DESC LIMIT 1
+                """, logger: self.database.logger) else { return nil }
+            return try StoredColumns.decode(row, table: "customerOrder", String.self)
+        }
+    }
+}
+
+extension CanteenError {
+    static let idempotencyKeyReused = CanteenError(
+        .invalid, code: .idempotencyKeyReused,
+        message: "this idempotency key was already used with a different request")
+}

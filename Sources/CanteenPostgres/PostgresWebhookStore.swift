@@ -1,0 +1,368 @@
+import CanteenCore
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL implementation of `WebhookRepository`, with the SQLite store's rules, for
+/// several servers delivering from one outbox.
+///
+/// Events commit in sequence order on every server (their sequence is the feed position of
+/// the change that caused them, taken from `feedSequence`'s row), so an endpoint's cursor
+/// never skips one. In a delivery round the endpoints are locked (`FOR UPDATE SKIP LOCKED`):
+/// one server at a time turns an endpoint's new events into deliveries, the other skips it.
+/// Due deliveries are claimed with `FOR UPDATE SKIP LOCKED` and leased in the same statement
+/// (`nextAttemptAt` moves to the lease's end): a round on another server skips what this one
+/// is claiming and, once it committed, finds it not due, so no delivery is sent by two servers
+/// at once. A server that dies mid-attempt leaves its lease to run out; then another retries.
+public final class PostgresWebhookStore: WebhookRepository {
+    let database: PostgresDatabase
+    private let ids: RandomID
+    private let clock: @Sendable () -> Date
+    /// The most events read for one endpoint in one round.
+    private let fanOutBatch: Int
+    /// The most open (pending or held) deliveries an endpoint has (see `WebhookStore`).
+    private let openPerEndpoint: Int
+
+    public init(database: PostgresDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000,
+                openPerEndpoint: Int = 1000, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.ids = ids
+        self.fanOutBatch = max(1, fanOutBatch)
+        self.openPerEndpoint = max(1, openPerEndpoint)
+        self.clock = clock
+    }
+
+    static let endpointColumns = "id, url, cafeId, events, createdAt, previousSecretExpiresAt"
+
+    // MARK: - Endpoints
+
+    public func createEndpoint(_ registration: WebhookRegistration) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+        let secret = newSecret()
+        let endpoint = WebhookEndpoint(id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
+                                       events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
+        try await database.transaction { connection in
+            let logger = self.database.logger
+            if let cafeID = registration.cafeID,
+               try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil {
+                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'", field: "cafeId",
+                                   parameters: ["cafe": cafeID])
+            }
+            // The feed's committed head: the events after it are the ones committed from now on.
+            try await connection.run("""
+                INSERT INTO webhookEndpoint (id, url, cafeId, events, secret, previousSecret, previousSecretExpiresAt,
+                    cursor, createdAt)
+                SELECT \(endpoint.id), \(endpoint.url), \(endpoint.cafeID),
+                    \(endpoint.events.map(\.rawValue).joined(separator: " ")), \(secret), NULL, NULL, value,
+                    \(endpoint.createdAt)
+                FROM feedSequence WHERE id = 1
+                """, logger: logger)
+        }
+        return (endpoint, secret)
+    }
+
+    public func endpoints() async throws -> [WebhookEndpoint] {
+        try await database.withConnection { connection in
+            try await connection.rows("SELECT \(unescaped: Self.endpointColumns) FROM webhookEndpoint ORDER BY createdAt, id",
+                                      logger: self.database.logger).map(Self.endpoint)
+        }
+    }
+
+    public func endpoint(id: String) async throws -> WebhookEndpoint? {
+        try await database.withConnection { connection in
+            try await connection.firstRow("SELECT \(unescaped: Self.endpointColumns) FROM webhookEndpoint WHERE id = \(id)",
+                                          logger: self.database.logger).map(Self.endpoint)
+        }
+    }
+
+    public func deleteEndpoint(id: String) async throws {
+        try await database.withConnection { connection in
+            guard try await connection.firstRow("DELETE FROM webhookEndpoint WHERE id = \(id) RETURNING id",
+                                                logger: self.database.logger) != nil else {
+                throw CanteenError.notFound(.webhook, id)
+            }
+        }
+    }
+
+    public func rotateSecret(endpointID: String) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+        let secret = newSecret()
+        let now = clock()
+        let endpoint = try await database.withConnection { connection in
+            guard let row = try await connection.firstRow("""
+                UPDATE webhookEndpoint SET previousSecret = secret,
+                    previousSecretExpiresAt = \(now.addingTimeInterval(WebhookEndpoint.secretOverlap)), secret = \(secret)
+                WHERE id = \(endpointID)
+                RETURNING \(unescaped: Self.endpointColumns)
+                """, logger: self.database.logger) else { throw CanteenError.notFound(.webhook, endpointID) }
+            return try Self.endpoint(row)
+        }
+        return (endpoint, secret)
+    }
+
+    /// `whsec_` and 32 random bytes, base64url.
+    private func newSecret() -> String { "whsec_" + ids.base64URL(bytes: 32) }
+
+    /// A row of `endpointColumns`; an event type this version does not know is an error naming the row.
+    static func endpoint(_ row: PostgresRow) throws -> WebhookEndpoint {
+        let (id, url, cafeID, names, createdAt, previousSecretExpiresAt) = try StoredColumns.decode(
+            row, table: "webhookEndpoint", (String, String, String?, String, Date, Date?).self)
+        var events: [OrderEventType] = []
+        for name in names.split(separator: " ") {
+            guard let type = OrderEventType(rawValue: String(name)) else {
+                throw StoredRow.invalid(table: "webhookEndpoint", id: id, "'\(name)' is not an order event type")
+            }
+            events.append(type)
+        }
+        return WebhookEndpoint(id: id, url: url, cafeID: cafeID, events: events, createdAt: createdAt,
+                               previousSecretExpiresAt: previousSecretExpiresAt)
+    }
+
+    // MARK: - Deliveries as ops see them
+
+    /// A delivery's columns and its event's (`deliveryFrom`'s rows).
+    static let deliveryColumns = """
+        d.endpointId, d.state, d.nextAttemptAt, e.sequence, e.id, e.orderId, e.cafeId, e.type, e.previousSequence,
+        e.tickets, e.createdAt
+        """
+
+    public func deliveries(endpointID: String, limit: Int) async throws -> [WebhookDelivery] {
+        try await database.withConnection { connection in
+            let logger = self.database.logger
+            guard try await connection.firstRow("SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID)",
+                                                logger: logger) != nil else {
+                throw CanteenError.notFound(.webhook, endpointID)
+            }
+            let rows = try await connection.rows("""
+                SELECT \(unescaped: Self.deliveryColumns) FROM webhookDelivery d
+                JOIN orderEvent e ON e.sequence = d.eventSequence
+                WHERE d.endpointId = \(endpointID) ORDER BY d.eventSequence DESC LIMIT \(limit)
+                """, logger: logger)
+            var deliveries: [WebhookDelivery] = []
+            for row in rows { deliveries.append(try await Self.delivery(connection, from: row, logger: logger)) }
+            return deliveries
+        }
+    }
+
+    public func redeliver(endpointID: String, eventID: String) async throws -> WebhookDelivery {
+        try await database.transaction { connection in
+            let logger = self.database.logger
+            guard try await connection.firstRow("SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID) FOR UPDATE",
+                                                logger: logger) != nil else {
+                throw CanteenError.notFound(.webhook, endpointID)
+            }
+            guard let found = try await connection.firstRow("""
+                SELECT d.eventSequence, d.orderId, d.state FROM webhookDelivery d
+                JOIN orderEvent e ON e.sequence = d.eventSequence
+                WHERE d.endpointId = \(endpointID) AND e.id = \(eventID)
+                FOR UPDATE OF d
+                """, logger: logger) else {
+                throw CanteenError.notFound(.delivery, eventID, field: "eventId")
+            }
+            let (sequence, orderID, state) = try StoredColumns.decode(found, table: "webhookDelivery",
+                                                                      (Int64, String, String).self)
+            var next = state
+            if state == "delivered" || state == "failed" {
+                // Sent again after whatever of its order is open now: one pending per order.
+                let busy = try await Self.hasOpenDelivery(connection, endpointID: endpointID, orderID: orderID,
+                                                          logger: logger)
+                next = busy ? "held" : "pending"
+            }
+            // Due since the epoch: whatever clock the delivery service keeps, it is due now.
+            try await connection.run("""
+                UPDATE webhookDelivery SET state = \(next), nextAttemptAt = \(Date(timeIntervalSince1970: 0)),
+                    firstAttemptAt = NULL
+                WHERE endpointId = \(endpointID) AND eventSequence = \(sequence)
+                """, logger: logger)
+            guard let row = try await connection.firstRow("""
+                SELECT \(unescaped: Self.deliveryColumns) FROM webhookDelivery d
+                JOIN orderEvent e ON e.sequence = d.eventSequence
+                WHERE d.endpointId = \(endpointID) AND d.eventSequence = \(sequence)
+                """, logger: logger) else { throw CanteenError.notFound(.delivery, eventID, field: "eventId") }
+            return try await Self.delivery(connection, from: row, logger: logger)
+        }
+    }
+
+    /// A delivery from a row of `deliveryColumns`, with its attempts.
+    private static func delivery(_ connection: PostgresConnection, from row: PostgresRow,
+                                 logger: Logger) async throws -> WebhookDelivery {
+        let (endpointID, stateName, nextAttemptAt, sequence, id, orderID, cafeID, type, previousSequence, tickets,
+             createdAt) = try StoredColumns.decode(
+                row, table: "webhookDelivery",
+                (String, String, Date, Int64, String, String, String, String, Int64?, String?, Date).self)
+        let event = try PostgresOrderEventStore.event(sequence: sequence, id: id, orderID: orderID, cafeID: cafeID,
+                                                      typeName: type, previousSequence: previousSequence,
+                                                      tickets: tickets, createdAt: createdAt)
+        guard let state = stateName == "held" ? .pending : WebhookDeliveryState(rawValue: stateName) else {
+            throw StoredRow.invalid(table: "webhookDelivery", id: "\(endpointID)/\(sequence)",
+                                    "'\(stateName)' is not a delivery state")
+        }
+        let attempts = try await connection.rows("""
+            SELECT attemptedAt, statusCode, latencyMilliseconds, error FROM webhookAttempt
+            WHERE endpointId = \(endpointID) AND eventSequence = \(sequence) ORDER BY id
+            """, logger: logger).map { attempt in
+            let (attemptedAt, statusCode, latency, error) = try StoredColumns.decode(
+                attempt, table: "webhookAttempt", (Date, Int?, Int, String?).self)
+            return WebhookAttempt(attemptedAt: attemptedAt, statusCode: statusCode, latencyMilliseconds: latency,
+                                  error: error)
+        }
+        return WebhookDelivery(endpointID: endpointID, event: event, state: state,
+                               nextAttemptAt: stateName == "pending" ? nextAttemptAt : nil, attempts: attempts)
+    }
+
+    // MARK: - The delivery service's round
+
+    public func deliveryRound(recording results: [WebhookAttemptResult], claim limit: Int, now: Date,
+                              lease: TimeInterval) async throws -> WebhookRound {
+        let (batch, open) = (fanOutBatch, openPerEndpoint)
+        return try await database.transaction { connection in
+            let logger = self.database.logger
+            for result in results { try await Self.record(result, connection, logger: logger) }
+            let moreEvents = try await Self.fanOut(connection, now: now, batch: batch, openPerEndpoint: open,
+                                                   logger: logger)
+            let jobs = limit > 0 ? try await Self.claim(connection, limit: limit, now: now, lease: lease,
+                                                        logger: logger) : []
+            let nextDue = try await connection.scalar("""
+                SELECT MIN(nextAttemptAt) FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt > \(now)
+                """, table: "webhookDelivery", as: Date.self, logger: logger)
+            return WebhookRound(jobs: jobs, nextDue: nextDue, moreEvents: moreEvents)
+        }
+    }
+
+    /// Stores an attempt and moves its delivery on (see `WebhookStore.record`).
+    private static func record(_ result: WebhookAttemptResult, _ connection: PostgresConnection,
+                               logger: Logger) async throws {
+        let attempt = result.attempt
+        let (state, nextAttemptAt): (WebhookDeliveryState, Date?) = switch result.next {
+        case .delivered: (.delivered, nil)
+        case .retry(let at): (.pending, at)
+        case .failed: (.failed, nil)
+        }
+        guard try await connection.firstRow("""
+            UPDATE webhookDelivery SET attempts = attempts + 1
+            WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence)
+            RETURNING orderId
+            """, logger: logger) != nil else { return }
+        try await connection.run("""
+            INSERT INTO webhookAttempt (endpointId, eventSequence, attemptedAt, statusCode, latencyMilliseconds, error)
+            VALUES (\(result.endpointID), \(result.eventSequence), \(attempt.attemptedAt), \(attempt.statusCode),
+                \(attempt.latencyMilliseconds), \(attempt.error.map { String($0.prefix(500)) }))
+            """, logger: logger)
+        guard try await connection.firstRow("""
+            UPDATE webhookDelivery SET state = \(state.rawValue), nextAttemptAt = COALESCE(\(nextAttemptAt), nextAttemptAt),
+                firstAttemptAt = COALESCE(firstAttemptAt, \(attempt.attemptedAt))
+            WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence) AND state = 'pending'
+                AND nextAttemptAt = \(result.leasedUntil)
+            RETURNING orderId
+            """, logger: logger) != nil, state != .pending else { return }
+        try await connection.run("""
+            UPDATE webhookDelivery SET state = 'pending', nextAttemptAt = \(attempt.attemptedAt)
+            WHERE endpointId = \(result.endpointID) AND eventSequence = (
+                SELECT h.eventSequence FROM webhookDelivery h
+                WHERE h.endpointId = \(result.endpointID) AND h.state = 'held' AND h.orderId = (
+                    SELECT orderId FROM webhookDelivery
+                    WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence))
+                ORDER BY h.eventSequence LIMIT 1)
+                AND NOT EXISTS (SELECT 1 FROM webhookDelivery p WHERE p.endpointId = \(result.endpointID)
+                    AND p.state = 'pending' AND p.orderId = webhookDelivery.orderId)
+            """, logger: logger)
+    }
+
+    /// Whether a delivery of the order to the endpoint is pending or held.
+    private static func hasOpenDelivery(_ connection: PostgresConnection, endpointID: String, orderID: String,
+                                        logger: Logger) async throws -> Bool {
+        try await connection.firstRow("""
+            SELECT 1 FROM webhookDelivery
+            WHERE endpointId = \(endpointID) AND orderId = \(orderID) AND state IN ('pending', 'held') LIMIT 1
+            """, logger: logger) != nil
+    }
+
+    /// Turns the events after each endpoint's cursor into deliveries, as long as the endpoint
+    /// has fewer than `openPerEndpoint` open ones; true when an endpoint with room has more.
+    /// Endpoints another server is fanning out right now are skipped (it does them).
+    private static func fanOut(_ connection: PostgresConnection, now: Date, batch: Int, openPerEndpoint: Int,
+                               logger: Logger) async throws -> Bool {
+        var more = false
+        let endpoints = try await connection.rows("""
+            SELECT id, cafeId, events, cursor FROM webhookEndpoint
+            WHERE cursor < (SELECT COALESCE(MAX(sequence), 0) FROM orderEvent)
+            ORDER BY id FOR UPDATE SKIP LOCKED
+            """, logger: logger)
+        for row in endpoints {
+            let (id, cafeID, names, cursor) = try StoredColumns.decode(row, table: "webhookEndpoint",
+                                                                       (String, String?, String, Int64).self)
+            let wanted = names.split(separator: " ").map(String.init)
+            let openNow = try await connection.scalar("""
+                SELECT COUNT(*) FROM (SELECT 1 FROM webhookDelivery
+                    WHERE endpointId = \(id) AND state IN ('pending', 'held') LIMIT \(openPerEndpoint)) AS open
+                """, table: "webhookDelivery", as: Int.self, logger: logger) ?? 0
+            var room = openPerEndpoint - openNow
+            guard room > 0 else { continue }
+            let events = try await connection.rows("""
+                SELECT sequence, orderId, cafeId, type FROM orderEvent WHERE sequence > \(cursor) ORDER BY sequence
+                LIMIT \(batch)
+                """, logger: logger)
+            var last: Int64?
+            for event in events {
+                let (sequence, orderID, eventCafeID, type) = try StoredColumns.decode(
+                    event, table: "orderEvent", (Int64, String, String, String).self)
+                if wanted.contains(type), cafeID == nil || cafeID == eventCafeID {
+                    guard room > 0 else { break }
+                    try await connection.run("""
+                        INSERT INTO webhookDelivery (endpointId, eventSequence, orderId, state, attempts, nextAttemptAt)
+                        SELECT \(id), \(sequence), \(orderID),
+                            CASE WHEN EXISTS (SELECT 1 FROM webhookDelivery WHERE endpointId = \(id)
+                                AND orderId = \(orderID) AND state IN ('pending', 'held')) THEN 'held' ELSE 'pending' END,
+                            0, \(now)
+                        ON CONFLICT (endpointId, eventSequence) DO NOTHING
+                        """, logger: logger)
+                    room -= 1
+                }
+                last = sequence
+            }
+            if let last {
+                try await connection.run("UPDATE webhookEndpoint SET cursor = \(last) WHERE id = \(id)", logger: logger)
+            }
+            if events.count == batch && room > 0 { more = true }
+        }
+        return more
+    }
+
+    /// Hands out up to `limit` due deliveries, leasing each until `now + lease`, in one
+    /// statement: rows another server is claiming are skipped, not waited for.
+    private static func claim(_ connection: PostgresConnection, limit: Int, now: Date, lease: TimeInterval,
+                              logger: Logger) async throws -> [WebhookJob] {
+        // Whole milliseconds, as on SQLite: the attempt's result names its lease exactly.
+        let leased = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 + lease) * 1000).rounded(.down) / 1000)
+        let rows = try await connection.rows("""
+            WITH due AS (
+                SELECT endpointId, eventSequence FROM webhookDelivery
+                WHERE state = 'pending' AND nextAttemptAt <= \(now)
+                ORDER BY nextAttemptAt, eventSequence LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+                UPDATE webhookDelivery d SET nextAttemptAt = \(leased)
+                FROM due WHERE d.endpointId = due.endpointId AND d.eventSequence = due.eventSequence
+                RETURNING d.endpointId, d.eventSequence, d.attempts, d.firstAttemptAt
+            )
+            SELECT c.endpointId, c.attempts, c.firstAttemptAt, w.url, w.secret, w.previousSecret,
+                w.previousSecretExpiresAt, e.sequence, e.id, e.orderId, e.cafeId, e.type, e.previousSequence, e.tickets,
+                e.createdAt
+            FROM claimed c
+            JOIN webhookEndpoint w ON w.id = c.endpointId
+            JOIN orderEvent e ON e.sequence = c.eventSequence
+            ORDER BY c.eventSequence
+            """, logger: logger)
+        return try rows.map { row in
+            let (endpointID, attempts, firstAttemptAt, url, secret, previousSecret, expires, sequence, id, orderID,
+                 cafeID, type, previousSequence, tickets, createdAt) = try StoredColumns.decode(
+                    row, table: "webhookDelivery",
+                    (String, Int, Date?, String, String, String?, Date?, Int64, String, String, String, String, Int64?,
+                     String?, Date).self)
+            let event = try PostgresOrderEventStore.event(sequence: sequence, id: id, orderID: orderID, cafeID: cafeID,
+                                                          typeName: type, previousSequence: previousSequence,
+                                                          tickets: tickets, createdAt: createdAt)
+            let previous = expires.map { $0 > now } == true ? previousSecret : nil
+            return WebhookJob(endpointID: endpointID, url: url,
+                              secrets: WebhookSecrets(current: secret, previous: previous), event: event,
+                              attempt: attempts + 1, firstAttemptAt: firstAttemptAt, leasedUntil: leased)
+        }
+    }
+}

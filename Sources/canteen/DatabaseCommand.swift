@@ -1,0 +1,50 @@
+import ArgumentParser
+import CanteenApp
+import CanteenCore
+import CanteenPostgres
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `canteen db copy`: moving a SQLite database into PostgreSQL.
+struct DatabaseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db", abstract: "Move a database between engines.", subcommands: [Copy.self])
+
+    struct Copy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy a SQLite data dir into an empty PostgreSQL database, every table, in one transaction.",
+            discussion: """
+                Stop the servers on the data dir first: the copy reads one snapshot, and later writes are not copied.
+                The target must be empty (a fresh database: the copy migrates it). Counts are checked before the
+                commit; an interrupted copy leaves the target empty. Cards keep working when every server gets the
+                same key: CANTEEN_CARD_KEY=$(xxd -p -c 64 DIR/card.key).
+                """)
+
+        @Option(name: .customLong("from"), help: "The SQLite data dir (holding canteen.sqlite).") var from: String
+        @Option(name: .customLong("to"), help: "The PostgreSQL database, postgres://USER@HOST:PORT/DB.") var to: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let target = try PostgresURL(to, field: "--to")
+                // On a terminal each table's line counts up in place; otherwise one line per table when done.
+                let terminal = isatty(STDERR_FILENO) == 1
+                let started = ContinuousClock.now
+                let copied = try await DatabaseCopy(source: URL(fileURLWithPath: from), target: target).run {
+                    table, done, total in
+                    let line = "  \(table.padding(toLength: 18, withPad: " ", startingAt: 0)) \(done)/\(total) rows"
+                    if terminal {
+                        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)\(done == total ? "\n" : "")".utf8))
+                    } else if done == total {
+                        FileHandle.standardError.write(Data("\(line)\n".utf8))
+                    }
+                }
+                let rows = copied.reduce(0) { $0 + $1.rows }
+                let elapsed = (ContinuousClock.now - started).components
+                let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+                print("copied \(rows) rows of \(copied.count) tables from \(from) to \(target) in \(seconds.formatted(.number.precision(.fractionLength(1)))) s; every count matches")
+            }
+        }
+    }
+}
