@@ -103,20 +103,7 @@ public final class OrderEventStore: OrderEventRepository {
         guard let type = OrderEventType(rawValue: typeName) else {
             throw StoredRow.invalid(table: "orderEvent", id: id, "'\(typeName)' is not an order event type")
         }
-        var ticketStatuses: [String: TicketStatus]?
-        if let text: String = row["tickets"] {
-            guard case .object(let object)? = try? JSONValue.parse(Data(text.utf8)) else {
-                throw StoredRow.invalid(table: "orderEvent", id: id, "its tickets are not a JSON object")
-            }
-            var statuses: [String: TicketStatus] = [:]
-            for (ticketID, value) in object {
-                guard let name = value.stringValue, let status = TicketStatus(rawValue: name) else {
-                    throw StoredRow.invalid(table: "orderEvent", id: id, "ticket '\(ticketID)' has no ticket status")
-                }
-                statuses[ticketID] = status
-            }
-            ticketStatuses = statuses
-        }
+        let ticketStatuses = try OrderEvent.storedTicketStatuses(row["tickets"], eventID: id)
         return OrderEvent(id: id, sequence: row["sequence"], previousSequence: row["previousSequence"],
                           orderID: row["orderId"], cafeID: row["cafeId"], type: type, ticketStatuses: ticketStatuses,
                           createdAt: row["createdAt"])
