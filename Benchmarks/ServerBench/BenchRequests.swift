@@ -49,9 +49,10 @@ struct BenchRequests: Sendable {
     }
 
     /// The café's latest feed cursor: pages through the feed until it answers 304 or no ticket.
-    func latestCursor(port: Int) throws(BenchError) -> Int64 {
+    /// The feed's latest cursor, paging from `known` (from the open tickets without one).
+    func latestCursor(port: Int, after known: Int64? = nil) throws(BenchError) -> Int64 {
         let connection = try HTTPConnection(port: port)
-        var cursor: Int64?
+        var cursor: Int64? = known
         for _ in 0..<10_000 {
             let response = try connection.exchange(feed(after: cursor))
             if response.status == 304, let cursor { return cursor }

@@ -158,7 +158,7 @@ if phases.contains("parked") {
         port: serverPort, displays: parkedDisplays, rounds: parkedRounds,
         poll: { requests.feed(after: $0, wait: 30) },
         order: { requests.order(key: "\(runID)-parked-\($0)") },
-        cursor: { () throws(BenchError) in try requests.latestCursor(port: serverPort) }
+        cursor: { (known: Int64?) throws(BenchError) in try requests.latestCursor(port: serverPort, after: known) }
     ).run()
     let summary = LatencySummary(outcome.latencies)
     print("parked displays woken by one order, \(parkedDisplays) long-polling, \(parkedRounds) orders: "

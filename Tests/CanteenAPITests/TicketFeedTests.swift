@@ -73,6 +73,11 @@ struct TicketFeedTests {
             let cursor = try #require(try first.json["cursor"]?.stringValue)
             let etag = try #require(first.headers[.eTag])
             #expect(etag == "\"\(cursor)\"")
+            // Without a cursor, the ETag just given answers 304 while nothing changed (issue 11, defect 2).
+            let unchanged = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
+                                                  headers: [.ifNoneMatch: etag])
+            #expect(unchanged.status == .notModified)
+            #expect(unchanged.body.readableBytes == 0)
             let idle = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
             #expect(try tickets(idle).isEmpty)
             #expect(try idle.json["cursor"] == .string(cursor))
