@@ -23,7 +23,17 @@ url="$(scripts/private-postgres.sh start "$dir")"
 echo "== private PostgreSQL at $url (folder $dir, started in $(( $(date +%s) - started )) s)"
 
 echo "== store suite on SQLite and PostgreSQL"
-CANTEEN_TEST_DATABASE_URL="$url" swift test --skip-build --filter CanteenStoreTests
+# Known defect (issue 15, open): in about one run in five the suite on PostgreSQL stops making
+# progress (every task suspended, no query running, no timer armed). The suite normally takes about
+# a minute: bound it, say so loudly when it hangs, and run it once more; a second hang fails.
+for attempt in 1 2; do
+    status=0
+    CANTEEN_TEST_DATABASE_URL="$url" timeout --signal=KILL 600 swift test --skip-build --filter CanteenStoreTests \
+        || status=$?
+    [ "$status" -eq 0 ] && break
+    if [ "$status" -ne 137 ] || [ "$attempt" -eq 2 ]; then exit "$status"; fi
+    echo "== HUNG: the store suite made no progress for 600 s and was killed; running it once more (issue 15)"
+done
 
 echo "== multi-server test"
 psql -X -q "$url" -c "CREATE DATABASE canteen_multi" >/dev/null
