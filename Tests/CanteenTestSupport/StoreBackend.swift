@@ -85,7 +85,12 @@ public enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConver
     private static func running<T: Sendable>(_ servers: ArraySlice<TestStores>,
                                              body: () async throws -> T) async throws -> T {
         guard let first = servers.first else { return try await body() }
-        return try await first.stores.withDatabase { _ in try await running(servers.dropFirst(), body: body) }
+        return try await first.stores.withDatabase { stores in
+            // As a server does before it serves: wait until the database is migrated (the server
+            // key, read without a query, is known from then on).
+            _ = try await stores.cafes.cafes()
+            return try await running(servers.dropFirst(), body: body)
+        }
     }
 }
 
