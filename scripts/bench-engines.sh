@@ -54,28 +54,8 @@ postmaster="$(head -1 "$pgdir/data/postmaster.pid")"
 echo "== engines: SQLite (WAL, synchronous=FULL) vs a private PostgreSQL 15 (fsync on, synchronous_commit on) at $url"
 echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores shared by servers, PostgreSQL and the client)"
 
-# The bench café (as scripts/bench-server.sh makes it): open all day, 60-minute windows of
-# 100,000 orders, no lead time, in a zone where it is about 08:00 now.
-python3 - "$work" <<'PY'
-import json, sys, time
-work = sys.argv[1]
-cafe = json.load(open("Menus/seattle.json"))
-menu = {key: cafe.pop(key) for key in ("dayParts", "categories", "items")}
-zones = {-11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
-         -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
-         -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde", 0: "Africa/Abidjan",
-         1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai", 5: "Asia/Karachi",
-         6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
-         11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa"}
-offset = (8 - time.gmtime().tm_hour + 11) % 24 - 11
-cafe.update(id="bench", timeZone=zones[offset],
-            hours={day: [{"open": "00:00", "close": "24:00"}] for day in
-                   ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")},
-            pickup={"slotMinutes": 60, "capacity": 100000, "capacityUnit": "orders", "leadMinutes": 0})
-cafe["beaconRegion"]["major"] = 999
-json.dump(cafe, open(f"{work}/cafe.json", "w"))
-json.dump(menu, open(f"{work}/menu.json", "w"))
-PY
+# The bench café, as scripts/bench-server.sh makes it (scripts/bench-cafe.py).
+scripts/bench-cafe.py "$work"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
