@@ -9,7 +9,6 @@ public enum CanteenRouter {
         let router = Router(context: CanteenRequestContext.self)
         let methods = RouteMethods()
         router.add(middleware: RequestLogMiddleware(metrics: services.metrics))
-        router.add(middleware: MetricsMiddleware<CanteenRequestContext>())
         router.add(middleware: ErrorMiddleware(presenter: services.presenter, methods: methods))
         router.add(middleware: AuthenticationMiddleware(tokens: services.tokens))
         let routes = RouteTable(router: router, methods: methods)

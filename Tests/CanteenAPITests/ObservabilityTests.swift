@@ -213,6 +213,31 @@ struct ObservabilityTests {
         #expect(!text.contains("testcafe/menu"), "a raw path in a label")
     }
 
+    @Test("HTTP metrics: every answer counted once by route and status, its duration recorded, and no request left active")
+    func httpMetricsBalance() async throws {
+        let environment = try await TestEnvironment.make()
+        let text = try await withRouter(environment) { client in
+            for _ in 0..<3 { _ = try await client.send(.get, "/v1/cafes/testcafe", token: environment.kiosk) }
+            _ = try await client.send(.get, "/v1/cafes/nowhere", token: environment.kiosk)
+            _ = try await client.send(.get, "/v1/cafes/testcafe/tickets?wait=1", token: environment.kitchen)
+            return String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body)
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        func value(_ name: String, _ labels: [String]) -> Double? {
+            lines.first { $0.hasPrefix(name + "{") && labels.allSatisfy($0.contains) }
+                .flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let cafe = [#"http_route="/v1/cafes/{cafeId}""#, #"http_request_method="GET""#]
+        #expect(value("hb_requests", cafe + [#"http_response_status_code="200""#]) == 3, "\(text.prefix(4000))")
+        #expect(value("hb_requests", cafe + [#"http_response_status_code="404""#]) == 1)
+        #expect(value("http_server_request_duration_count", cafe + [#"http_response_status_code="200""#]) == 3)
+        let feed = [#"http_route="/v1/cafes/{cafeId}/tickets""#, #"http_response_status_code="200""#]
+        #expect(value("http_server_request_duration_count", feed) == 1)
+        #expect(!text.contains("hb_request_errors{"), "no request failed past the error middleware")
+        // The scrape itself is the one request still being answered.
+        #expect(value("http_server_active_requests", [#"http_request_method="GET""#]) == 1)
+    }
+
     @Test("a display woken by a new order records one feed wake-up delay; a parked one counts as a waiter")
     func wakeupDelay() async throws {
         let environment = try await TestEnvironment.make()

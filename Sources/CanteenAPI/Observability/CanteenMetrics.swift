@@ -2,6 +2,7 @@ import Beacons
 import CanteenCore
 import CoreMetrics
 import Foundation
+import HTTPTypes
 import Prometheus
 import Synchronization
 
@@ -9,8 +10,10 @@ import Synchronization
 ///
 /// Every metric is made through the swift-metrics API with this instance's factory, never the
 /// global `MetricsSystem`: each application (and each test) has its own registry. The HTTP
-/// metrics of Hummingbird's `MetricsMiddleware` reach the same registry because the request
-/// middleware binds this factory to the request's task (`withMetricsFactory`).
+/// metrics of every request are recorded here too, by `RequestLogMiddleware`, under the names
+/// and labels of Hummingbird's `MetricsMiddleware`; that middleware is not used, because it
+/// wraps every answer's body to time its write, which keeps Hummingbird from writing a body it
+/// holds in one go (three writes, each awaited, instead of one).
 public final class CanteenMetrics: Sendable {
     /// Where the metrics live; `GET /metrics` writes it in Prometheus text format.
     public let registry: PrometheusCollectorRegistry
@@ -61,6 +64,65 @@ public final class CanteenMetrics: Sendable {
         beaconReportsParsed = CoreMetrics.Counter(label: "canteen_beacon_reports_parsed_total", factory: factory)
     }
 
+    /// The HTTP metrics of every request, made once per route, method and status.
+    private let requestMetrics = Mutex<[RequestKey: RequestMetrics]>([:])
+    private let requestErrors = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
+    private let activeRequests = Mutex<[HTTPRequest.Method: CoreMetrics.Meter]>([:])
+
+    // MARK: - HTTP requests
+
+    /// A request began: counted in `http_server_active_requests{http_request_method}` until
+    /// `requestAnswered` or `requestFailed`.
+    func requestStarted(method: HTTPRequest.Method) {
+        activeRequest(method).increment()
+    }
+
+    /// A request was answered: `hb_requests` and `http_server_request_duration` (seconds) by route
+    /// pattern, method and status (the names and labels of Hummingbird's `MetricsMiddleware`).
+    func requestAnswered(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status,
+                         since start: ContinuousClock.Instant) {
+        let metrics = request(RequestKey(route: route, method: method, status: status.code))
+        metrics.counter.increment()
+        metrics.duration.recordInterval(since: start)
+        activeRequest(method).decrement()
+    }
+
+    /// A request failed with an error no middleware turned into an answer: `hb_requests` and
+    /// `hb_request_errors{error_type}` (made at the first failure of its route and status).
+    func requestFailed(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) {
+        let key = RequestKey(route: route, method: method, status: status.code)
+        request(key).counter.increment()
+        let errors = requestErrors.withLock { made in
+            if let counter = made[key] { return counter }
+            let counter = CoreMetrics.Counter(label: "hb.request.errors",
+                                              dimensions: [("http.route", route), ("http.request.method", method.rawValue),
+                                                           ("error.type", String(status.code))], factory: factory)
+            made[key] = counter
+            return counter
+        }
+        errors.increment()
+        activeRequest(method).decrement()
+    }
+
+    private func activeRequest(_ method: HTTPRequest.Method) -> CoreMetrics.Meter {
+        activeRequests.withLock { meters in
+            if let meter = meters[method] { return meter }
+            let meter = CoreMetrics.Meter(label: "http.server.active_requests",
+                                          dimensions: [("http.request.method", method.rawValue)], factory: factory)
+            meters[method] = meter
+            return meter
+        }
+    }
+
+    private func request(_ key: RequestKey) -> RequestMetrics {
+        requestMetrics.withLock { made in
+            if let metrics = made[key] { return metrics }
+            let metrics = RequestMetrics(key, factory: factory)
+            made[key] = metrics
+            return metrics
+        }
+    }
+
     // MARK: - Recording
 
     func orderPlaced(cafeID: String) {
@@ -103,6 +165,29 @@ public final class CanteenMetrics: Sendable {
 
     /// The registry in Prometheus text format.
     func exposition() -> [UInt8] { registry.emitToBuffer() }
+}
+
+/// The route pattern (never the raw path), method and status of an answered request.
+private struct RequestKey: Hashable {
+    let route: String
+    let method: HTTPRequest.Method
+    let status: Int
+}
+
+/// The metrics of one `RequestKey`.
+private struct RequestMetrics: Sendable {
+    let counter: CoreMetrics.Counter
+    let duration: CoreMetrics.Timer
+
+    init(_ key: RequestKey, factory: any MetricsFactory) {
+        let labels = [("http.route", key.route), ("http.request.method", key.method.rawValue)]
+        let status = String(key.status)
+        counter = CoreMetrics.Counter(label: "hb.requests", dimensions: labels + [("http.response.status_code", status)],
+                                      factory: factory)
+        duration = CoreMetrics.Timer(label: "http.server.request.duration",
+                                     dimensions: labels + [("http.response.status_code", status)],
+                                     preferredDisplayUnit: .seconds, factory: factory)
+    }
 }
 
 /// Metrics of one family made once per set of label values.

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -51,9 +50,13 @@ public enum RequestLog {
 }
 
 /// The outermost middleware: gives the request its id (`X-Request-ID` on the answer and in
-/// every log line), binds the application's metrics factory to the request's task, and writes
-/// one info line per request with method, route pattern, status and duration. Never headers,
-/// query strings or bodies: no token or secret reaches the log.
+/// every log line), records its HTTP metrics (`CanteenMetrics.requestAnswered`), and writes one
+/// info line per request with method, route pattern, status and duration. Never headers, query
+/// strings or bodies: no token or secret reaches the log.
+///
+/// An answer whose body is in hand (every one but a stream) is measured when the handler
+/// returns and passed on untouched, so Hummingbird writes its head, body and end in one go; a
+/// stream (no length) is measured when its last byte is written.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
@@ -65,45 +68,43 @@ struct RequestLogMiddleware: RouterMiddleware {
         var context = context
         context.logger[metadataKey: "hb.request.id"] = nil
         context.logger[metadataKey: RequestLog.metadataKey] = .string(id)
-        let logger = context.logger
         let start = ContinuousClock.now
-        let response: Response
+        let method = request.method
+        metrics.requestStarted(method: method)
+        var response: Response
         do {
-            response = try await RequestLog.$currentID.withValue(id) {
-                try await withLogger(logger) { _ in
-                    try await withMetricsFactory(metrics.factory) { try await next(request, context) }
-                }
-            }
+            response = try await RequestLog.$currentID.withValue(id) { try await next(request, context) }
         } catch {
-            log(request, context, status: "failed", start: start, logger: logger)
+            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            metrics.requestFailed(route: context.endpointPath ?? "NotFound", method: method, status: status)
+            log(request, context, status: "failed", start: start)
             throw error
         }
-        var answered = response
-        answered.headers[RequestLog.header] = id
-        // Hummingbird's metrics of this request are recorded when its body has been written,
-        // after this returns: that write runs with this application's metrics factory too.
-        let body = answered.body
-        let factory = metrics.factory
-        answered.body = ResponseBody(contentLength: body.contentLength) { writer in
-            // The writer is used by this one task only, as Hummingbird hands it over.
-            nonisolated(unsafe) let target = writer
-            try await withMetricsFactory(factory) {
-                let copy = body
-                try await copy.write(target)
+        response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no handler sets it
+        let route = context.endpointPath ?? "Unknown"
+        let status = response.status
+        if response.body.contentLength != nil {
+            metrics.requestAnswered(route: route, method: method, status: status, since: start)
+        } else {
+            let body = response.body
+            response.body = ResponseBody { [metrics] writer in
+                defer { metrics.requestAnswered(route: route, method: method, status: status, since: start) }
+                try await body.write(writer)
             }
         }
-        log(request, context, status: String(response.status.code), start: start, logger: logger)
-        return answered
+        log(request, context, status: String(status.code), start: start)
+        return response
     }
 
-    private func log(_ request: Request, _ context: Context, status: String, start: ContinuousClock.Instant,
-                     logger: Logger) {
+    private func log(_ request: Request, _ context: Context, status: @autoclosure () -> String,
+                     start: ContinuousClock.Instant) {
+        guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("request", metadata: [
+        context.logger.info("request", metadata: [
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "-"),
-            "status": .string(status),
+            "status": .string(status()),
             "duration_ms": .string(String(format: "%.2f", milliseconds)),
         ])
     }
