@@ -1,5 +1,6 @@
 import CanteenCore
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Shares one feed query and one JSON rendering among every display asking the same question.
@@ -18,11 +19,20 @@ final class FeedResponses: Sendable {
         let variant: String
     }
 
-    /// A rendered page: the JSON body, its cursor, and whether it held any ticket.
+    /// A rendered page: the JSON body, its cursor and entity tag, and whether it held any
+    /// ticket. Every display woken by one change is answered with this same buffer.
     struct Rendered: Sendable {
-        let body: Data
+        let body: ByteBuffer
         let cursor: Int64
+        let etag: String
         let isEmpty: Bool
+
+        init(body: some Collection<UInt8>, cursor: Int64, isEmpty: Bool) {
+            self.body = ByteBuffer(bytes: body)
+            self.cursor = cursor
+            etag = EntityTags.tag(cursor)
+            self.isEmpty = isEmpty
+        }
     }
 
     private let inFlight = Mutex<[Key: Task<Rendered, any Error>]>([:])

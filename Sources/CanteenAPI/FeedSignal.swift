@@ -9,7 +9,7 @@ import Synchronization
 /// between a display's query and its wait is never missed.
 final class FeedSignal: Sendable {
     private struct Waiter {
-        let continuation: CheckedContinuation<Bool, Never>
+        let continuation: UnsafeContinuation<Bool, Never>
         let deadline: ContinuousClock.Instant
     }
 
@@ -78,7 +78,7 @@ final class FeedSignal: Sendable {
             return state.nextID
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
                 var startTimer = false
                 let immediate: Bool? = state.withLock { state in
                     if (state.latest[cafeID] ?? 0) > cursor { return true }

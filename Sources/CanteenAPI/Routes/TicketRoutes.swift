@@ -35,11 +35,11 @@ struct TicketRoutes {
             headers.setValidator(EntityTags.tag(cursor))
             return Response(status: .notModified, headers: headers)
         case .page(let page):
-            headers.setValidator(EntityTags.tag(page.cursor))
-            if page.body.isEmpty {
+            headers.setValidator(page.etag)
+            if page.body.readableBytes == 0 {
                 return JSONResponse.make(writing: TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
             }
-            return JSONResponse.make(encoded: page.body, headers: headers)
+            return JSONResponse.make(buffer: page.body, headers: headers)
         }
     }
 
