@@ -20,6 +20,9 @@ import NIOHTTPTypes
 ///   destroy the answer before the client reads it.
 /// - **Oversized headers**: a request head over the decoder's limits is answered 431
 ///   `headers_too_large` with the JSON error body, then closed.
+/// - **Shutdown**: when the server begins a graceful shutdown it tells every connection to
+///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays at
+///   once), so no request waiting for a change has to register for the shutdown itself.
 public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
     public typealias InboundOut = HTTPRequestPart
@@ -28,6 +31,7 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
 
     private let headerTimeout: TimeAmount
     private let lingerTimeout: TimeAmount
+    private let onQuiesce: (@Sendable () -> Void)?
     private var headerDeadline: Scheduled<Void>?
     private var lingerDeadline: Scheduled<Void>?
     private var requestsInProgress = 0
@@ -35,9 +39,10 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     private var closing = false
     private var lingering = false
 
-    public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2)) {
+    public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2), onQuiesce: (@Sendable () -> Void)? = nil) {
         self.headerTimeout = Self.timeAmount(headerTimeout)
         self.lingerTimeout = Self.timeAmount(lingerTimeout)
+        self.onQuiesce = onQuiesce
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {
@@ -57,6 +62,11 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         // Read on whatever the handlers behind this one still want: the client must be able to
         // finish sending before it reads the answer.
         context.read()
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent { onQuiesce?() }
+        context.fireUserInboundEventTriggered(event)
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
@@ -125,7 +135,9 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         }
         switch unwrapOutboundIn(data) {
         case .head(var head):
-            if head.headerFields[.connection]?.lowercased() == "close" || Self.closesConnection(head.status) {
+            // Only error answers close (most answers skip the header lookup).
+            if head.status.code >= 400,
+               Self.closesConnection(head.status) || head.headerFields[.connection]?.lowercased() == "close" {
                 closeAfterAnswer = true
                 head.headerFields[.connection] = "close"
                 context.write(wrapOutboundOut(.head(head)), promise: promise)

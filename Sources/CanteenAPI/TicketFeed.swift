@@ -106,10 +106,15 @@ public final class TicketFeed: Service, Sendable {
                     try await Task.sleep(for: self.watchInterval)
                 }
             }
-        } onGracefulShutdown: { [signal, followers] in
-            signal.releaseAll()
-            followers.releaseAll()
+        } onGracefulShutdown: {
+            self.serverIsStopping()
         }
+        serverIsStopping()
+    }
+
+    /// The server is shutting down: every parked display and every order follower is answered
+    /// now with what it has, and later waits return at once.
+    public func serverIsStopping() {
         signal.releaseAll()
         followers.releaseAll()
     }
@@ -152,7 +157,7 @@ public final class TicketFeed: Service, Sendable {
                     continue
                 }
                 if let known, known == seen { return .unchanged(cursor: known) }
-                return .page(FeedResponses.Rendered(body: Data(), cursor: seen, isEmpty: true))
+                return .page(FeedResponses.Rendered(body: [], cursor: seen, isEmpty: true))
             }
             let page = try await render(cafe, after: after, station: station, latest: latest, presentation)
             if page.isEmpty, after != nil, deadline > ContinuousClock.now {
@@ -167,14 +172,12 @@ public final class TicketFeed: Service, Sendable {
         }
     }
 
-    /// Waits for a change of the café after `cursor`, released at once when the server begins a
-    /// graceful shutdown (a parked display is answered, not held to its deadline).
+    /// Waits for a change of the café after `cursor`. A server beginning a graceful shutdown
+    /// answers every parked display at once through `serverIsStopping()` (each connection's
+    /// `ConnectionGuard` calls it when told to quiesce), not a shutdown handler per waiter: two
+    /// thousand registrations, and as many removals, on every wake-up.
     private func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
-        await withGracefulShutdownHandler {
-            await signal.wait(cafeID: cafeID, after: cursor, timeout: timeout)
-        } onGracefulShutdown: { [signal] in
-            signal.releaseAll()
-        }
+        await signal.wait(cafeID: cafeID, after: cursor, timeout: timeout)
     }
 
     /// The page for this question while the café's latest change is `latest`, read and
@@ -190,7 +193,7 @@ public final class TicketFeed: Service, Sendable {
             let body = JSONWriter.encode(
                 TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
                               cursor: String(page.cursor)))
-            return FeedResponses.Rendered(body: Data(body), cursor: page.cursor, isEmpty: page.tickets.isEmpty)
+            return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty)
         }
     }
 }

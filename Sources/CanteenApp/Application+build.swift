@@ -197,7 +197,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     let headerTimeout = configuration.headerTimeout
     let idleTimeout = configuration.idleTimeout
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout)],
+        additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout, onQuiesce: { [feed = services.feed] in
+            feed.serverIsStopping()
+        })],
         idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
                                   + idleTimeout.components.attoseconds / 1_000_000_000),
         httpDecoderConfiguration: .init(maxHeaderFieldSize: APILimits.maxHeaderFieldBytes,
