@@ -184,9 +184,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "server-bench",
-            dependencies: ["BenchFigures"],
+            dependencies: ["BenchFigures", "CEpoll"],
             path: "Benchmarks/ServerBench",
             swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CEpoll",
+            path: "Benchmarks/CEpoll"
         ),
         .target(
             name: "FuzzTargets",
