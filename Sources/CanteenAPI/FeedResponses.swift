@@ -1,5 +1,6 @@
 import CanteenCore
 import Foundation
+import HTTPTypes
 import NIOCore
 import Synchronization
 
@@ -19,19 +20,28 @@ final class FeedResponses: Sendable {
         let variant: String
     }
 
-    /// A rendered page: the JSON body, its cursor and entity tag, and whether it held any
-    /// ticket. Every display woken by one change is answered with this same buffer.
+    /// A rendered page: the JSON body, its cursor and entity tag, whether it held any ticket,
+    /// and (when rendered for a reader) the answer's headers. Every display woken by one change
+    /// is answered with this same buffer and these same headers.
     struct Rendered: Sendable {
         let body: ByteBuffer
         let cursor: Int64
         let etag: String
         let isEmpty: Bool
+        /// Content type, language, validators: the whole head of the answer but its request id.
+        let headers: HTTPFields?
 
-        init(body: some Collection<UInt8>, cursor: Int64, isEmpty: Bool) {
+        init(body: some Collection<UInt8>, cursor: Int64, isEmpty: Bool, headers: HTTPFields? = nil) {
             self.body = ByteBuffer(bytes: body)
             self.cursor = cursor
             etag = EntityTags.tag(cursor)
             self.isEmpty = isEmpty
+            self.headers = headers.map { base in
+                var headers = base
+                headers.setValidator(EntityTags.tag(cursor))
+                headers[.contentType] = JSONResponse.contentType
+                return headers
+            }
         }
     }
 

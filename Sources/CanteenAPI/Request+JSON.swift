@@ -75,6 +75,9 @@ extension Request {
 
 /// Builds JSON responses.
 enum JSONResponse {
+    /// The content type of every JSON answer.
+    static let contentType = "application/json; charset=utf-8"
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -91,7 +94,7 @@ enum JSONResponse {
     static func make(writing value: some JSONWritable, status: HTTPResponse.Status = .ok,
                      headers extra: HTTPFields = [:]) -> Response {
         var headers = extra
-        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentType] = contentType
         return Response(status: status, headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.encode(value))))
     }
@@ -104,7 +107,7 @@ enum JSONResponse {
     /// An answer of JSON already in a buffer (shared, never copied: one page for many displays).
     static func make(buffer: ByteBuffer, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
         var headers = extra
-        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentType] = contentType
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 }

@@ -185,7 +185,7 @@ public final class TicketFeed: Service, Sendable {
     private func render(_ cafe: Cafe, after: Int64?, station: String?, latest: Int64,
                         _ presentation: Presentation) async throws -> FeedResponses.Rendered {
         let key = FeedResponses.Key(cafeID: cafe.id, after: after, station: station, latest: latest,
-                                    variant: presentation.variant)
+                                    variant: presentation.variant + "|" + presentation.contentLanguage)
         let tickets = tickets
         return try await pages.page(for: key) {
             let page = try await tickets.ticketChanges(cafeID: cafe.id, after: after, station: station,
@@ -193,7 +193,8 @@ public final class TicketFeed: Service, Sendable {
             let body = JSONWriter.encode(
                 TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
                               cursor: String(page.cursor)))
-            return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty)
+            return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
+                                          headers: presentation.headers)
         }
     }
 }

@@ -96,6 +96,30 @@ struct TicketFeedTests {
         }
     }
 
+    @Test("one page shared by displays of two languages: each answer carries its own language, the page's ETag and JSON type")
+    func sharedPageHeaders() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
+            var answers: [String: TestResponse] = [:]
+            for language in ["fr", "en", "fr"] {
+                answers[language] = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
+                                                          headers: [.acceptLanguage: language])
+            }
+            let french = try #require(answers["fr"]), english = try #require(answers["en"])
+            #expect(french.headers[.contentLanguage]?.hasPrefix("fr") == true, "\(french.headers)")
+            #expect(english.headers[.contentLanguage]?.hasPrefix("en") == true, "\(english.headers)")
+            for answer in [french, english] {
+                #expect(answer.status == .ok)
+                #expect(answer.headers[.vary] == "Accept-Language")
+                #expect(answer.headers[.contentType] == "application/json; charset=utf-8")
+                #expect(answer.headers[.cacheControl] == "no-cache")
+                #expect(answer.headers[.eTag] == "\"\(try #require(try answer.json["cursor"]?.stringValue))\"")
+                #expect(answer.headers[RequestLog.header] != nil)
+            }
+        }
+    }
+
     @Test("a display long-polling while an order is placed receives it before its deadline")
     func longPoll() async throws {
         let environment = try await TestEnvironment.make()

@@ -29,6 +29,9 @@ struct TicketRoutes {
         let known = request.headers.value(of: .ifNoneMatch).flatMap(EntityTags.cursor(ifNoneMatch:))
         let answer = try await services.feed.page(cafe: cafe, after: query.after, station: query.station, known: known,
                                                   wait: .seconds(query.wait), presentation: presentation)
+        if case .page(let page) = answer, page.body.readableBytes > 0, let shared = page.headers {
+            return Response(status: .ok, headers: shared, body: ResponseBody(byteBuffer: page.body))
+        }
         var headers = presentation.headers
         switch answer {
         case .unchanged(let cursor):
