@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
         func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
         // Every log line written while a request is handled carries its request_id.
         LoggingSystem.bootstrap({ label, provider in
-            StreamLogHandler.standardOutput(label: label, metadataProvider: provider)
+            CanteenLogHandler(StreamLogHandler.standardOutput(label: label, metadataProvider: provider))
         }, metadataProvider: RequestLog.metadataProvider)
         var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),

@@ -38,9 +38,12 @@ final class CapturedLogs: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// A logger at `level` writing here, with the request-id metadata provider.
+    /// A logger at `level` writing here, with the request-id metadata provider, through
+    /// `CanteenLogHandler` as `canteen serve` logs.
     func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "test", factory: { _ in Handler(logs: self, metadataProvider: RequestLog.metadataProvider) })
+        var logger = Logger(label: "test", factory: { _ in
+            CanteenLogHandler(Handler(logs: self, metadataProvider: RequestLog.metadataProvider))
+        })
         logger.logLevel = level
         return logger
     }
@@ -111,10 +114,11 @@ struct ObservabilityTests {
         #expect(Double(one.metadata["duration_ms"] ?? "") != nil)
         let two = try #require(requests.first { $0.metadata["request_id"] == "req-two" })
         #expect(two.metadata["status"] == "404")
-        // Every line written while a request was handled names it.
+        // Every line written while a request was handled names it, by one id: Hummingbird's own is not kept.
         for line in logs.lines where line.message == "request" || line.message == "request failed" {
             #expect(line.metadata["request_id"] != nil, "\(line.text)")
         }
+        #expect(!logs.lines.isEmpty && !logs.text.contains("hb.request.id"), "\(logs.text.prefix(2000))")
     }
 
     @Test("an internal error is logged with the request id, and the client learns only that it failed")

@@ -49,6 +49,38 @@ public enum RequestLog {
     private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_".utf8)
 }
 
+/// Canteen's log lines name a request by `request_id` only: Hummingbird's own per-request id
+/// (`hb.request.id`, set on every request's logger) is not kept by this handler.
+public struct CanteenLogHandler: LogHandler {
+    private var inner: any LogHandler
+
+    public init(_ inner: any LogHandler) { self.inner = inner }
+
+    public var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    public var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue.filter { $0.key != Self.hummingbirdRequestID } }
+    }
+
+    public var metadataProvider: Logger.MetadataProvider? {
+        get { inner.metadataProvider }
+        set { inner.metadataProvider = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { if key != Self.hummingbirdRequestID { inner[metadataKey: key] = newValue } }
+    }
+
+    public func log(event: LogEvent) { inner.log(event: event) }
+
+    static let hummingbirdRequestID = "hb.request.id"
+}
+
 /// The outermost middleware: gives the request its id (`X-Request-ID` on the answer and in
 /// every log line), records its HTTP metrics (`CanteenMetrics.requestAnswered`), and writes one
 /// info line per request with method, route pattern, status and duration. Never headers, query
@@ -65,19 +97,18 @@ struct RequestLogMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         let id = RequestLog.accepted(request.headers[RequestLog.header]) ?? RequestLog.make()
-        var context = context
-        context.logger[metadataKey: "hb.request.id"] = nil
-        context.logger[metadataKey: RequestLog.metadataKey] = .string(id)
         let start = ContinuousClock.now
         let method = request.method
         metrics.requestStarted(method: method)
         var response: Response
         do {
+            // Lines written inside get `request_id` from the task-local (`metadataProvider`): the
+            // context's logger is not copied and changed for every request.
             response = try await RequestLog.$currentID.withValue(id) { try await next(request, context) }
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
             metrics.requestFailed(route: context.endpointPath ?? "NotFound", method: method, status: status)
-            log(request, context, status: "failed", start: start)
+            log(request, context, id: id, status: "failed", start: start)
             throw error
         }
         response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no handler sets it
@@ -92,16 +123,17 @@ struct RequestLogMiddleware: RouterMiddleware {
                 try await body.write(writer)
             }
         }
-        log(request, context, status: String(status.code), start: start)
+        log(request, context, id: id, status: String(status.code), start: start)
         return response
     }
 
-    private func log(_ request: Request, _ context: Context, status: @autoclosure () -> String,
+    private func log(_ request: Request, _ context: Context, id: String, status: @autoclosure () -> String,
                      start: ContinuousClock.Instant) {
         guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         context.logger.info("request", metadata: [
+            RequestLog.metadataKey: .string(id),
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "-"),
             "status": .string(status()),
