@@ -184,8 +184,10 @@ public final class TicketFeed: Service, Sendable {
     /// encoded once for every display asking it.
     private func render(_ cafe: Cafe, after: Int64?, station: String?, latest: Int64,
                         _ presentation: Presentation) async throws -> FeedResponses.Rendered {
+        // The variant holds the language, which is also the answer's Content-Language: one page,
+        // one set of headers.
         let key = FeedResponses.Key(cafeID: cafe.id, after: after, station: station, latest: latest,
-                                    variant: presentation.variant + "|" + presentation.contentLanguage)
+                                    variant: presentation.variant)
         let tickets = tickets
         return try await pages.page(for: key) {
             let page = try await tickets.ticketChanges(cafeID: cafe.id, after: after, station: station,

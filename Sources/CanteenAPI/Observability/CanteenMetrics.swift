@@ -21,13 +21,13 @@ public final class CanteenMetrics: Sendable {
     public let factory: any MetricsFactory
 
     /// Orders committed (`canteen_orders_placed_total{cafe}`).
-    private let placed = Labelled<CoreMetrics.Counter>()
+    private let placed = Labelled<[String: String], CoreMetrics.Counter>()
     /// Answers replayed from an idempotency key (`canteen_order_replays_total`).
     private let orderReplays: CoreMetrics.Counter
     /// Orders refused, by error code (`canteen_orders_refused_total{reason}`).
-    private let refused = Labelled<CoreMetrics.Counter>()
+    private let refused = Labelled<[String: String], CoreMetrics.Counter>()
     /// Open tickets per café, read at each scrape (`canteen_open_tickets{cafe}`).
-    private let openTickets = Labelled<CoreMetrics.Gauge>()
+    private let openTickets = Labelled<[String: String], CoreMetrics.Gauge>()
     /// Displays parked in a long-poll, read at each scrape (`canteen_feed_waiters`).
     private let feedWaiters: CoreMetrics.Gauge
     /// From the moment this process learns of a ticket change to the moment a display waiting
@@ -37,7 +37,7 @@ public final class CanteenMetrics: Sendable {
     /// (`canteen_beacon_reports_parsed_total`), and those of registered beacons
     /// (`canteen_beacon_sightings_total{known}`).
     private let beaconReportsParsed: CoreMetrics.Counter
-    private let beaconSightings = Labelled<CoreMetrics.Counter>()
+    private let beaconSightings = Labelled<[String: String], CoreMetrics.Counter>()
 
     /// Histogram buckets: HTTP requests run from a millisecond to a 30 s long-poll; a wake-up
     /// takes well under a millisecond to tens of milliseconds.
@@ -65,9 +65,9 @@ public final class CanteenMetrics: Sendable {
     }
 
     /// The HTTP metrics of every request, made once per route, method and status.
-    private let requestMetrics = Mutex<[RequestKey: RequestMetrics]>([:])
-    private let requestErrors = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
-    private let activeRequests = Mutex<[HTTPRequest.Method: CoreMetrics.Meter]>([:])
+    private let requestMetrics = Labelled<RequestKey, RequestMetrics>()
+    private let requestErrors = Labelled<RequestKey, CoreMetrics.Counter>()
+    private let activeRequests = Labelled<HTTPRequest.Method, CoreMetrics.Meter>()
 
     // MARK: - HTTP requests
 
@@ -92,35 +92,23 @@ public final class CanteenMetrics: Sendable {
     func requestFailed(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) {
         let key = RequestKey(route: route, method: method, status: status.code)
         request(key).counter.increment()
-        let errors = requestErrors.withLock { made in
-            if let counter = made[key] { return counter }
-            let counter = CoreMetrics.Counter(label: "hb.request.errors",
-                                              dimensions: [("http.route", route), ("http.request.method", method.rawValue),
-                                                           ("error.type", String(status.code))], factory: factory)
-            made[key] = counter
-            return counter
-        }
-        errors.increment()
+        requestErrors.metric(for: key) { key in
+            CoreMetrics.Counter(label: "hb.request.errors",
+                                dimensions: [("http.route", key.route), ("http.request.method", key.method.rawValue),
+                                             ("error.type", String(key.status))], factory: factory)
+        }.increment()
         activeRequest(method).decrement()
     }
 
     private func activeRequest(_ method: HTTPRequest.Method) -> CoreMetrics.Meter {
-        activeRequests.withLock { meters in
-            if let meter = meters[method] { return meter }
-            let meter = CoreMetrics.Meter(label: "http.server.active_requests",
-                                          dimensions: [("http.request.method", method.rawValue)], factory: factory)
-            meters[method] = meter
-            return meter
+        activeRequests.metric(for: method) { method in
+            CoreMetrics.Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)],
+                              factory: factory)
         }
     }
 
     private func request(_ key: RequestKey) -> RequestMetrics {
-        requestMetrics.withLock { made in
-            if let metrics = made[key] { return metrics }
-            let metrics = RequestMetrics(key, factory: factory)
-            made[key] = metrics
-            return metrics
-        }
+        requestMetrics.metric(for: key) { RequestMetrics($0, factory: factory) }
     }
 
     // MARK: - Recording
@@ -168,7 +156,7 @@ public final class CanteenMetrics: Sendable {
 }
 
 /// The route pattern (never the raw path), method and status of an answered request.
-private struct RequestKey: Hashable {
+private struct RequestKey: Hashable, Sendable {
     let route: String
     let method: HTTPRequest.Method
     let status: Int
@@ -190,17 +178,24 @@ private struct RequestMetrics: Sendable {
     }
 }
 
-/// Metrics of one family made once per set of label values.
-private final class Labelled<Metric: Sendable>: Sendable {
-    private let made = Mutex<[[String: String]: Metric]>([:])
+/// Metrics of one family made once per key (a set of label values, or a typed key on hot paths).
+private final class Labelled<Key: Hashable & Sendable, Metric: Sendable>: Sendable {
+    private let made = Mutex<[Key: Metric]>([:])
 
-    func metric(_ labels: [String: String], make: ([(String, String)]) -> Metric) -> Metric {
+    func metric(for key: Key, make: (Key) -> Metric) -> Metric {
         made.withLock { made in
-            if let metric = made[labels] { return metric }
-            let metric = make(labels.sorted { $0.key < $1.key })
-            made[labels] = metric
+            if let metric = made[key] { return metric }
+            let metric = make(key)
+            made[key] = metric
             return metric
         }
+    }
+}
+
+extension Labelled where Key == [String: String] {
+    /// The metric of these label values, made with them sorted by name.
+    func metric(_ labels: [String: String], make: ([(String, String)]) -> Metric) -> Metric {
+        metric(for: labels) { make($0.sorted { $0.key < $1.key }) }
     }
 }
 
