@@ -13,6 +13,7 @@
 #   scripts/bench-engines.sh [--duration S] [--warmup S] [--connections N] [--skip-build]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 
 duration=10
 warmup=2
@@ -86,11 +87,7 @@ run() {
         servers+=("$!"); pids+=("$!"); ports+=("$port")
         for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
     done
-    for part in "" /menu; do
-        local file="$work/cafe.json"; [ "$part" = /menu ] && file="$work/menu.json"
-        curl -sf -o /dev/null -X PUT -H "Authorization: Bearer $ops" -H 'Content-Type: application/json' \
-            --data-binary "@$file" "http://127.0.0.1:${ports[0]}/v1/cafes/bench$part"
-    done
+    put_bench_cafe "${ports[0]}" "$ops" "$work" || return 1
     local order_ports; order_ports="$(IFS=,; echo "${ports[*]}")"
     local canteen_before pg_before commits_before canteen_after pg_after commits_after
     canteen_before="$(ticks "${servers[@]}")"; pg_before="$(pg_ticks)"

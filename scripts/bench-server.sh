@@ -100,17 +100,8 @@ start_server() {
     kitchen_token="$("$server_bin" tokens create --role kitchen --name bench-kitchen --data-dir "$data")"
     "$server_bin" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
     server_pid=$!
-    for _ in $(seq 100); do
-        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-        kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-        sleep 0.1
-    done
-    for part in "" /menu; do
-        file="$work/cafe.json"; [ "$part" = /menu ] && file="$work/menu.json"
-        status="$(curl -s -o "$work/put.out" -w '%{http_code}' -X PUT -H "Authorization: Bearer $ops_token" \
-            -H 'Content-Type: application/json' --data-binary "@$file" "http://127.0.0.1:$port/v1/cafes/bench$part")"
-        case "$status" in 200|201) ;; *) echo "PUT /v1/cafes/bench$part: $status $(cat "$work/put.out")" >&2; exit 1 ;; esac
-    done
+    wait_healthy "$port" "$server_pid" "$work/server.log" 100 0.1 || exit 1
+    put_bench_cafe "$port" "$ops_token" "$work" || exit 1
 }
 
 stop_server() {

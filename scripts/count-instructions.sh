@@ -13,6 +13,7 @@
 # C orders); the counts are what the server executes, not how long it takes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 
 bin="$(swift build -c release --show-bin-path 2>/dev/null)/canteen"
 orders=2000
@@ -62,17 +63,8 @@ kitchen_token="$("$bin" tokens create --role kitchen --name bench-kitchen --data
 SLOWDOWN="$slowdown" LD_PRELOAD="$work/shim.so" valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
     "$work/canteen" serve --data-dir "$work/data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 600); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-    sleep 0.5
-done
-for part in "" /menu; do
-    file="$work/cafe.json"; [ "$part" = /menu ] && file="$work/menu.json"
-    status="$(curl -s -o "$work/put.out" -w '%{http_code}' -X PUT -H "Authorization: Bearer $ops_token" \
-        -H 'Content-Type: application/json' --data-binary "@$file" "http://127.0.0.1:$port/v1/cafes/bench$part")"
-    case "$status" in 200|201) ;; *) echo "PUT /v1/cafes/bench$part: $status $(cat "$work/put.out")" >&2; exit 1 ;; esac
-done
+wait_healthy "$port" "$server_pid" "$work/server.log" 600 0.5 || exit 1
+put_bench_cafe "$port" "$ops_token" "$work" || exit 1
 echo "== $bin under callgrind; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 scripts/callgrind-load.py orders "$port" "$kiosk_token" 300 "$connections" warm >/dev/null
 

@@ -45,6 +45,8 @@ parser.add_argument("--seconds", type=float, default=12.0, help="load before the
 args = parser.parse_args()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from all_day_cafe import all_day_cafe  # noqa: E402
 CAFE = "multi"
 CAPACITY = 40
 failures = []
@@ -145,20 +147,7 @@ log(f"{len(servers)} servers on ports {[s['port'] for s in servers]}, one databa
 try:
     # The café: open all day, every day, 15-minute windows of CAPACITY orders, no lead time, in a
     # zone where it is about 08:00 now (so that "asap" finds windows today).
-    cafe = json.load(open(os.path.join(ROOT, "Menus", "seattle.json")))
-    menu = {key: cafe.pop(key) for key in ("dayParts", "categories", "items")}
-    zones = {-11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
-             -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
-             -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde", 0: "Africa/Abidjan",
-             1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai", 5: "Asia/Karachi",
-             6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
-             11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa"}
-    offset = (8 - time.gmtime().tm_hour + 11) % 24 - 11
-    cafe.update(id=CAFE, timeZone=zones[offset],
-                hours={day: [{"open": "00:00", "close": "24:00"}] for day in
-                       ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")},
-                pickup={"slotMinutes": 15, "capacity": CAPACITY, "capacityUnit": "orders", "leadMinutes": 0})
-    cafe["beaconRegion"]["major"] = 777
+    cafe, menu = all_day_cafe(ROOT, CAFE, slot_minutes=15, capacity=CAPACITY, major=777)
     cafe["beacons"] = []
     for path, document in ((f"/v1/cafes/{CAFE}", cafe), (f"/v1/cafes/{CAFE}/menu", menu)):
         status, _, payload = request(servers[0]["port"], "PUT", path, ops, document)
