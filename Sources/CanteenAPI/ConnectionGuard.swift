@@ -137,7 +137,7 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         case .head(var head):
             // Only error answers close (most answers skip the header lookup).
             if head.status.code >= 400,
-               Self.closesConnection(head.status) || head.headerFields[.connection]?.lowercased() == "close" {
+               Self.closesConnection(head.status) || head.headerFields.value(of: .connection)?.lowercased() == "close" {
                 closeAfterAnswer = true
                 head.headerFields[.connection] = "close"
                 context.write(wrapOutboundOut(.head(head)), promise: promise)
@@ -181,7 +181,7 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
             .invalid, code: .headersTooLarge,
             message: "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line larger than \(APILimits.maxHeaderFieldBytes), or more than \(APILimits.maxHeaderFields) lines"))
         var head = HTTPResponse(status: .requestHeaderFieldsTooLarge)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentType] = JSONResponse.contentType
         head.headerFields[.contentLength] = String(body.count)
         head.headerFields[.connection] = "close"
         context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -96,7 +96,7 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = RequestLog.accepted(request.headers[RequestLog.header]) ?? RequestLog.make()
+        let id = RequestLog.accepted(request.headers.value(of: RequestLog.header)) ?? RequestLog.make()
         let start = ContinuousClock.now
         let method = request.method
         metrics.requestStarted(method: method)
