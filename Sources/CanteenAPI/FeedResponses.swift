@@ -12,12 +12,19 @@ import Synchronization
 /// reused only while nothing has changed since; the first asker computes it, the others
 /// await that same computation.
 final class FeedResponses: Sendable {
-    struct Key: Hashable, Sendable {
+    /// What a display asks: a café's changes after a cursor, of one station or all, rendered
+    /// for one variant of the readers (language and formats).
+    struct Question: Hashable, Sendable {
         let cafeID: String
         let after: Int64?
         let station: String?
-        let latest: Int64
         let variant: String
+    }
+
+    /// A question while the café's latest change is `latest`.
+    struct Key: Hashable, Sendable {
+        let question: Question
+        let latest: Int64
     }
 
     /// A rendered page: the JSON body, its cursor and entity tag, whether it held any ticket,

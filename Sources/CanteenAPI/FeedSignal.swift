@@ -7,10 +7,50 @@ import Synchronization
 /// resumes every waiter of its café at once. Deadlines are kept by one timer task that runs
 /// only while someone waits. The latest sequence per café is kept so that a change known
 /// between a display's query and its wait is never missed.
-final class FeedSignal: Sendable {
+///
+/// A waiter may say what it will do once woken (its `Preparation`: render its page). Waiters
+/// asking the same `Question` are then woken together, after that work was done once, and each
+/// gets its result. Without it, two thousand woken displays would each be scheduled twice: once
+/// to find the page being rendered and wait for it, and again when it was.
+final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Sendable {
+    /// What a waiter will do with the café's new latest change once woken, done once for all
+    /// waiters asking the same question. (A class: waking copies each waiter, and this is one
+    /// reference to copy, not a question's strings and a closure.)
+    final class Preparation: Sendable {
+        let question: Question
+        /// Nil when it could not be done (the waiter then does it itself, and meets the error).
+        let prepare: @Sendable (_ latest: Int64) async -> Prepared?
+
+        init(question: Question, prepare: @escaping @Sendable (_ latest: Int64) async -> Prepared?) {
+            self.question = question
+            self.prepare = prepare
+        }
+    }
+
+    /// How a wait ended.
+    enum Wakeup: Sendable {
+        /// The café's latest change is now `latest`, with what was prepared for it.
+        case changed(latest: Int64, prepared: Prepared?)
+        /// The deadline passed, the waiter was cancelled, or the server is stopping.
+        case ended
+
+        var changed: Bool {
+            if case .changed = self { return true }
+            return false
+        }
+    }
+
     private struct Waiter {
-        let continuation: UnsafeContinuation<Bool, Never>
+        let continuation: UnsafeContinuation<Wakeup, Never>
         let deadline: ContinuousClock.Instant
+        let preparation: Preparation?
+    }
+
+    /// Woken waiters asking one question of one café.
+    private struct Group {
+        let latest: Int64
+        let preparation: Preparation
+        var waiters: [Waiter]
     }
 
     private struct State {
@@ -38,16 +78,34 @@ final class FeedSignal: Sendable {
     /// café whose latest change moved.
     func publish(_ changes: [String: Int64]) {
         let now = ContinuousClock.now
-        let woken = state.withLock { state -> [Waiter] in
-            var woken: [Waiter] = []
+        let woken = state.withLock { state -> [(latest: Int64, waiters: [UInt64: Waiter])] in
+            var woken: [(latest: Int64, waiters: [UInt64: Waiter])] = []
             for (cafeID, sequence) in changes where sequence > (state.latest[cafeID] ?? 0) {
                 state.latest[cafeID] = sequence
                 state.publishedAt[cafeID] = now
-                if let waiting = state.waiters.removeValue(forKey: cafeID) { woken += waiting.values }
+                if let waiting = state.waiters.removeValue(forKey: cafeID) { woken.append((sequence, waiting)) }
             }
             return woken
         }
-        for waiter in woken { waiter.continuation.resume(returning: true) }
+        var groups: [Question: Group] = [:]
+        for (latest, waiters) in woken {
+            for waiter in waiters.values {
+                guard let preparation = waiter.preparation else {
+                    waiter.continuation.resume(returning: .changed(latest: latest, prepared: nil))
+                    continue
+                }
+                groups[preparation.question, default: Group(latest: latest, preparation: preparation, waiters: [])]
+                    .waiters.append(waiter)
+            }
+        }
+        for group in groups.values {
+            Task {
+                let prepared = await group.preparation.prepare(group.latest)
+                for waiter in group.waiters {
+                    waiter.continuation.resume(returning: .changed(latest: group.latest, prepared: prepared))
+                }
+            }
+        }
     }
 
     /// The latest sequence known for the café (0 when it has no ticket).
@@ -63,27 +121,30 @@ final class FeedSignal: Sendable {
             defer { state.waiters.removeAll() }
             return state.waiters.values.flatMap(\.values)
         }
-        for waiter in woken { waiter.continuation.resume(returning: false) }
+        for waiter in woken { waiter.continuation.resume(returning: .ended) }
     }
 
     /// Number of displays currently waiting (for tests and metrics).
     var waiterCount: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
 
-    /// True as soon as the café has a change after `cursor`; false at the timeout, on
-    /// cancellation or on shutdown.
-    func wait(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
+    /// `changed` as soon as the café has a change after `cursor` (with what `preparation` made of
+    /// it); `ended` at the timeout, on cancellation or on shutdown.
+    func wait(cafeID: String, after cursor: Int64, timeout: Duration,
+              preparing preparation: Preparation? = nil) async -> Wakeup {
         let deadline = ContinuousClock.now + timeout
         let id = state.withLock { state -> UInt64 in
             state.nextID &+= 1
             return state.nextID
         }
         return await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Wakeup, Never>) in
                 var startTimer = false
-                let immediate: Bool? = state.withLock { state in
-                    if (state.latest[cafeID] ?? 0) > cursor { return true }
-                    if state.released || Task.isCancelled || deadline <= .now { return false }
-                    state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline)
+                let immediate: Wakeup? = state.withLock { state in
+                    // Already changed: the waiter does its own preparing, as if it had not waited.
+                    if let latest = state.latest[cafeID], latest > cursor { return .changed(latest: latest, prepared: nil) }
+                    if state.released || Task.isCancelled || deadline <= .now { return .ended }
+                    state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline,
+                                                                     preparation: preparation)
                     state.earliestDeadline = min(state.earliestDeadline ?? deadline, deadline)
                     if !state.timerRunning {
                         state.timerRunning = true
@@ -96,7 +157,7 @@ final class FeedSignal: Sendable {
             }
         } onCancel: {
             let waiter = state.withLock { $0.waiters[cafeID]?.removeValue(forKey: id) }
-            waiter?.continuation.resume(returning: false)
+            waiter?.continuation.resume(returning: .ended)
         }
     }
 
@@ -129,7 +190,7 @@ final class FeedSignal: Sendable {
                 state.earliestDeadline = next
                 return (expired, next)
             }
-            for waiter in expired { waiter.continuation.resume(returning: false) }
+            for waiter in expired { waiter.continuation.resume(returning: .ended) }
             guard let next else { return }
             // A waiter that arrives meanwhile with an earlier deadline is answered at most
             // `deadlineSlack` late.

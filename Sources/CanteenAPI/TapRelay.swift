@@ -20,7 +20,8 @@ final class TapRelay: Sendable {
     }
 
     private let state = Mutex(State())
-    private let signal = FeedSignal()
+    /// Wakes a waiting page; it reads the new taps itself (nothing is prepared for it).
+    private let signal = FeedSignal<Never, Never>()
     let lifetime: Duration
     let capacity: Int
 
@@ -60,7 +61,7 @@ final class TapRelay: Sendable {
             if !fresh.isEmpty { return (fresh, fresh.last!.id) }
             let remaining = deadline - .now
             guard remaining > .zero, await signal.wait(cafeID: tokenID, after: max(cursor, signal.latest(cafeID: tokenID)),
-                                                        timeout: remaining)
+                                                        timeout: remaining).changed
             else { return ([], max(cursor, latest)) }
         }
     }

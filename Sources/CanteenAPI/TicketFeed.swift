@@ -21,7 +21,8 @@ public final class TicketFeed: Service, Sendable {
 
     private let tickets: any TicketRepository
     private let events: any OrderEventRepository
-    private let signal = FeedSignal()
+    private typealias Signal = FeedSignal<FeedResponses.Question, FeedResponses.Rendered>
+    private let signal = Signal()
     private let followers = OrderFollowers()
     private let pages: FeedResponses
     private let watchInterval: Duration
@@ -146,20 +147,35 @@ public final class TicketFeed: Service, Sendable {
     func page(cafe: Cafe, after: Int64?, station: String?, known: Int64?, wait: Duration,
               presentation: Presentation) async throws -> Answer {
         let deadline = ContinuousClock.now + wait
+        let question = FeedResponses.Question(cafeID: cafe.id, after: after, station: station,
+                                              variant: presentation.variant)
         var baseline = after ?? known
         var woken = false
         while true {
-            let latest = try await latest(cafeID: cafe.id)
+            var latest = try await latest(cafeID: cafe.id)
+            var prepared: FeedResponses.Rendered?
             if let seen = baseline, seen >= latest {
-                let remaining = deadline - ContinuousClock.now
-                if remaining > .zero, await waitForChange(cafeID: cafe.id, after: seen, timeout: remaining) {
-                    woken = true
-                    continue
+                // Once woken, the page is rendered before the display resumes, once for all
+                // displays asking the same question. A server beginning a graceful shutdown
+                // answers every waiter through `serverIsStopping()` (each connection's
+                // `ConnectionGuard` calls it when told to quiesce), not a shutdown handler per
+                // waiter: two thousand registrations, and as many removals, per wake-up.
+                let preparation = Signal.Preparation(question: question) { [self] latest in
+                    try? await render(cafe, question, latest: latest, presentation)
                 }
-                if let known, known == seen { return .unchanged(cursor: known) }
-                return .page(FeedResponses.Rendered(body: [], cursor: seen, isEmpty: true))
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero,
+                      case .changed(let changed, let page) = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining,
+                                                                               preparing: preparation)
+                else {
+                    if let known, known == seen { return .unchanged(cursor: known) }
+                    return .page(FeedResponses.Rendered(body: [], cursor: seen, isEmpty: true))
+                }
+                woken = true
+                (latest, prepared) = (changed, page)
             }
-            let page = try await render(cafe, after: after, station: station, latest: latest, presentation)
+            let page: FeedResponses.Rendered
+            if let prepared { page = prepared } else { page = try await render(cafe, question, latest: latest, presentation) }
             if page.isEmpty, after != nil, deadline > ContinuousClock.now {
                 // Changes of other stations only: keep waiting past them.
                 baseline = max(baseline ?? 0, latest)
@@ -172,29 +188,19 @@ public final class TicketFeed: Service, Sendable {
         }
     }
 
-    /// Waits for a change of the café after `cursor`. A server beginning a graceful shutdown
-    /// answers every parked display at once through `serverIsStopping()` (each connection's
-    /// `ConnectionGuard` calls it when told to quiesce), not a shutdown handler per waiter: two
-    /// thousand registrations, and as many removals, on every wake-up.
-    private func waitForChange(cafeID: String, after cursor: Int64, timeout: Duration) async -> Bool {
-        await signal.wait(cafeID: cafeID, after: cursor, timeout: timeout)
-    }
-
     /// The page for this question while the café's latest change is `latest`, read and
     /// encoded once for every display asking it.
-    private func render(_ cafe: Cafe, after: Int64?, station: String?, latest: Int64,
+    private func render(_ cafe: Cafe, _ question: FeedResponses.Question, latest: Int64,
                         _ presentation: Presentation) async throws -> FeedResponses.Rendered {
-        // The variant holds the language, which is also the answer's Content-Language: one page,
-        // one set of headers.
-        let key = FeedResponses.Key(cafeID: cafe.id, after: after, station: station, latest: latest,
-                                    variant: presentation.variant)
         let tickets = tickets
-        return try await pages.page(for: key) {
-            let page = try await tickets.ticketChanges(cafeID: cafe.id, after: after, station: station,
-                                                       limit: Self.pageSize)
+        return try await pages.page(for: FeedResponses.Key(question: question, latest: latest)) {
+            let page = try await tickets.ticketChanges(cafeID: cafe.id, after: question.after,
+                                                       station: question.station, limit: Self.pageSize)
             let body = JSONWriter.encode(
                 TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
                               cursor: String(page.cursor)))
+            // The variant holds the language, which is also the answer's Content-Language: one
+            // page, one set of headers.
             return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
                                           headers: presentation.headers)
         }

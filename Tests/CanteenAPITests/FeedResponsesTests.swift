@@ -9,7 +9,7 @@ struct FeedResponsesTests {
     func shared() async throws {
         let responses = FeedResponses()
         let renders = Tally()
-        let key = FeedResponses.Key(cafeID: "c", after: 7, station: nil, latest: 9, variant: "en-en_US")
+        let key = FeedResponses.Key(question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 9)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<50 {
                 group.addTask {
@@ -22,7 +22,7 @@ struct FeedResponsesTests {
             }
         }
         #expect(renders.snapshot == ["render": 1])
-        let newer = FeedResponses.Key(cafeID: "c", after: 7, station: nil, latest: 10, variant: "en-en_US")
+        let newer = FeedResponses.Key(question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 10)
         _ = try await responses.page(for: newer) {
             renders.add("render")
             return FeedResponses.Rendered(body: Data(), cursor: 10, isEmpty: true)

@@ -1,16 +1,17 @@
 @testable import CanteenAPI
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Waking parked displays")
 struct FeedSignalTests {
     @Test("a waiter with a short deadline that parks after a long one is answered at its own deadline, not the other's")
     func shortAfterLong() async throws {
-        let signal = FeedSignal(deadlineSlack: .milliseconds(100))
-        let long = Task { await signal.wait(cafeID: "a", after: 0, timeout: .seconds(60)) }
+        let signal = FeedSignal<Never, Never>(deadlineSlack: .milliseconds(100))
+        let long = Task { await signal.wait(cafeID: "a", after: 0, timeout: .seconds(60)).changed }
         try await Task.sleep(for: .milliseconds(50))
         let started = ContinuousClock.now
-        let short = await signal.wait(cafeID: "b", after: 0, timeout: .milliseconds(300))
+        let short = await signal.wait(cafeID: "b", after: 0, timeout: .milliseconds(300)).changed
         #expect(short == false, "nothing changed: the short wait ends at its deadline")
         // A liveness bound for a busy machine: the long waiter's 60 s are far away.
         #expect(ContinuousClock.now - started < .seconds(30))
@@ -22,9 +23,9 @@ struct FeedSignalTests {
 
     @Test("a change wakes only its café's waiters; waiters of other cafés keep waiting")
     func perCafe() async throws {
-        let signal = FeedSignal()
-        let here = Task { await signal.wait(cafeID: "here", after: 3, timeout: .seconds(60)) }
-        let there = Task { await signal.wait(cafeID: "there", after: 0, timeout: .seconds(60)) }
+        let signal = FeedSignal<Never, Never>()
+        let here = Task { await signal.wait(cafeID: "here", after: 3, timeout: .seconds(60)).changed }
+        let there = Task { await signal.wait(cafeID: "there", after: 0, timeout: .seconds(60)).changed }
         while signal.waiterCount < 2 { try await Task.sleep(for: .milliseconds(10)) }
         signal.publish(["here": 4])
         #expect(await here.value == true)
@@ -32,4 +33,55 @@ struct FeedSignalTests {
         signal.releaseAll()
         #expect(await there.value == false)
     }
+
+    @Test("waiters asking one question are woken with one preparation of it; other questions and plain waiters get their own")
+    func preparedOncePerQuestion() async throws {
+        let signal = FeedSignal<String, String>()
+        let prepared = PreparedQuestions()
+        let preparation: @Sendable (String) -> FeedSignal<String, String>.Preparation = { question in
+            .init(question: question) { latest in
+                prepared.names.withLock { $0.append(question) }
+                return "\(question)@\(latest)"
+            }
+        }
+        let waits = ["bar", "bar", "cold", "bar", nil].map { question in
+            Task { await signal.wait(cafeID: "c", after: 0, timeout: .seconds(60), preparing: question.map(preparation)) }
+        }
+        let other = Task { await signal.wait(cafeID: "elsewhere", after: 0, timeout: .seconds(60), preparing: preparation("bar")) }
+        while signal.waiterCount < 6 { try await Task.sleep(for: .milliseconds(10)) }
+        signal.publish(["c": 7])
+        var answers: [String] = []
+        for wait in waits {
+            guard case .changed(let latest, let page) = await wait.value else {
+                Issue.record("a waiter of the changed café was not woken by the change")
+                continue
+            }
+            #expect(latest == 7)
+            answers.append(page ?? "nothing prepared")
+        }
+        #expect(answers == ["bar@7", "bar@7", "cold@7", "bar@7", "nothing prepared"])
+        #expect(prepared.names.withLock { $0.sorted() } == ["bar", "cold"], "each question prepared once")
+        #expect(signal.waiterCount == 1, "the other café's waiter still waits")
+        signal.releaseAll()
+        #expect(await other.value.changed == false)
+    }
+
+    @Test("a waiter whose café already moved past its cursor returns at once and prepares nothing")
+    func alreadyChanged() async {
+        let signal = FeedSignal<String, String>()
+        signal.publish(["c": 3])
+        let wakeup = await signal.wait(cafeID: "c", after: 2, timeout: .seconds(60),
+                                       preparing: .init(question: "q") { _ in "prepared" })
+        guard case .changed(let latest, let page) = wakeup else {
+            Issue.record("expected a change, got \(wakeup)")
+            return
+        }
+        #expect(latest == 3)
+        #expect(page == nil)
+    }
+}
+
+/// The questions a test's preparations were asked, in the order they ran.
+private final class PreparedQuestions: Sendable {
+    let names = Mutex<[String]>([])
 }

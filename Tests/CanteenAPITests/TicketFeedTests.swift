@@ -146,6 +146,58 @@ struct TicketFeedTests {
         }
     }
 
+    @Test("parked displays of one station sleep through another station's order, then each wakes with its own station's ticket in its own language")
+    func parkedStations() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { sharedClient in
+            let client = sharedClient
+            let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
+            let cursor = try #require(try start.json["cursor"]?.stringValue)
+            let displays: [(station: String, language: String)] = [("bar", "fr"), ("bar", "en"), ("bar", "fr"), ("cold", "en")]
+            try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
+                for (index, display) in displays.enumerated() {
+                    group.addTask {
+                        (index, try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&station=\(display.station)&wait=30",
+                                                      token: environment.kitchen, headers: [.acceptLanguage: display.language]))
+                    }
+                }
+                while environment.services.feed.waitingDisplays < displays.count {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                // A salad only: the cold display answers, the bar displays go back to waiting.
+                let salad = try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]], name: "Cy"),
+                                                        token: environment.kiosk)
+                #expect(salad.status == .created)
+                let (coldIndex, cold) = try #require(try await group.next())
+                #expect(coldIndex == 3)
+                #expect(try tickets(cold).map { $0["station"] } == ["cold"])
+                while environment.services.feed.waitingDisplays < 3 {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let latte = try await client.placeOrder(orderBody(lines: [["itemId": "latte", "quantity": 1, "options": ["small"]]],
+                                                                  name: "Bo"),
+                                                        token: environment.kiosk)
+                #expect(latte.status == .created)
+                var bar: [Int: TestResponse] = [:]
+                for _ in 0..<3 {
+                    let (index, answer) = try #require(try await group.next())
+                    bar[index] = answer
+                }
+                #expect(bar.keys.sorted() == [0, 1, 2])
+                for (index, answer) in bar {
+                    #expect(answer.status == .ok)
+                    #expect(try tickets(answer).map { $0["station"] } == ["bar"], "display \(index) gets the latte only")
+                    #expect(try tickets(answer).map { $0["customerName"] } == ["Bo"])
+                    #expect(answer.headers[.contentLanguage]?.hasPrefix(displays[index].language) == true,
+                            "display \(index): \(answer.headers)")
+                }
+                // The two French displays asked the same question: the same answer, to the byte.
+                #expect(bar[0]?.body == bar[2]?.body)
+                #expect(bar[0]?.headers[.eTag] == bar[1]?.headers[.eTag])
+            }
+        }
+    }
+
     @Test("a long-poll with no change answers empty at its deadline")
     func longPollTimeout() async throws {
         let environment = try await TestEnvironment.make()
