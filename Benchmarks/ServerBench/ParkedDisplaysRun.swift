@@ -28,6 +28,8 @@ struct ParkedDisplaysRun {
     struct Outcome {
         /// Nanoseconds from each order's 201 to each display's first answer byte.
         var latencies: [UInt64] = []
+        /// Each order's own p99, in milliseconds: how much one wake-up differs from the next.
+        var roundP99s: [Double] = []
         var missing = 0
         var failures: [String] = []
     }
@@ -106,6 +108,7 @@ struct ParkedDisplaysRun {
                     }
                 }
                 outcome.missing += sockets.count - answered
+                outcome.roundP99s.append(LatencySummary(Array(outcome.latencies.suffix(answered))).milliseconds(atPercentile: 99))
                 // Let the rest of each answer arrive, then drain it before the next round.
                 usleep(200_000)
                 for socket in sockets {
