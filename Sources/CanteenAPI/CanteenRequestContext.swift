@@ -7,7 +7,14 @@ import NIOCore
 public struct CanteenRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The bearer token presented, once verified; nil when the request carried none.
-    public var token: AccessToken?
+    public var token: AccessToken? {
+        get { verified?.token }
+        set { verified = newValue.map(VerifiedToken.init) }
+    }
+    /// The token, held by reference: the context is copied on its way through the middlewares
+    /// and the router, and a token inline would have its four strings retained and released at
+    /// every copy.
+    private var verified: VerifiedToken?
     /// The peer's address (nil when there is no socket, as in router tests).
     public let remoteAddress: SocketAddress?
 
@@ -70,6 +77,13 @@ public struct CanteenRequestContext: RequestContext {
                                parameters: ["cafe": cafeID])
         }
     }
+}
+
+/// A verified token, shared by the copies of a request's context.
+private final class VerifiedToken: Sendable {
+    let token: AccessToken
+
+    init(_ token: AccessToken) { self.token = token }
 }
 
 /// Fixed limits of the HTTP API.
