@@ -196,7 +196,7 @@ public final class PostgresWebhookStore: WebhookRepository {
         }
         let attempts = try await connection.rows("""
             SELECT attemptedAt, statusCode, latencyMilliseconds, error FROM webhookAttempt
-            WHERE endpointId = \(endpointID) AND eventSequence = \(sequence) ORDER BY id
+            WHERE endpointId = \(endpointID) AND eventSequence = \(sequence) ORDER BY attemptedAt, id
             """, logger: logger).map { attempt in
             let (attemptedAt, statusCode, latency, error) = try StoredColumns.decode(
                 attempt, table: "webhookAttempt", (Date, Int?, Int, String?).self)

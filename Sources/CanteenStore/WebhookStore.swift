@@ -168,7 +168,7 @@ public final class WebhookStore: WebhookRepository {
         }
         let attempts = try Row.fetchAll(db, sql: """
             SELECT attemptedAt, statusCode, latencyMilliseconds, error FROM webhookAttempt
-            WHERE endpointId = ? AND eventSequence = ? ORDER BY id
+            WHERE endpointId = ? AND eventSequence = ? ORDER BY attemptedAt, id
             """, arguments: [endpointID, event.sequence]).map { attempt in
             WebhookAttempt(attemptedAt: attempt["attemptedAt"], statusCode: attempt["statusCode"],
                            latencyMilliseconds: attempt["latencyMilliseconds"], error: attempt["error"])

@@ -262,6 +262,41 @@ struct OutboxStoreTests {
         }
     }
 
+    @Test("an attempt that outlived its lease, recorded after the attempt that delivered, is listed first: attempts read in the order they were made",
+          arguments: StoreBackend.available)
+    func attemptsInOrderMade(backend: StoreBackend) async throws {
+        try await backend.withStores(clock: clock) { server in
+            let stores = server.stores
+            try await stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
+            let (endpoint, _) = try await stores.webhooks.createEndpoint(
+                WebhookRegistration(url: "http://127.0.0.1:9/hook", cafeID: "testcafe", events: ["order.placed"]))
+            _ = try await place(1, on: stores)
+            let started = clock.now
+            let slow = try #require(try await stores.webhooks.deliveryRound(recording: [], claim: 10, now: started,
+                                                                               lease: 6).jobs.first)
+            // The slow attempt is still out when its lease ends: the delivery is handed out again.
+            clock.advance(by: 7)
+            let again = try #require(try await stores.webhooks.deliveryRound(recording: [], claim: 10, now: clock.now,
+                                                                                lease: 6).jobs.first)
+            #expect(again.event.id == slow.event.id)
+            let delivered = WebhookAttemptResult(
+                endpointID: endpoint.id, eventSequence: again.event.sequence, leasedUntil: again.leasedUntil,
+                attempt: WebhookAttempt(attemptedAt: clock.now, statusCode: 200, latencyMilliseconds: 38, error: nil),
+                next: .delivered)
+            _ = try await stores.webhooks.deliveryRound(recording: [delivered], claim: 0, now: clock.now, lease: 6)
+            let timedOut = WebhookAttemptResult(
+                endpointID: endpoint.id, eventSequence: slow.event.sequence, leasedUntil: slow.leasedUntil,
+                attempt: WebhookAttempt(attemptedAt: started, statusCode: nil, latencyMilliseconds: 7_500,
+                                        error: "timed out after 4.0 seconds"),
+                next: .retry(at: clock.now.addingTimeInterval(5)))
+            _ = try await stores.webhooks.deliveryRound(recording: [timedOut], claim: 0, now: clock.now, lease: 6)
+            let delivery = try #require(try await stores.webhooks.deliveries(endpointID: endpoint.id, limit: 10).first)
+            #expect(delivery.state == .delivered, "the late result is history; it does not move the delivery back")
+            #expect(delivery.attempts.map(\.statusCode) == [nil, 200])
+            #expect(delivery.attempts.map(\.attemptedAt) == [started, clock.now])
+        }
+    }
+
     @Test("two servers running delivery rounds at once never hand out the same delivery, and together hand out every one",
           arguments: StoreBackend.available)
     func concurrentRounds(backend: StoreBackend) async throws {
