@@ -122,6 +122,7 @@ public final class WebhookDeliveryService: Service, Sendable {
     func attempt(_ job: WebhookJob, client: HTTPClient) async -> WebhookAttemptResult {
         let attemptedAt = clock()
         let started = ContinuousClock.now
+        let timeout = settings.attemptTimeout(leasedUntil: job.leasedUntil, now: attemptedAt)
         var statusCode: Int?
         var failure: String?
         do {
@@ -135,7 +136,7 @@ public final class WebhookDeliveryService: Service, Sendable {
             request.headers.add(name: WebhookSignature.headerName,
                                 value: WebhookSignature.header(body: body, secrets: job.secrets, at: clock()))
             request.body = .bytes(body)
-            let response = try await client.execute(request, timeout: .nanoseconds(Int64(settings.timeout.seconds * 1e9)),
+            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)),
                                                     logger: logger)
             statusCode = Int(response.status.code)
             let snippet = try await Self.prefix(of: response.body, bytes: 200)
@@ -143,7 +144,7 @@ public final class WebhookDeliveryService: Service, Sendable {
                 failure = "HTTP \(response.status.code)" + (snippet.isEmpty ? "" : ": \(snippet)")
             }
         } catch {
-            failure = describe(error)
+            failure = describe(error, timeout: timeout)
         }
         let latency = ContinuousClock.now - started
         let attempt = WebhookAttempt(attemptedAt: attemptedAt, statusCode: statusCode,
@@ -189,11 +190,11 @@ public final class WebhookDeliveryService: Service, Sendable {
     }
 
     /// What went wrong, for the attempt's record.
-    private func describe(_ error: any Error) -> String {
+    private func describe(_ error: any Error, timeout: Duration) -> String {
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout:
-                return "timed out after \(settings.timeout)"
+                return "timed out after \(timeout)"
             case .remoteConnectionClosed:
                 return "the receiver closed the connection"
             default:

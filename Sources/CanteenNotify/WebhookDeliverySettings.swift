@@ -37,7 +37,19 @@ public struct WebhookDeliverySettings: Hashable, Sendable {
     /// How long a handed-out delivery stays leased: longer than any attempt, so that no other
     /// round (of this process or another on the same database) hands it out meanwhile; after a
     /// crash it is tried again once the lease ends.
-    public var lease: Duration { timeout + .seconds(2) }
+    public var lease: Duration { timeout + Self.recordingMargin }
+
+    /// Kept between the latest end of an attempt and the end of its lease, to record its result.
+    public static let recordingMargin: Duration = .seconds(2)
+
+    /// How long an attempt starting at `now` may take: the timeout, cut so that the attempt ends
+    /// `recordingMargin` before its lease does. An attempt that starts late (a loaded machine, a
+    /// long round) thus never outlives its lease, and no round hands its delivery out again
+    /// while it is still out.
+    public func attemptTimeout(leasedUntil: Date, now: Date) -> Duration {
+        let left = leasedUntil.timeIntervalSince(now) - Self.recordingMargin.seconds
+        return min(timeout, .milliseconds(Int64(max(0, left) * 1000)))
+    }
 
     /// The delay before retry number `attempt` (1 after the first failure): exponential, capped,
     /// with jitter taking off a random part of up to half. `random` is in 0..<1.

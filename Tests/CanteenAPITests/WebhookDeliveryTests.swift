@@ -150,6 +150,18 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test("an attempt that starts late gets less than the timeout: it always ends two seconds before its lease")
+    func attemptEndsBeforeItsLease() {
+        let settings = WebhookDeliverySettings(timeout: .seconds(10))
+        #expect(settings.lease == .seconds(12))
+        let leasedUntil = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(settings.attemptTimeout(leasedUntil: leasedUntil, now: leasedUntil - 12) == .seconds(10))
+        #expect(settings.attemptTimeout(leasedUntil: leasedUntil, now: leasedUntil - 30) == .seconds(10), "never more than the timeout")
+        #expect(settings.attemptTimeout(leasedUntil: leasedUntil, now: leasedUntil - 5.5) == .milliseconds(3_500))
+        #expect(settings.attemptTimeout(leasedUntil: leasedUntil, now: leasedUntil - 1) == .zero)
+        #expect(settings.attemptTimeout(leasedUntil: leasedUntil, now: leasedUntil + 60) == .zero)
+    }
+
     @Test("a redirect is not followed and counts as a failed attempt; a receiver slower than the timeout is retried")
     func redirectsAndTimeouts() async throws {
         let environment = try await TestEnvironment.make()
