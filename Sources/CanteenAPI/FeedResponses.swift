@@ -27,28 +27,25 @@ final class FeedResponses: Sendable {
         let latest: Int64
     }
 
-    /// A rendered page: the JSON body, its cursor and entity tag, whether it held any ticket,
-    /// and (when rendered for a reader) the answer's headers. Every display woken by one change
-    /// is answered with this same buffer and these same headers.
+    /// A rendered page: the JSON body, its cursor, whether it held any ticket, and the answer's
+    /// headers. Every display woken by one change is answered with this same buffer and these
+    /// same headers.
     struct Rendered: Sendable {
         let body: ByteBuffer
         let cursor: Int64
-        let etag: String
         let isEmpty: Bool
         /// Content type, language, validators: the whole head of the answer but its request id.
-        let headers: HTTPFields?
+        let headers: HTTPFields
 
-        init(body: some Collection<UInt8>, cursor: Int64, isEmpty: Bool, headers: HTTPFields? = nil) {
+        /// `headers` are the reader's (language, `Vary`); the page adds its validators and type.
+        init(body: some Collection<UInt8>, cursor: Int64, isEmpty: Bool, headers: HTTPFields) {
             self.body = ByteBuffer(bytes: body)
             self.cursor = cursor
-            etag = EntityTags.tag(cursor)
             self.isEmpty = isEmpty
-            self.headers = headers.map { base in
-                var headers = base
-                headers.setValidator(EntityTags.tag(cursor))
-                headers[.contentType] = JSONResponse.contentType
-                return headers
-            }
+            var headers = headers
+            headers.setValidator(EntityTags.tag(cursor))
+            headers[.contentType] = JSONResponse.contentType
+            self.headers = headers
         }
     }
 

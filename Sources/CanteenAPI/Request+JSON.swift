@@ -101,14 +101,9 @@ enum JSONResponse {
 
     /// A response with an already encoded JSON body.
     static func make(encoded data: Data, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
-        make(buffer: ByteBuffer(bytes: data), status: status, headers: extra)
-    }
-
-    /// An answer of JSON already in a buffer (shared, never copied: one page for many displays).
-    static func make(buffer: ByteBuffer, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
         var headers = extra
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

@@ -169,7 +169,8 @@ public final class TicketFeed: Service, Sendable {
                                                                                preparing: preparation)
                 else {
                     if let known, known == seen { return .unchanged(cursor: known) }
-                    return .page(FeedResponses.Rendered(body: [], cursor: seen, isEmpty: true))
+                    return .page(FeedResponses.Rendered(body: JSONWriter.encode(TicketFeedDTO(tickets: [], cursor: String(seen))),
+                                                        cursor: seen, isEmpty: true, headers: presentation.headers))
                 }
                 woken = true
                 (latest, prepared) = (changed, page)

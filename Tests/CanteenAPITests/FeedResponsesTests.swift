@@ -1,6 +1,7 @@
 @testable import CanteenAPI
 import CanteenTestSupport
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("Shared feed answers")
@@ -16,7 +17,7 @@ struct FeedResponsesTests {
                     _ = try? await responses.page(for: key) {
                         renders.add("render")
                         try await Task.sleep(for: .milliseconds(20))
-                        return FeedResponses.Rendered(body: Data("{}".utf8), cursor: 9, isEmpty: false)
+                        return FeedResponses.Rendered(body: Data("{}".utf8), cursor: 9, isEmpty: false, headers: [:])
                     }
                 }
             }
@@ -25,7 +26,7 @@ struct FeedResponsesTests {
         let newer = FeedResponses.Key(question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 10)
         _ = try await responses.page(for: newer) {
             renders.add("render")
-            return FeedResponses.Rendered(body: Data(), cursor: 10, isEmpty: true)
+            return FeedResponses.Rendered(body: Data(), cursor: 10, isEmpty: true, headers: [:])
         }
         #expect(renders.snapshot == ["render": 2])
     }

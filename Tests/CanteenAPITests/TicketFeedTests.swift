@@ -204,9 +204,15 @@ struct TicketFeedTests {
         try await withRouter(environment) { client in
             let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             let cursor = try #require(try start.json["cursor"]?.stringValue)
-            let response = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=1", token: environment.kitchen)
+            let response = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=1", token: environment.kitchen,
+                                                 headers: [.acceptLanguage: "fr"])
             #expect(response.status == .ok)
             #expect(try tickets(response).isEmpty)
+            // The empty page is a whole answer: its cursor, ETag, type and the reader's language.
+            #expect(try response.json["cursor"]?.stringValue == cursor)
+            #expect(response.headers[.eTag] == "\"\(cursor)\"")
+            #expect(response.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(response.headers[.contentLanguage]?.hasPrefix("fr") == true, "\(response.headers)")
         }
     }
 

@@ -29,20 +29,14 @@ struct TicketRoutes {
         let known = request.headers.value(of: .ifNoneMatch).flatMap(EntityTags.cursor(ifNoneMatch:))
         let answer = try await services.feed.page(cafe: cafe, after: query.after, station: query.station, known: known,
                                                   wait: .seconds(query.wait), presentation: presentation)
-        if case .page(let page) = answer, page.body.readableBytes > 0, let shared = page.headers {
-            return Response(status: .ok, headers: shared, body: ResponseBody(byteBuffer: page.body))
-        }
-        var headers = presentation.headers
         switch answer {
         case .unchanged(let cursor):
+            var headers = presentation.headers
             headers.setValidator(EntityTags.tag(cursor))
             return Response(status: .notModified, headers: headers)
         case .page(let page):
-            headers.setValidator(page.etag)
-            if page.body.readableBytes == 0 {
-                return JSONResponse.make(writing: TicketFeedDTO(tickets: [], cursor: String(page.cursor)), headers: headers)
-            }
-            return JSONResponse.make(buffer: page.body, headers: headers)
+            // The page's own buffer and headers, shared by every display answered with it.
+            return Response(status: .ok, headers: page.headers, body: ResponseBody(byteBuffer: page.body))
         }
     }
 
