@@ -8,9 +8,9 @@ public enum CanteenRouter {
     public static func build(_ services: APIServices) -> RouteTable {
         let router = Router(context: CanteenRequestContext.self)
         let methods = RouteMethods()
-        router.add(middleware: RequestLogMiddleware(metrics: services.metrics))
-        router.add(middleware: ErrorMiddleware(presenter: services.presenter, methods: methods))
-        router.add(middleware: AuthenticationMiddleware(tokens: services.tokens))
+        router.add(middleware: APIMiddleware(metrics: services.metrics,
+                                             errors: ErrorAnswers(presenter: services.presenter, methods: methods),
+                                             authentication: Authentication(tokens: services.tokens)))
         let routes = RouteTable(router: router, methods: methods)
         HealthRoutes().register(on: routes)
         MetricsRoutes(services: services).register(on: routes)

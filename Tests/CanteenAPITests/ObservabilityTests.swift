@@ -237,7 +237,6 @@ struct ObservabilityTests {
         #expect(value("http_server_request_duration_count", cafe + [#"http_response_status_code="200""#]) == 3)
         let feed = [#"http_route="/v1/cafes/{cafeId}/tickets""#, #"http_response_status_code="200""#]
         #expect(value("http_server_request_duration_count", feed) == 1)
-        #expect(!text.contains("hb_request_errors{"), "no request failed past the error middleware")
         // The scrape itself is the one request still being answered.
         #expect(value("http_server_active_requests", [#"http_request_method="GET""#]) == 1)
     }

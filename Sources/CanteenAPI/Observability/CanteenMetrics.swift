@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Every metric is made through the swift-metrics API with this instance's factory, never the
 /// global `MetricsSystem`: each application (and each test) has its own registry. The HTTP
-/// metrics of every request are recorded here too, by `RequestLogMiddleware`, under the names
+/// metrics of every request are recorded here too, by `APIMiddleware`, under the names
 /// and labels of Hummingbird's `MetricsMiddleware`; that middleware is not used, because it
 /// wraps every answer's body to time its write, which keeps Hummingbird from writing a body it
 /// holds in one go (three writes, each awaited, instead of one).
@@ -66,13 +66,12 @@ public final class CanteenMetrics: Sendable {
 
     /// The HTTP metrics of every request, made once per route, method and status.
     private let requestMetrics = Labelled<RequestKey, RequestMetrics>()
-    private let requestErrors = Labelled<RequestKey, CoreMetrics.Counter>()
     private let activeRequests = Labelled<HTTPRequest.Method, CoreMetrics.Meter>()
 
     // MARK: - HTTP requests
 
     /// A request began: counted in `http_server_active_requests{http_request_method}` until
-    /// `requestAnswered` or `requestFailed`.
+    /// `requestAnswered`.
     func requestStarted(method: HTTPRequest.Method) {
         activeRequest(method).increment()
     }
@@ -84,19 +83,6 @@ public final class CanteenMetrics: Sendable {
         let metrics = request(RequestKey(route: route, method: method, status: status.code))
         metrics.counter.increment()
         metrics.duration.recordInterval(since: start)
-        activeRequest(method).decrement()
-    }
-
-    /// A request failed with an error no middleware turned into an answer: `hb_requests` and
-    /// `hb_request_errors{error_type}` (made at the first failure of its route and status).
-    func requestFailed(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) {
-        let key = RequestKey(route: route, method: method, status: status.code)
-        request(key).counter.increment()
-        requestErrors.metric(for: key) { key in
-            CoreMetrics.Counter(label: "hb.request.errors",
-                                dimensions: [("http.route", key.route), ("http.request.method", key.method.rawValue),
-                                             ("error.type", String(key.status))], factory: factory)
-        }.increment()
         activeRequest(method).decrement()
     }
 

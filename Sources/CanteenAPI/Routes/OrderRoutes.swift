@@ -29,7 +29,7 @@ struct OrderRoutes {
         do {
             return try await placeCounted(request, context, token: token)
         } catch {
-            services.metrics.orderRefused(ErrorMiddleware.canteenError(for: error).code)
+            services.metrics.orderRefused(ErrorAnswers.canteenError(for: error).code)
             throw error
         }
     }

@@ -6,21 +6,19 @@ import Hummingbird
 /// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
 /// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz` and the pages
 /// (`/kds`, `/kiosk`, `/board` and their `/assets/…`) need no token and ignore whatever
-/// `Authorization` a health checker or a browser sends.
-struct AuthenticationMiddleware: RouterMiddleware {
-    typealias Context = CanteenRequestContext
-
+/// `Authorization` a health checker or a browser sends. Part of `APIMiddleware`.
+struct Authentication: Sendable {
     let tokens: any TokenRepository
 
     /// Paths answered without looking at `Authorization` at all.
     static let unauthenticatedPaths: Set<String> = ["/healthz", "/kds", "/kiosk", "/board"]
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// `context` with the request's verified token, if it sent one.
+    func verified(_ request: Request, _ context: CanteenRequestContext) async throws -> CanteenRequestContext {
         guard let header = request.headers.value(of: .authorization), !Self.unauthenticatedPaths.contains(request.uri.path),
               !request.uri.path.hasPrefix("/assets/")
         else {
-            return try await next(request, context)
+            return context
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
@@ -33,6 +31,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         var context = context
         context.token = token
-        return try await next(request, context)
+        return context
     }
 }

@@ -7,41 +7,35 @@ import NIOHTTP1
 
 /// Turns every error into `{"error": {"code", "message", "field"}}` with a fitting status.
 /// Nothing a client sends produces a 500; unexpected failures are logged and answered as
-/// `internal_error` without internals.
-struct ErrorMiddleware: RouterMiddleware {
-    typealias Context = CanteenRequestContext
-
+/// `internal_error` without internals. Part of `APIMiddleware`.
+struct ErrorAnswers: Sendable {
     let presenter: Presenter
     let methods: RouteMethods
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch {
-            var canteenError = Self.canteenError(for: error)
-            let allowed = canteenError.code == .routeNotFound ? methods.methods(for: request.uri.path) : []
-            if !allowed.isEmpty {
-                canteenError = CanteenError(.invalid, code: .methodNotAllowed,
-                                            message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
-            }
-            if canteenError.kind == .unavailable {
-                context.logger.debug("request failed: database unavailable")
-            }
-            if canteenError.kind == .internal {
-                // Logged in full (a corrupt row is named there); the client learns only that it failed.
-                context.logger.error("request failed",
-                                     metadata: ["error": "\(Redaction.redactingTokens(String(reflecting: error)))"])
-                canteenError = CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
-            }
-            let presentation = presenter.presentation(for: request, cafe: nil)
-            let problems = (error as? ValidationError)?.problems ?? []
-            var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError),
-                                                  problems: problems.count > 1 ? problems : [])
-            response.headers[.contentLanguage] = presentation.contentLanguage
-            if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
-            return response
+    /// The answer to a request that failed with `error`.
+    func response(for error: any Error, to request: Request, context: CanteenRequestContext) -> Response {
+        var canteenError = Self.canteenError(for: error)
+        let allowed = canteenError.code == .routeNotFound ? methods.methods(for: request.uri.path) : []
+        if !allowed.isEmpty {
+            canteenError = CanteenError(.invalid, code: .methodNotAllowed,
+                                        message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
         }
+        if canteenError.kind == .unavailable {
+            context.logger.debug("request failed: database unavailable")
+        }
+        if canteenError.kind == .internal {
+            // Logged in full (a corrupt row is named there); the client learns only that it failed.
+            context.logger.error("request failed",
+                                 metadata: ["error": "\(Redaction.redactingTokens(String(reflecting: error)))"])
+            canteenError = CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
+        }
+        let presentation = presenter.presentation(for: request, cafe: nil)
+        let problems = (error as? ValidationError)?.problems ?? []
+        var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError),
+                                              problems: problems.count > 1 ? problems : [])
+        response.headers[.contentLanguage] = presentation.contentLanguage
+        if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
+        return response
     }
 
     static func canteenError(for error: any Error) -> CanteenError {
