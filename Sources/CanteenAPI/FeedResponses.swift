@@ -34,10 +34,12 @@ final class FeedResponses: Sendable {
         let body: ByteBuffer
         let cursor: Int64
         let isEmpty: Bool
-        /// Content type, language, validators: the whole head of the answer but its request id.
+        /// Content type and length, language, validators: the whole head of the answer but its
+        /// request id. (With its length here, an answer's head is not copied to add it.)
         let headers: HTTPFields
 
-        /// `headers` are the reader's (language, `Vary`); the page adds its validators and type.
+        /// `headers` are the reader's (language, `Vary`); the page adds its validators, type and
+        /// length.
         init(body: some Collection<UInt8>, cursor: Int64, isEmpty: Bool, headers: HTTPFields) {
             self.body = ByteBuffer(bytes: body)
             self.cursor = cursor
@@ -45,6 +47,7 @@ final class FeedResponses: Sendable {
             var headers = headers
             headers.setValidator(EntityTags.tag(cursor))
             headers[.contentType] = JSONResponse.contentType
+            headers[.contentLength] = String(self.body.readableBytes)
             self.headers = headers
         }
     }

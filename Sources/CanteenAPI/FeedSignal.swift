@@ -29,8 +29,9 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
 
     /// How a wait ended.
     enum Wakeup: Sendable {
-        /// The café's latest change is now `latest`, with what was prepared for it.
-        case changed(latest: Int64, prepared: Prepared?)
+        /// The café's latest change is now `latest`, with what was prepared for it; `published`
+        /// is when this process learnt of it (nil for a waiter that found it already there).
+        case changed(latest: Int64, prepared: Prepared?, published: ContinuousClock.Instant?)
         /// The deadline passed, the waiter was cancelled, or the server is stopping.
         case ended
 
@@ -55,8 +56,6 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
 
     private struct State {
         var latest: [String: Int64] = [:]
-        /// When each café's latest change was published (for the wake-up delay metric).
-        var publishedAt: [String: ContinuousClock.Instant] = [:]
         var waiters: [String: [UInt64: Waiter]] = [:]
         /// No waiter's deadline is before this (it may be earlier than the earliest one left,
         /// after wake-ups): the timer looks through the waiters only once it has passed.
@@ -82,7 +81,6 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
             var woken: [(latest: Int64, waiters: [UInt64: Waiter])] = []
             for (cafeID, sequence) in changes where sequence > (state.latest[cafeID] ?? 0) {
                 state.latest[cafeID] = sequence
-                state.publishedAt[cafeID] = now
                 if let waiting = state.waiters.removeValue(forKey: cafeID) { woken.append((sequence, waiting)) }
             }
             return woken
@@ -91,7 +89,7 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
         for (latest, waiters) in woken {
             for waiter in waiters.values {
                 guard let preparation = waiter.preparation else {
-                    waiter.continuation.resume(returning: .changed(latest: latest, prepared: nil))
+                    waiter.continuation.resume(returning: .changed(latest: latest, prepared: nil, published: now))
                     continue
                 }
                 groups[preparation.question, default: Group(latest: latest, preparation: preparation, waiters: [])]
@@ -102,7 +100,7 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
             Task {
                 let prepared = await group.preparation.prepare(group.latest)
                 for waiter in group.waiters {
-                    waiter.continuation.resume(returning: .changed(latest: group.latest, prepared: prepared))
+                    waiter.continuation.resume(returning: .changed(latest: group.latest, prepared: prepared, published: now))
                 }
             }
         }
@@ -110,9 +108,6 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
 
     /// The latest sequence known for the café (0 when it has no ticket).
     func latest(cafeID: String) -> Int64 { state.withLock { $0.latest[cafeID] ?? 0 } }
-
-    /// When the café's latest change was published in this process.
-    func publishedAt(cafeID: String) -> ContinuousClock.Instant? { state.withLock { $0.publishedAt[cafeID] } }
 
     /// Wakes every waiter (on shutdown): they answer with what they have; later waits return at once.
     func releaseAll() {
@@ -141,7 +136,9 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
                 var startTimer = false
                 let immediate: Wakeup? = state.withLock { state in
                     // Already changed: the waiter does its own preparing, as if it had not waited.
-                    if let latest = state.latest[cafeID], latest > cursor { return .changed(latest: latest, prepared: nil) }
+                    if let latest = state.latest[cafeID], latest > cursor {
+                        return .changed(latest: latest, prepared: nil, published: nil)
+                    }
                     if state.released || Task.isCancelled || deadline <= .now { return .ended }
                     state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline,
                                                                      preparation: preparation)

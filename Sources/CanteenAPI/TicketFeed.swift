@@ -150,7 +150,8 @@ public final class TicketFeed: Service, Sendable {
         let question = FeedResponses.Question(cafeID: cafe.id, after: after, station: station,
                                               variant: presentation.variant)
         var baseline = after ?? known
-        var woken = false
+        /// When the change that woke this display was published (for the wake-up delay metric).
+        var woken: ContinuousClock.Instant?
         while true {
             var latest = try await latest(cafeID: cafe.id)
             var prepared: FeedResponses.Rendered?
@@ -165,14 +166,14 @@ public final class TicketFeed: Service, Sendable {
                 }
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero,
-                      case .changed(let changed, let page) = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining,
+                      case .changed(let changed, let page, let published) = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining,
                                                                                preparing: preparation)
                 else {
                     if let known, known == seen { return .unchanged(cursor: known) }
                     return .page(FeedResponses.Rendered(body: JSONWriter.encode(TicketFeedDTO(tickets: [], cursor: String(seen))),
                                                         cursor: seen, isEmpty: true, headers: presentation.headers))
                 }
-                woken = true
+                woken = published
                 (latest, prepared) = (changed, page)
             }
             let page: FeedResponses.Rendered
@@ -182,9 +183,7 @@ public final class TicketFeed: Service, Sendable {
                 baseline = max(baseline ?? 0, latest)
                 continue
             }
-            if woken, let published = signal.publishedAt(cafeID: cafe.id) {
-                metrics.feedWoken(since: published)
-            }
+            if let woken { metrics.feedWoken(since: woken) }
             return .page(page)
         }
     }

@@ -52,11 +52,12 @@ struct FeedSignalTests {
         signal.publish(["c": 7])
         var answers: [String] = []
         for wait in waits {
-            guard case .changed(let latest, let page) = await wait.value else {
+            guard case .changed(let latest, let page, let published) = await wait.value else {
                 Issue.record("a waiter of the changed café was not woken by the change")
                 continue
             }
             #expect(latest == 7)
+            #expect(published != nil, "a woken waiter learns when the change was published")
             answers.append(page ?? "nothing prepared")
         }
         #expect(answers == ["bar@7", "bar@7", "cold@7", "bar@7", "nothing prepared"])
@@ -72,12 +73,13 @@ struct FeedSignalTests {
         signal.publish(["c": 3])
         let wakeup = await signal.wait(cafeID: "c", after: 2, timeout: .seconds(60),
                                        preparing: .init(question: "q") { _ in "prepared" })
-        guard case .changed(let latest, let page) = wakeup else {
+        guard case .changed(let latest, let page, let published) = wakeup else {
             Issue.record("expected a change, got \(wakeup)")
             return
         }
         #expect(latest == 3)
         #expect(page == nil)
+        #expect(published == nil, "it was not woken, so it has no wake-up delay")
     }
 }
 
