@@ -163,8 +163,8 @@ if phases.contains("parked") {
     let summary = LatencySummary(outcome.latencies)
     print("parked displays woken by one order, \(parkedDisplays) long-polling, \(parkedRounds) orders: "
           + "\(summary.text) from the order's 201 to each display's answer (\(summary.count) answers)")
-    if let best = outcome.roundP99s.min(), let worst = outcome.roundP99s.max() {
-        print(String(format: "    each order's own p99: %.1f to %.1f ms", best, worst))
+    if !outcome.roundP99s.isEmpty {
+        print("    each order's own p99, in order: " + outcome.roundP99s.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " ms")
     }
     if outcome.missing > 0 { print("    displays not answered within 10 s: \(outcome.missing)") }
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
