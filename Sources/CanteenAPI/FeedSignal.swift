@@ -47,7 +47,7 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
         let preparation: Preparation?
     }
 
-    /// Woken waiters asking one question of one café.
+    /// Woken waiters of one café asking one question.
     private struct Group {
         let latest: Int64
         let preparation: Preparation
@@ -85,8 +85,9 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
             }
             return woken
         }
-        var groups: [Question: Group] = [:]
         for (latest, waiters) in woken {
+            // Grouped per café: one question asked of two cafés is prepared for each one's change.
+            var groups: [Question: Group] = [:]
             for waiter in waiters.values {
                 guard let preparation = waiter.preparation else {
                     waiter.continuation.resume(returning: .changed(latest: latest, prepared: nil, published: now))
@@ -95,12 +96,12 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
                 groups[preparation.question, default: Group(latest: latest, preparation: preparation, waiters: [])]
                     .waiters.append(waiter)
             }
-        }
-        for group in groups.values {
-            Task {
-                let prepared = await group.preparation.prepare(group.latest)
-                for waiter in group.waiters {
-                    waiter.continuation.resume(returning: .changed(latest: group.latest, prepared: prepared, published: now))
+            for group in groups.values {
+                Task {
+                    let prepared = await group.preparation.prepare(group.latest)
+                    for waiter in group.waiters {
+                        waiter.continuation.resume(returning: .changed(latest: group.latest, prepared: prepared, published: now))
+                    }
                 }
             }
         }

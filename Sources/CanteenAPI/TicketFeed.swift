@@ -150,7 +150,7 @@ public final class TicketFeed: Service, Sendable {
         let question = FeedResponses.Question(cafeID: cafe.id, after: after, station: station,
                                               variant: presentation.variant)
         var baseline = after ?? known
-        /// When the change that woke this display was published (for the wake-up delay metric).
+        // When the change that woke this display was published (for the wake-up delay metric).
         var woken: ContinuousClock.Instant?
         while true {
             var latest = try await latest(cafeID: cafe.id)

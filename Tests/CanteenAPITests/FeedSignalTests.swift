@@ -67,6 +67,24 @@ struct FeedSignalTests {
         #expect(await other.value.changed == false)
     }
 
+    @Test("one question asked of two cafés changed at once is prepared for each café's own change")
+    func sameQuestionTwoCafes() async throws {
+        let signal = FeedSignal<String, String>()
+        let preparation = FeedSignal<String, String>.Preparation(question: "bar") { latest in "bar@\(latest)" }
+        let here = Task { await signal.wait(cafeID: "here", after: 0, timeout: .seconds(60), preparing: preparation) }
+        let there = Task { await signal.wait(cafeID: "there", after: 0, timeout: .seconds(60), preparing: preparation) }
+        while signal.waiterCount < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        signal.publish(["here": 4, "there": 9])
+        for (wait, latest) in [(here, Int64(4)), (there, 9)] {
+            guard case .changed(let woken, let page, _) = await wait.value else {
+                Issue.record("a waiter of a changed café was not woken")
+                continue
+            }
+            #expect(woken == latest)
+            #expect(page == "bar@\(latest)", "its own café's change was prepared")
+        }
+    }
+
     @Test("a waiter whose café already moved past its cursor returns at once and prepares nothing")
     func alreadyChanged() async {
         let signal = FeedSignal<String, String>()
