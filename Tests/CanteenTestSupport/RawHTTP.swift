@@ -11,6 +11,16 @@ public final class RawHTTP: @unchecked Sendable {
         public let status: Int
         public let headers: [String: String]
         public let body: Data
+        /// The status line, and the header lines as sent (names as written, in order).
+        public var statusLine = ""
+        public var fields: [Field] = []
+
+        /// One header line.
+        public struct Field: Sendable, Equatable, CustomStringConvertible {
+            public let name: String
+            public let value: String
+            public var description: String { "\(name): \(value)" }
+        }
 
         public var text: String { String(decoding: body, as: UTF8.self) }
         /// `error.code` of a JSON error body.
@@ -109,14 +119,18 @@ public final class RawHTTP: @unchecked Sendable {
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
         var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
+        let firstLine = lines.removeFirst()
+        let statusLine = firstLine.split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
             throw Failure(description: "not an HTTP response: \(head.prefix(80))")
         }
         var headers: [String: String] = [:]
+        var fields: [Response.Field] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = value
+            fields.append(Response.Field(name: String(line[..<colon]), value: value))
         }
         var body: [UInt8] = []
         if headers["transfer-encoding"]?.lowercased() == "chunked" {
@@ -137,7 +151,10 @@ public final class RawHTTP: @unchecked Sendable {
             body = Array(buffer[..<length])
             buffer.removeFirst(length)
         }
-        return Response(status: status, headers: headers, body: Data(body))
+        var response = Response(status: status, headers: headers, body: Data(body))
+        response.statusLine = firstLine
+        response.fields = fields
+        return response
     }
 
     /// Whether the server closed the connection: true on end of file (or a reset), false when
