@@ -15,12 +15,14 @@ public struct CanteenRequestContext: RequestContext {
     /// and the router, and a token inline would have its four strings retained and released at
     /// every copy.
     private var verified: VerifiedToken?
+    /// The connection the request came on.
+    public let channel: any Channel
     /// The peer's address (nil when there is no socket, as in router tests).
-    public let remoteAddress: SocketAddress?
+    public var remoteAddress: SocketAddress? { channel.remoteAddress }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// Request bodies are read up to 1 MiB; larger ones get 413.
@@ -84,6 +86,12 @@ private final class VerifiedToken: Sendable {
     let token: AccessToken
 
     init(_ token: AccessToken) { self.token = token }
+}
+
+/// How the server names itself.
+public enum CanteenServer {
+    /// The `Server` field of every answer.
+    public static let name = "Canteen"
 }
 
 /// Fixed limits of the HTTP API.

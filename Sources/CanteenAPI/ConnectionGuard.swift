@@ -23,6 +23,11 @@ import NIOHTTPTypes
 /// - **Shutdown**: when the server begins a graceful shutdown it tells every connection to
 ///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays at
 ///   once), so no request waiting for a change has to register for the shutdown itself.
+/// - **Answers written ahead**: a kitchen display woken by a change is answered by the feed
+///   straight from the event loop, its bytes written to the socket (`answer(_:)`, see
+///   `ParkedDisplayAnswers`); the answer its handler returns afterwards still passes through
+///   NIO's HTTP/1 encoder, which keeps count of the requests it answers, but its bytes are
+///   dropped (`AnswerAheadWriter`), so each request gets exactly one answer, in order.
 public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
     public typealias InboundOut = HTTPRequestPart
@@ -38,6 +43,10 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     private var closeAfterAnswer = false
     private var closing = false
     private var lingering = false
+    /// Writes answers ahead below NIO's HTTP/1 encoder (nil until added to a pipeline).
+    private var ahead: AnswerAheadWriter?
+    /// The request in progress was answered ahead: the bytes of its handler's answer are dropped.
+    private var answeredAhead = false
 
     public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2), onQuiesce: (@Sendable () -> Void)? = nil) {
         self.headerTimeout = Self.timeAmount(headerTimeout)
@@ -80,6 +89,10 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     // MARK: - Header timeout
 
     public func handlerAdded(context: ChannelHandlerContext) {
+        // Next to the socket, below every encoder.
+        let writer = AnswerAheadWriter()
+        writer.connectionGuard = self
+        if (try? context.pipeline.syncOperations.addHandler(writer, position: .first)) != nil { ahead = writer }
         if context.channel.isActive { armHeaderDeadline(context) }
     }
 
@@ -127,10 +140,36 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
 
     // MARK: - Answers
 
+    /// Writes and flushes `answer` (a whole HTTP/1 answer: head, then body) now as the answer to
+    /// the request in progress (on the connection's event loop, while that request's handler is
+    /// still waiting), and drops the bytes of the answer the handler writes when it returns.
+    /// False, with nothing written, when there is no request in progress or the connection is
+    /// closing.
+    func answer(_ answer: ByteBuffer...) -> Bool {
+        guard let ahead, requestsInProgress > 0, !answeredAhead, !closing, !lingering, let channel = ahead.channel,
+              channel.isActive else {
+            return false
+        }
+        answeredAhead = true
+        return ahead.write(answer)
+    }
+
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // Once a closing answer is out, nothing more is written (not a second answer to a broken request).
         guard !closing else {
             promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        if answeredAhead, let ahead {
+            // The handler's own answer to a request answered ahead: the encoder sees it (one answer
+            // per request), the socket does not.
+            ahead.discarding = true
+            context.write(data, promise: promise)
+            ahead.discarding = false
+            if case .end = unwrapOutboundIn(data) {
+                answeredAhead = false
+                requestsInProgress = max(0, requestsInProgress - 1)
+            }
             return
         }
         switch unwrapOutboundIn(data) {

@@ -22,7 +22,7 @@ public final class TicketFeed: Service, Sendable {
     private let tickets: any TicketRepository
     private let events: any OrderEventRepository
     private typealias Signal = FeedSignal<FeedResponses.Question, FeedResponses.Rendered>
-    private let signal = Signal()
+    private let signal: Signal
     private let followers = OrderFollowers()
     private let pages: FeedResponses
     private let watchInterval: Duration
@@ -36,8 +36,8 @@ public final class TicketFeed: Service, Sendable {
 
     public init(tickets: any TicketRepository, events: any OrderEventRepository,
                 watchInterval: Duration = .milliseconds(200), heartbeat: Duration = .seconds(15),
-                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed"),
-                metrics: CanteenMetrics = CanteenMetrics()) {
+                sharedPages: Int = 256, serverName: String? = CanteenServer.name,
+                logger: Logger = Logger(label: "canteen.feed"), metrics: CanteenMetrics = CanteenMetrics()) {
         self.tickets = tickets
         self.events = events
         self.watchInterval = watchInterval
@@ -45,6 +45,13 @@ public final class TicketFeed: Service, Sendable {
         self.logger = logger
         self.metrics = metrics
         pages = FeedResponses(capacity: sharedPages)
+        let answers = ParkedDisplayAnswers(serverName: serverName, metrics: metrics)
+        signal = Signal { question, page, published, connections in
+            // A page of other stations' changes only is no answer for a display with a cursor:
+            // it keeps waiting (see `page`).
+            guard !(page.isEmpty && question.after != nil) else { return [] }
+            return await answers.answer(page, published: published, to: connections)
+        }
         tickets.onTicketChanges { [signal] changes in signal.publish(changes) }
         events.onOrderEvents { [followers] events in followers.publish(events) }
     }
@@ -143,9 +150,10 @@ public final class TicketFeed: Service, Sendable {
     /// The tickets of `cafe` changed after `after` (its open tickets without a cursor), rendered
     /// for `presentation`. A display that already holds everything up to `known` (the cursor in
     /// its `If-None-Match`) gets `unchanged` while nothing moved; with `wait`, the answer waits
-    /// for a change up to that long.
+    /// for a change up to that long. A display woken by a change may be answered on `connection`
+    /// before this returns (`ParkedDisplayAnswers`); the same page is returned all the same.
     func page(cafe: Cafe, after: Int64?, station: String?, known: Int64?, wait: Duration,
-              presentation: Presentation) async throws -> Answer {
+              presentation: Presentation, connection: ParkedConnection? = nil) async throws -> Answer {
         let deadline = ContinuousClock.now + wait
         let question = FeedResponses.Question(cafeID: cafe.id, after: after, station: station,
                                               variant: presentation.variant)
@@ -161,19 +169,20 @@ public final class TicketFeed: Service, Sendable {
                 // answers every waiter through `serverIsStopping()` (each connection's
                 // `ConnectionGuard` calls it when told to quiesce), not a shutdown handler per
                 // waiter: two thousand registrations, and as many removals, per wake-up.
-                let preparation = Signal.Preparation(question: question) { [self] latest in
+                let preparation = Signal.Preparation(question: question, connection: connection) { [self] latest in
                     try? await render(cafe, question, latest: latest, presentation)
                 }
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero,
-                      case .changed(let changed, let page, let published) = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining,
-                                                                               preparing: preparation)
+                      case .changed(let changed, let page, let published, let answered)
+                          = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining, preparing: preparation)
                 else {
                     if let known, known == seen { return .unchanged(cursor: known) }
                     return .page(FeedResponses.Rendered(body: JSONWriter.encode(TicketFeedDTO(tickets: [], cursor: String(seen))),
                                                         cursor: seen, isEmpty: true, headers: presentation.headers))
                 }
-                woken = published
+                // Answered ahead, its wake-up was recorded as it was written.
+                woken = answered ? nil : published
                 (latest, prepared) = (changed, page)
             }
             let page: FeedResponses.Rendered

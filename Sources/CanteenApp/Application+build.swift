@@ -208,7 +208,7 @@ public func buildApplication(_ configuration: AppConfiguration,
     var app = Application(
         router: routes.router,
         server: .http1(configuration: http1),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Canteen"),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")

@@ -33,6 +33,9 @@ public final class CanteenMetrics: Sendable {
     /// From the moment this process learns of a ticket change to the moment a display waiting
     /// for it has its page (`canteen_feed_wakeup_delay_seconds`).
     private let feedWakeupDelay: CoreMetrics.Timer
+    /// Woken displays answered straight from their connection's event loop, ahead of their
+    /// handler (`canteen_feed_answered_ahead_total`); the others answer through it.
+    private let feedAnsweredAhead: CoreMetrics.Counter
     /// Beacon sightings received by `POST /v1/locate` and café resolution
     /// (`canteen_beacon_reports_parsed_total`), and those of registered beacons
     /// (`canteen_beacon_sightings_total{known}`).
@@ -61,6 +64,7 @@ public final class CanteenMetrics: Sendable {
         orderReplays = CoreMetrics.Counter(label: "canteen_order_replays_total", factory: factory)
         feedWaiters = CoreMetrics.Gauge(label: "canteen_feed_waiters", factory: factory)
         feedWakeupDelay = CoreMetrics.Timer(label: "canteen_feed_wakeup_delay_seconds", factory: factory)
+        feedAnsweredAhead = CoreMetrics.Counter(label: "canteen_feed_answered_ahead_total", factory: factory)
         beaconReportsParsed = CoreMetrics.Counter(label: "canteen_beacon_reports_parsed_total", factory: factory)
     }
 
@@ -110,6 +114,12 @@ public final class CanteenMetrics: Sendable {
 
     /// A display waiting for a change published at `published` has its page now.
     func feedWoken(since published: ContinuousClock.Instant) { feedWakeupDelay.recordInterval(since: published) }
+
+    /// A display waiting for a change published at `published` was answered ahead of its handler now.
+    func feedAnsweredAhead(since published: ContinuousClock.Instant) {
+        feedWakeupDelay.recordInterval(since: published)
+        feedAnsweredAhead.increment()
+    }
 
     func orderRefused(_ code: ErrorCode) {
         refused.metric(["reason": code.rawValue]) {
