@@ -25,8 +25,8 @@ import NIOHTTPTypes
 ///   once), so no request waiting for a change has to register for the shutdown itself.
 /// - **Answers written ahead**: a kitchen display woken by a change is answered by the feed
 ///   straight from the event loop, its bytes written to the socket (`answer(_:)`, see
-///   `ParkedDisplayAnswers`); the answer its handler returns afterwards still passes through
-///   NIO's HTTP/1 encoder, which keeps count of the requests it answers, but its bytes are
+///   `ParkedDisplayAnswers`); for the answer its handler returns afterwards, NIO's HTTP/1
+///   encoder, which pairs one answer with each request, is given an empty one whose bytes are
 ///   dropped (`AnswerAheadWriter`), so each request gets exactly one answer, in order.
 public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
@@ -161,12 +161,20 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         if answeredAhead, let ahead {
-            // The handler's own answer to a request answered ahead: the encoder sees it (one answer
-            // per request), the socket does not.
-            ahead.discarding = true
-            context.write(data, promise: promise)
-            ahead.discarding = false
-            if case .end = unwrapOutboundIn(data) {
+            // The handler's own answer to a request answered ahead: the encoder sees an answer (it
+            // pairs one with each request), the socket does not. Its bytes are dropped, so the
+            // encoder is given the cheapest whole answer instead of the page.
+            switch unwrapOutboundIn(data) {
+            case .head:
+                ahead.discarding = true
+                context.write(wrapOutboundOut(.head(Self.droppedHead)), promise: promise)
+                ahead.discarding = false
+            case .body:
+                promise?.succeed()
+            case .end:
+                ahead.discarding = true
+                context.write(wrapOutboundOut(.end(nil)), promise: promise)
+                ahead.discarding = false
                 answeredAhead = false
                 requestsInProgress = max(0, requestsInProgress - 1)
             }
@@ -198,6 +206,10 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
             context.write(data, promise: promise)
         }
     }
+
+    /// What the encoder is given for a handler's answer whose bytes are dropped: a whole answer
+    /// with no body and a single field.
+    static let droppedHead = HTTPResponse(status: .ok, headerFields: [.contentLength: "0"])
 
     /// Answers after which the rest of the request cannot be trusted or is not wanted.
     static func closesConnection(_ status: HTTPResponse.Status) -> Bool {

@@ -165,7 +165,17 @@ struct ParkedDisplayAnswersTests {
         try answer(channel, body: "later")
         #expect(try written(channel).isEmpty)
 
-        // and a HEAD after it is answered without its body: the encoder still pairs answers with requests
+        // and so is a streamed one (no length, its body in parts, trailers) to the next request answered ahead
+        try channel.writeInbound(ByteBuffer(string: "GET /feed HTTP/1.1\r\nHost: a\r\n\r\n"))
+        #expect(connectionGuard.answer(ByteBuffer(string: "HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nahead2")))
+        #expect(try written(channel) == "HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nahead2")
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: "stream")))
+        try channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: "ed")))
+        try channel.writeOutbound(HTTPResponsePart.end([.init("X-Trailer")!: "t"]))
+        #expect(try written(channel).isEmpty)
+
+        // and a HEAD after them is answered without its body: the encoder still pairs answers with requests
         try channel.writeInbound(ByteBuffer(string: "HEAD /feed HTTP/1.1\r\nHost: a\r\n\r\n"))
         try answer(channel, body: "hello")
         #expect(try written(channel) == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
