@@ -2,8 +2,8 @@ import NIOCore
 
 /// The bytes end of a connection's answers written ahead (see `ConnectionGuard`): sits between
 /// the socket and NIO's HTTP/1 encoder, writes an answer's bytes straight to the socket, and
-/// drops the encoder's bytes while told to (the handler's own answer to a request that was
-/// answered ahead, which still passes through the encoder so that it stays in step with the
+/// drops the encoder's bytes while told to (the empty answer the encoder is given in place of
+/// the handler's own, for a request that was answered ahead, so that it stays in step with the
 /// requests it answers).
 final class AnswerAheadWriter: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = IOData
