@@ -22,21 +22,19 @@ struct ParkedConnection: Sendable {
 /// event loop and convert its head there: the last of two thousand displays had its answer 50 to
 /// 100 ms after the order on two cores, the other displays' handlers running first. Here each
 /// event loop writes the page to its parked connections, `batch` at a time, and only then are
-/// the displays' handlers resumed; the bytes of the answer each handler returns are then dropped by its connection's
-/// `ConnectionGuard`, which saw the request answered. The bookkeeping (metrics, log line) still
-/// happens, after the answers are out.
+/// the displays' handlers resumed; the answer each handler returns is then dropped by its
+/// connection's `ConnectionGuard`, which saw the request answered. The bookkeeping (metrics, log
+/// line) still happens, after the answers are out.
 ///
 /// The answer is the one Hummingbird would write, byte for byte: the page's head (encoded once,
-/// by NIO's HTTP/1 encoder), the request's id, then the server's `Date` and `Server`, as
-/// `Application` adds them; then the page's body, the same buffer for every display.
+/// by NIO's HTTP/1 encoder), the request's id, then the server's `Date` and `Server`
+/// (`CanteenServer.name`, the name `buildApplication` gives Hummingbird), as `Application` adds
+/// them; then the page's body, the same buffer for every display.
 struct ParkedDisplayAnswers: Sendable {
-    /// The `Server` field of every answer (Hummingbird's `serverName`); nil for none.
-    let serverName: String?
     let metrics: CanteenMetrics
     private let dates = HTTPDates()
 
-    init(serverName: String?, metrics: CanteenMetrics) {
-        self.serverName = serverName
+    init(metrics: CanteenMetrics) {
         self.metrics = metrics
     }
 
@@ -55,9 +53,8 @@ struct ParkedDisplayAnswers: Sendable {
         guard !loops.isEmpty, let head = Self.encodedHead(page.headers) else { return answered }
         // The head ends with the request's id, then `Date` and `Server`, as Hummingbird's
         // `Application` adds them after the route's fields.
-        var trailing = "\r\n\(HTTPField.Name.date.rawName): \(dates.now())\r\n"
-        if let serverName { trailing += "\(HTTPField.Name.server.rawName): \(serverName)\r\n" }
-        trailing += "\r\n"
+        let trailing = "\r\n\(HTTPField.Name.date.rawName): \(dates.now())"
+            + "\r\n\(HTTPField.Name.server.rawName): \(CanteenServer.name)\r\n\r\n"
         let body = page.body
         let metrics = metrics
         let written = loops.values.map { loop, parked in

@@ -36,8 +36,8 @@ public final class TicketFeed: Service, Sendable {
 
     public init(tickets: any TicketRepository, events: any OrderEventRepository,
                 watchInterval: Duration = .milliseconds(200), heartbeat: Duration = .seconds(15),
-                sharedPages: Int = 256, serverName: String? = CanteenServer.name,
-                logger: Logger = Logger(label: "canteen.feed"), metrics: CanteenMetrics = CanteenMetrics()) {
+                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed"),
+                metrics: CanteenMetrics = CanteenMetrics()) {
         self.tickets = tickets
         self.events = events
         self.watchInterval = watchInterval
@@ -45,11 +45,10 @@ public final class TicketFeed: Service, Sendable {
         self.logger = logger
         self.metrics = metrics
         pages = FeedResponses(capacity: sharedPages)
-        let answers = ParkedDisplayAnswers(serverName: serverName, metrics: metrics)
+        let answers = ParkedDisplayAnswers(metrics: metrics)
         signal = Signal { question, page, published, connections in
-            // A page of other stations' changes only is no answer for a display with a cursor:
-            // it keeps waiting (see `page`).
-            guard !(page.isEmpty && question.after != nil) else { return [] }
+            // A display that keeps waiting past this page (see `page`) is not answered with it.
+            guard Self.answers(page, after: question.after) else { return [] }
             return await answers.answer(page, published: published, to: connections)
         }
         tickets.onTicketChanges { [signal] changes in signal.publish(changes) }
@@ -187,14 +186,21 @@ public final class TicketFeed: Service, Sendable {
             }
             let page: FeedResponses.Rendered
             if let prepared { page = prepared } else { page = try await render(cafe, question, latest: latest, presentation) }
-            if page.isEmpty, after != nil, deadline > ContinuousClock.now {
-                // Changes of other stations only: keep waiting past them.
+            if !Self.answers(page, after: after), deadline > ContinuousClock.now {
                 baseline = max(baseline ?? 0, latest)
                 continue
             }
             if let woken { metrics.feedWoken(since: woken) }
             return .page(page)
         }
+    }
+
+    /// Whether a woken display asking for changes after `after` is answered with `page`: a page of
+    /// other stations' changes only is no answer for a display with a cursor, which keeps waiting
+    /// past them (until its deadline). The woken displays answered ahead of their handlers
+    /// (`ParkedDisplayAnswers`) are those the handlers would answer.
+    private static func answers(_ page: FeedResponses.Rendered, after: Int64?) -> Bool {
+        !(page.isEmpty && after != nil)
     }
 
     /// The page for this question while the café's latest change is `latest`, read and
