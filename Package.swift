@@ -262,7 +262,7 @@ let package = Package(
             name: "CanteenAPITests",
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
-                "CanteenFormat", "CanteenWeb",
+                "CanteenPostgres", "CanteenFormat", "CanteenWeb",
                 "CanteenNotify",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -30,6 +30,8 @@ public struct APIServices: Sendable {
     public var metrics: CanteenMetrics
     /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
     public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
+    /// What `GET /readyz` asks (the composition root gives it the database's health check).
+    public var readiness: Readiness
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
@@ -52,5 +54,6 @@ public struct APIServices: Sendable {
         self.webhooks = webhooks
         self.clock = clock
         self.metrics = metrics ?? feed.metrics
+        readiness = Readiness(cafes: cafes, database: nil)
     }
 }

@@ -4,14 +4,14 @@ import CanteenFormat
 import Hummingbird
 
 /// Verifies a bearer token when one is sent; a malformed or unknown one is rejected with 401.
-/// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz` and the pages
+/// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz`, `/readyz` and the pages
 /// (`/kds`, `/kiosk`, `/board` and their `/assets/…`) need no token and ignore whatever
 /// `Authorization` a health checker or a browser sends. Part of `APIMiddleware`.
 struct Authentication: Sendable {
     let tokens: any TokenRepository
 
     /// Paths answered without looking at `Authorization` at all.
-    static let unauthenticatedPaths: Set<String> = ["/healthz", "/kds", "/kiosk", "/board"]
+    static let unauthenticatedPaths: Set<String> = ["/healthz", "/readyz", "/kds", "/kiosk", "/board"]
 
     /// `context` with the request's verified token, if it sent one.
     func verified(_ request: Request, _ context: CanteenRequestContext) async throws -> CanteenRequestContext {

@@ -12,7 +12,7 @@ public enum CanteenRouter {
                                              errors: ErrorAnswers(presenter: services.presenter, methods: methods),
                                              authentication: Authentication(tokens: services.tokens)))
         let routes = RouteTable(router: router, methods: methods)
-        HealthRoutes().register(on: routes)
+        HealthRoutes(readiness: services.readiness).register(on: routes)
         MetricsRoutes(services: services).register(on: routes)
         TokenRoutes(services: services).register(on: routes)
         CafeRoutes(services: services).register(on: routes)

@@ -137,6 +137,14 @@ public struct CanteenStores: Sendable {
         }
     }
 
+    /// What `GET /readyz` asks of the database.
+    public var health: any DatabaseHealth {
+        switch engine {
+        case .sqlite(let database): SQLiteHealth(database: database)
+        case .postgres(let database): PostgresHealth(database: database)
+        }
+    }
+
     /// The routes' services over these stores, with a kitchen feed of its own.
     /// Formatters are the application's own: pass the same ones to share their caches.
     public func apiServices(strings: Strings, prices: PriceFormatter = PriceFormatter(),
@@ -144,11 +152,14 @@ public struct CanteenStores: Sendable {
                             heartbeat: Duration = .seconds(15),
                             clock: @escaping @Sendable () -> Date = Date.init,
                             metrics: CanteenMetrics = CanteenMetrics()) -> APIServices {
-        APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
-                    presenter: Presenter(strings: strings, prices: prices, windows: windows),
-                    feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
-                    orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
+        var services = APIServices(
+            cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
+            preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
+            presenter: Presenter(strings: strings, prices: prices, windows: windows),
+            feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
+            orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
+        services.readiness = Readiness(cafes: cafes, database: health)
+        return services
     }
 
     /// Imports the café files of `directory` when the database has no café yet.

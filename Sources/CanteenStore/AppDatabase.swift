@@ -55,6 +55,11 @@ public final class AppDatabase: Sendable {
 }
 
 extension AppDatabase {
+    /// The database file's path; nil in memory.
+    public var filePath: String? {
+        writer is DatabasePool ? writer.path : nil
+    }
+
     /// Checkpoints and closes the connections (on shutdown).
     public func close() throws {
         if let pool = writer as? DatabasePool {

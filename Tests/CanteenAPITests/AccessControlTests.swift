@@ -59,6 +59,7 @@ struct AccessControlTests {
     //                                                      kiosk here/there, kitchen here/there, user, other user, ops
     static let rows: [String: AccessRow] = [
         "GET /healthz": .everyone(200),
+        "GET /readyz": .everyone(200),
         // The pages and their files load without a token (each page then asks for one).
         "GET /kds": .everyone(200),
         "GET /kiosk": .everyone(200),

@@ -29,8 +29,11 @@ public struct TestEnvironment: Sendable {
         if sampleCafes {
             try await stores.cafes.importCafes(try CafeFiles.load(directory: Fixtures.menusDirectory).get())
         }
+        var services = stores.apiServices(strings: Self.strings, clock: clock.closure)
+        // Tests run side by side on a busy machine: a readiness check is not cut at 3 s here.
+        services.readiness = Readiness(cafes: stores.cafes, database: stores.health, timeout: .seconds(60))
         return TestEnvironment(
-            stores: stores, clock: clock, services: stores.apiServices(strings: Self.strings, clock: clock.closure),
+            stores: stores, clock: clock, services: services,
             ops: try await stores.tokens.createToken(role: .ops, cafeID: nil, name: "ops").secret,
             kiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: nil, name: "kiosk").secret,
             kitchen: try await stores.tokens.createToken(role: .kitchen, cafeID: nil, name: "kitchen").secret,

@@ -1,10 +1,33 @@
+import HTTPTypes
 import Hummingbird
 
-/// `GET /healthz`: liveness, no authentication.
+/// `GET /healthz`: liveness (the process answers). `GET /readyz`: readiness (the database is
+/// migrated, answers and can be written, and the cafés are loaded), for load balancers. Neither
+/// needs a token.
 struct HealthRoutes {
     struct Health: Encodable { let status: String }
 
+    struct Ready: Encodable {
+        let status: String
+        let database: String?
+        let cafes: Int?
+        let reason: String?
+    }
+
+    let readiness: Readiness
+
     func register(on routes: RouteTable) {
         routes.on(.get, "/healthz") { _, _ in try JSONResponse.make(Health(status: "ok")) }
+        routes.on(.get, "/readyz") { _, _ in
+            switch await readiness.verdict() {
+            case .ready(let cafes):
+                return try JSONResponse.make(Ready(status: "ready", database: readiness.engine, cafes: cafes,
+                                                   reason: nil))
+            case .notReady(let reason):
+                return try JSONResponse.make(Ready(status: "not_ready", database: readiness.engine, cafes: nil,
+                                                   reason: reason),
+                                             status: .serviceUnavailable, headers: [.retryAfter: "5", .cacheControl: "no-store"])
+            }
+        }
     }
 }

@@ -39,6 +39,7 @@ struct ContractTour {
     func run() async throws {
         let ops = environment.ops, kiosk = environment.kiosk, kitchen = environment.kitchen
         try await call("GET /healthz", "/healthz", token: nil, expecting: 200)
+        try await call("GET /readyz", "/readyz", token: nil, expecting: 200)
         try await call("GET /metrics", "/metrics", token: ops, expecting: 200)
         try await call("GET /v1/token", "/v1/token", token: kiosk, expecting: 200)
         try await call("GET /v1/token", "/v1/token", token: nil, expecting: 401)

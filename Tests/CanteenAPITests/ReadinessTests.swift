@@ -1,0 +1,178 @@
+import CanteenAPI
+import CanteenApp
+import CanteenCore
+import CanteenTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `GET /readyz` on SQLite: ready once cafés are loaded and while the database can be written.
+/// (PostgreSQL's: `PostgresReadinessTests`.)
+@Suite("Readiness: GET /readyz on SQLite")
+struct ReadinessTests {
+    @Test("/readyz answers 200 ready with the engine and the cafés' count, without a token; /healthz stays ok")
+    func ready() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            let response = try await client.send(.get, "/readyz")
+            #expect(response.status == .ok)
+            let body = try response.json
+            #expect(body["status"]?.stringValue == "ready")
+            #expect(body["database"]?.stringValue == "sqlite")
+            #expect(body["cafes"] == .int(2))
+            #expect(body["reason"] == nil)
+            #expect(try await client.send(.get, "/healthz").status == .ok)
+        }
+    }
+
+    @Test("/readyz answers 503 naming the reason while no café is loaded; /healthz answers 200 meanwhile")
+    func noCafe() async throws {
+        let stores = try CanteenStores.open(dataDirectory: nil)
+        var services = stores.apiServices(strings: TestEnvironment.strings)
+        services.readiness = Readiness(cafes: stores.cafes, database: stores.health, timeout: .seconds(60))
+        let app = Application(router: CanteenRouter.build(services).router)
+        try await app.test(.router) { client in
+            let response = try await client.send(.get, "/readyz")
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers[.retryAfter] == "5")
+            let body = try response.json
+            #expect(body["status"]?.stringValue == "not_ready")
+            #expect(body["reason"]?.stringValue?.contains("no café is configured") == true)
+            #expect(try await client.send(.get, "/healthz").status == .ok)
+        }
+    }
+
+    @Test("the SQLite file made unwritable under a running server: 503 naming the file, then 200 once writable again")
+    func unwritable() async throws {
+        let directory = TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try await TestEnvironment.make(dataDirectory: directory)
+        let file = directory.appendingPathComponent("canteen.sqlite").path
+        try await withRouter(environment) { client in
+            #expect(try await client.send(.get, "/readyz").status == .ok)
+
+            try await ReadOnlyFile.while(file) {
+                let response = try await client.send(.get, "/readyz")
+                #expect(response.status == .serviceUnavailable)
+                let reason = try response.json["reason"]?.stringValue ?? ""
+                #expect(reason.contains("not writable") && reason.contains(file), "\(reason)")
+            }
+
+            #expect(try await client.send(.get, "/readyz").status == .ok)
+        }
+    }
+
+    @Test("another process holding SQLite's write lock: 503 at the check's deadline or SQLite's busy timeout; probes meanwhile do not queue; 200 after")
+    func locked() async throws {
+        let directory = TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try await TestEnvironment.make(dataDirectory: directory)
+        var services = environment.services
+        services.readiness = Readiness(cafes: environment.stores.cafes, database: environment.stores.health,
+                                       timeout: .seconds(3))
+        let app = Application(router: CanteenRouter.build(services).router)
+        try await app.test(.router) { client in
+            // Given another process in a write transaction (held until stopped).
+            let holder = try LockHolder(database: directory.appendingPathComponent("canteen.sqlite").path, seconds: 120)
+            defer { holder.stop() }
+
+            // When a load balancer probes, and keeps probing while that check waits for the lock
+            // (SQLite's busy timeout is 5 s).
+            async let first = client.send(.get, "/readyz")
+            var reasons: [String] = []
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !reasons.contains(where: { $0.contains("has not finished") }) && ContinuousClock.now < deadline {
+                let again = try await client.send(.get, "/readyz")
+                #expect(again.status == .serviceUnavailable)
+                reasons.append(try again.json["reason"]?.stringValue ?? "")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let answer = try await first
+            #expect(answer.status == .serviceUnavailable)
+            reasons.append(try answer.json["reason"]?.stringValue ?? "")
+
+            // Then the check gave up at its deadline (or on SQLite's busy error, whichever came first),
+            // and a probe meanwhile was answered at once instead of queueing behind it.
+            #expect(reasons.contains { $0.contains("did not answer within 3") || $0.contains("database is locked") },
+                    "\(reasons)")
+            #expect(reasons.contains { $0.contains("has not finished") }, "\(reasons)")
+
+            // And once the lock is gone the database is ready again.
+            holder.stop()
+            var ready = try await client.send(.get, "/readyz")
+            let until = ContinuousClock.now + .seconds(60)
+            while ready.status != .ok && ContinuousClock.now < until {
+                try await Task.sleep(for: .milliseconds(200))
+                ready = try await client.send(.get, "/readyz")
+            }
+            #expect(ready.status == .ok)
+        }
+    }
+}
+
+/// Makes a file unwritable for this process for the time of `body`: immutable (`chattr +i`) when
+/// running as root, whom permissions do not stop; read-only (`chmod a-w`) otherwise.
+enum ReadOnlyFile {
+    static func `while`(_ path: String, _ body: () async throws -> Void) async throws {
+        if getuid() == 0 {
+            try run("/usr/bin/chattr", ["+i", path])
+            defer { try? run("/usr/bin/chattr", ["-i", path]) }
+            try await body()
+        } else {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: attributes[.posixPermissions] ?? 0o644],
+                                                           ofItemAtPath: path) }
+            try await body()
+        }
+    }
+
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CanteenError(.internal, code: .internalError, message: "\(tool) \(arguments) failed")
+        }
+    }
+}
+
+/// Another process (Python's sqlite3) holding the database's write lock (`BEGIN IMMEDIATE`).
+final class LockHolder: @unchecked Sendable {
+    private let process = Process()
+
+    init(database: String, seconds: Int) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import sqlite3, sys, time
+            connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+            connection.execute("BEGIN IMMEDIATE")
+            print("locked", flush=True)
+            time.sleep(float(sys.argv[2]))
+            """, database, String(seconds)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // Wait until it holds the lock.
+        let line = output.fileHandleForReading.availableData
+        guard String(decoding: line, as: UTF8.self).contains("locked") else {
+            process.terminate()
+            throw CanteenError(.internal, code: .internalError, message: "the lock holder did not take the lock")
+        }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
