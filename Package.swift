@@ -153,6 +153,7 @@ let package = Package(
             dependencies: [
                 "CanteenApp",
                 "CanteenCore",
+                "CanteenStore",
                 "CanteenAPI",
                 "CanteenNotify",
                 "Beacons",

@@ -181,6 +181,11 @@ public func buildApplication(_ configuration: AppConfiguration,
                              clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "canteen", metadataProvider: RequestLog.metadataProvider)
     logger.logLevel = configuration.logLevel
+    // Taken before the database is opened: no restore may replace it under a running server.
+    var hold: DataDirectoryHold?
+    if case .sqlite(let directory?) = configuration.store {
+        hold = DataDirectoryHold(lock: try DataDirectoryLock.server(directory: directory))
+    }
     let stores = try CanteenStores.open(configuration.store, clock: clock, checked: true)
     let importLogger = logger
     let importSamples: @Sendable () async throws -> Void = {
@@ -226,6 +231,7 @@ public func buildApplication(_ configuration: AppConfiguration,
         },
         logger: logger)
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
+    if let hold { app.addServices(hold) }
     // The database first: services stop in reverse order, so it closes last.
     app.addServices(stores.databaseService, services.feed,
                     IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)

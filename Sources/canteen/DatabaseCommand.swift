@@ -7,10 +7,11 @@ import Foundation
 import Glibc
 #endif
 
-/// `canteen db copy`: moving a SQLite database into PostgreSQL.
+/// `canteen db copy`: moving a SQLite database into PostgreSQL; `backup` and `restore`.
 struct DatabaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "db", abstract: "Move a database between engines.", subcommands: [Copy.self])
+        commandName: "db", abstract: "Back up, restore, or move a database between engines.",
+        subcommands: [Backup.self, Restore.self, Copy.self])
 
     struct Copy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
