@@ -106,3 +106,10 @@ TEST_SUITES += test-browser
 test-browser: deps venv
 	$(SWIFT) build --product canteen
 	CANTEEN_BIN="$$($(SWIFT) build --show-bin-path)/canteen" $(VENV)/bin/python Tests/Browser/run.py
+# Traces (issue 31): `canteen serve --otel-endpoint` against an OTLP/HTTP receiver of the test's own
+# on loopback (Tests/Tracing/run.py; opentelemetry-proto from requirements-test.txt). Seconds.
+TEST_SUITES += test-traces
+.PHONY: test-traces
+test-traces: deps venv
+	$(SWIFT) build --product canteen
+	$(VENV)/bin/python Tests/Tracing/run.py --bin "$$($(SWIFT) build --show-bin-path)/canteen"

@@ -32,6 +32,8 @@ public struct APIServices: Sendable {
     public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
     /// What `GET /readyz` asks (the composition root gives it the database's health check).
     public var readiness: Readiness
+    /// Whether each request gets a server span (`--otel-endpoint`); off, tracing costs nothing.
+    public var tracesRequests = false
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,

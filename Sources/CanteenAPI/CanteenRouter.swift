@@ -8,6 +8,8 @@ public enum CanteenRouter {
     public static func build(_ services: APIServices) -> RouteTable {
         let router = Router(context: CanteenRequestContext.self)
         let methods = RouteMethods()
+        // Outermost when tracing: its span covers the answer as sent, errors mapped.
+        if services.tracesRequests { router.add(middleware: RequestTracing()) }
         router.add(middleware: APIMiddleware(metrics: services.metrics,
                                              errors: ErrorAnswers(presenter: services.presenter, methods: methods),
                                              authentication: Authentication(tokens: services.tokens)))

@@ -28,6 +28,9 @@ public struct AppConfiguration: Sendable {
     public var webhooks: WebhookDeliverySettings
     /// How often an order's event stream sends a comment while nothing happens.
     public var eventStreamHeartbeat: Duration
+    /// Whether requests, order transactions and webhook attempts make spans (the tracer is
+    /// bootstrapped by the caller, `--otel-endpoint`); off, no span is made.
+    public var tracing = false
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),

@@ -176,10 +176,10 @@ public struct CanteenStores: Sendable {
 ///
 /// Metrics go to the configuration's registry (a new one by default), never to the global
 /// `MetricsSystem`: the request middleware binds this application's factory to each request.
-/// Log lines written while a request is handled carry its `request_id`.
+/// Log lines written while a request is handled carry its `request_id` (and, tracing, `trace_id`).
 public func buildApplication(_ configuration: AppConfiguration,
                              clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "canteen", metadataProvider: RequestLog.metadataProvider)
+    var logger = Logger(label: "canteen", metadataProvider: TraceLog.provider(tracing: configuration.tracing))
     logger.logLevel = configuration.logLevel
     // Taken before the database is opened: no restore may replace it under a running server.
     var hold: DataDirectoryHold?
@@ -197,17 +197,21 @@ public func buildApplication(_ configuration: AppConfiguration,
     // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
     if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
-    let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
-                                      heartbeat: configuration.eventStreamHeartbeat, clock: clock,
-                                      metrics: configuration.metrics ?? CanteenMetrics())
+    var configured = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
+                                        windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+                                        heartbeat: configuration.eventStreamHeartbeat, clock: clock,
+                                        metrics: configuration.metrics ?? CanteenMetrics())
+    configured.tracesRequests = configuration.tracing
+    let services = configured
+    var deliveries = configuration.webhooks
+    deliveries.traced = configuration.tracing
     if case .failure(let error) = services.pages {
         logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
     }
     let renderer = OrderEventRenderer(services: services)
     let webhooks = WebhookDeliveryService(webhooks: stores.webhooks, events: stores.orderEvents,
                                           render: { event in try await renderer.webhookBody(event) },
-                                          settings: configuration.webhooks, logger: logger)
+                                          settings: deliveries, logger: logger)
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     let headerTimeout = configuration.headerTimeout

@@ -50,6 +50,8 @@ public final class WebhookDeliveryService: Service, Sendable {
         let timeout = TimeAmount.nanoseconds(Int64(settings.timeout.seconds * 1e9))
         configuration.timeout = .init(connect: timeout, read: timeout)
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = settings.maxConcurrentDeliveries
+        // Each attempt's client span is DeliveryTracing's (by today's HTTP conventions), not the client's own.
+        configuration.tracing.tracer = nil
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -136,8 +138,9 @@ public final class WebhookDeliveryService: Service, Sendable {
             request.headers.add(name: WebhookSignature.headerName,
                                 value: WebhookSignature.header(body: body, secrets: job.secrets, at: clock()))
             request.body = .bytes(body)
-            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)),
-                                                    logger: logger)
+            let response = try await DeliveryTracing.send(request, job: job, traced: settings.traced) { request in
+                try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)), logger: logger)
+            }
             statusCode = Int(response.status.code)
             let snippet = try await Self.prefix(of: response.body, bytes: 200)
             if !(200..<300).contains(Int(response.status.code)) {

@@ -20,6 +20,8 @@ public struct WebhookDeliverySettings: Hashable, Sendable {
     /// The least time between two rounds: a round's bookkeeping is one write transaction, and
     /// spacing them keeps the single writer free for orders.
     public var roundSpacing: Duration
+    /// Whether each attempt is a client span that sends its `traceparent` (`--otel-endpoint`).
+    public var traced = false
 
     public init(timeout: Duration = .seconds(10), firstRetryDelay: Duration = .seconds(5),
                 maxRetryDelay: Duration = .seconds(3600), retryPeriod: Duration = .seconds(24 * 3600),

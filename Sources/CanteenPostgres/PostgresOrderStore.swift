@@ -1,6 +1,7 @@
 import CanteenCore
 import Foundation
 import PostgresNIO
+import Tracing
 
 /// The PostgreSQL implementation of `OrderRepository`.
 ///
@@ -38,15 +39,19 @@ public final class PostgresOrderStore: OrderRepository {
         self.ids = ids
         self.clock = clock
         placements = GroupCommit { batch in
-            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                             events: events, ids: ids)
+            await PlacementTracing.batch(of: batch.compactMap(\.trace), orders: batch.count) {
+                await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                 events: events, ids: ids)
+            }
         }
     }
 
     // MARK: - Placing
 
     public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
-        try await placements.submit(Placement(request: request, key: key, now: clock()))
+        try await PlacementTracing.placing(cafeID: request.cafeID) { trace in
+            try await placements.submit(Placement(request: request, key: key, now: clock(), trace: trace))
+        }
     }
 
     /// One order waiting for the next group commit.
@@ -54,6 +59,8 @@ public final class PostgresOrderStore: OrderRepository {
         let request: OrderRequest
         let key: IdempotencyKey?
         let now: Date
+        /// The placing request's span, when it is traced.
+        var trace: ServiceContext?
     }
 
     /// What one placement became inside the transaction, before the tickets are numbered.

@@ -1,6 +1,7 @@
 import CanteenCore
 import Foundation
 import GRDB
+import Tracing
 
 /// The SQLite implementation of `OrderRepository`.
 ///
@@ -33,15 +34,19 @@ public final class OrderStore: OrderRepository {
         self.events = events
         self.clock = clock
         placements = GroupCommit { batch in
-            await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                             events: events, ids: ids)
+            await PlacementTracing.batch(of: batch.compactMap(\.trace), orders: batch.count) {
+                await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                                 events: events, ids: ids)
+            }
         }
     }
 
     // MARK: - Placing
 
     public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
-        try await placements.submit(Placement(request: request, key: key, now: clock()))
+        try await PlacementTracing.placing(cafeID: request.cafeID) { trace in
+            try await placements.submit(Placement(request: request, key: key, now: clock(), trace: trace))
+        }
     }
 
     /// One order waiting for the next group commit.
@@ -49,6 +54,8 @@ public final class OrderStore: OrderRepository {
         let request: OrderRequest
         let key: IdempotencyKey?
         let now: Date
+        /// The placing request's span, when it is traced.
+        var trace: ServiceContext?
     }
 
     /// Places a batch of orders in one transaction (one fsync), each in its own savepoint so

@@ -17,6 +17,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
     @Option(help: "UI strings, one JSON file per language.") var locales = "Locales"
     @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "info"
+    @Option(help: "Log lines as text or json, one object a line (also CANTEEN_LOG_FORMAT; default text).")
+    var logFormat: LogFormat?
+    @Option(help: ArgumentHelp("Export traces over OTLP/HTTP to this collector (also OTEL_EXPORTER_OTLP_ENDPOINT; "
+                               + "the service's name from OTEL_SERVICE_NAME).", valueName: "http://HOST:4318"))
+    var otelEndpoint: String?
     @Option(help: "Seconds a new connection may take to send its first complete request head before it is closed.")
     var headerTimeout = 10.0
     @Option(help: "Seconds a connection may go without a complete request part, while no request is being answered, before it is closed.")
@@ -42,19 +47,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
-        // Every log line written while a request is handled carries its request_id.
-        LoggingSystem.bootstrap({ label, provider in
-            CanteenLogHandler(StreamLogHandler.standardOutput(label: label, metadataProvider: provider))
-        }, metadataProvider: RequestLog.metadataProvider)
+        let observability = try ServeObservability.bootstrap(format: logFormat, otelEndpoint: otelEndpoint,
+                                                             logLevel: Logger.Level(rawValue: logLevel) ?? .info)
         var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
-            menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
+            menusDirectory: InstalledFiles.folder(menus, default: "Menus"),
+            localesDirectory: InstalledFiles.folder(locales, default: "Locales"),
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
             headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
             webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
                                               retryPeriod: duration(webhookRetryPeriod)))
-        let location = try reportingErrors { try data.location() }
+        configuration.tracing = observability.tracing
+        let location = try observability.reportingFailures { try data.location() }
         let storage: String
         let tokenOption: String
         switch location {
@@ -67,14 +72,10 @@ struct ServeCommand: AsyncParsableCommand {
             tokenOption = "--data-dir \(data.dataDirectory)"
         }
         var built: (any ApplicationProtocol)?
-        try await reportingErrors { built = try await buildApplication(configuration) }
+        try await observability.reportingFailures { built = try await buildApplication(configuration) }
         guard let app = built else { return }
-        FileHandle.standardOutput.write(Data("""
-            Canteen: \(storage), API on http://\(host):\(port)
-            Get a token (in another terminal, from this folder):
-                "$(swift build --show-bin-path)/canteen" tokens create --role ops \(tokenOption)
-
-            """.utf8))
-        try await app.runService()
+        observability.announce(storage: storage, url: "http://\(host):\(port)",
+                               tokenCommand: InstalledFiles.command("tokens create --role ops \(tokenOption)"))
+        try await observability.run(app)
     }
 }

@@ -16,9 +16,12 @@ final class ServerProcess: @unchecked Sendable {
         .deletingLastPathComponent()
 
     /// Starts `canteen serve --port 0` on `dataDirectory` and waits until it listens (or exits).
-    init(dataDirectory: URL, menus: URL? = nil, extra: [String] = []) throws {
+    init(dataDirectory: URL, menus: URL? = nil, extra: [String] = [], environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory
         process.executableURL = CanteenProcess.executable
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path,
                              "--menus", (menus ?? Self.repositoryRoot.appendingPathComponent("Menus")).path,
                              "--locales", Self.repositoryRoot.appendingPathComponent("Locales").path] + extra
