@@ -113,3 +113,21 @@ TEST_SUITES += test-traces
 test-traces: deps venv
 	$(SWIFT) build --product canteen
 	$(VENV)/bin/python Tests/Tracing/run.py --bin "$$($(SWIFT) build --show-bin-path)/canteen"
+# The Debian package (issue 31). `make dist`: the release binary with the Swift runtime linked
+# statically (built in .build-dist/), packaged by packaging/build-deb.sh as
+# dist/canteen_VERSION_amd64.deb and .tar.gz; VERSION is the latest versioned entry of CHANGELOG.md.
+# `make test-install`: that package installed with apt on a Debian 12 system booted under qemu
+# (Tests/InstallVM/; the system is debootstrapped once into .build-install/, git-ignored). Needs root
+# (debootstrap, chroot).
+APT_PACKAGES += dpkg-dev
+VERSION := $(shell sed -n -E 's/^\#\# \[?([0-9]+\.[0-9]+\.[0-9]+[^] ]*)\]? - [0-9-]+.*/\1/p' CHANGELOG.md | head -n 1)
+DIST_SWIFT_FLAGS ?=
+TEST_SUITES += test-install
+.PHONY: dist test-install
+
+dist: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product canteen --scratch-path .build-dist $(DIST_SWIFT_FLAGS)
+	packaging/build-deb.sh "$$($(SWIFT) build -c release --scratch-path .build-dist --show-bin-path)/canteen" dist
+
+test-install: dist
+	Tests/InstallVM/run.sh dist/canteen_$(VERSION)_$$(dpkg --print-architecture).deb

@@ -10,8 +10,10 @@ import Tracing
 /// `traceparent`. Each attempt starts a trace of its own (the outbox keeps no request's context).
 enum DeliveryTracing {
     /// Sends `request` with `send`, in a span when `traced`, adding the span's propagation headers first.
-    static func send(_ request: HTTPClientRequest, job: WebhookJob, traced: Bool,
-                     _ send: (HTTPClientRequest) async throws -> HTTPClientResponse) async throws -> HTTPClientResponse {
+    static func send(
+        _ request: HTTPClientRequest, job: WebhookJob, traced: Bool,
+        _ send: (HTTPClientRequest) async throws -> HTTPClientResponse
+    ) async throws -> HTTPClientResponse {
         guard traced else { return try await send(request) }
         var request = request
         let span = InstrumentationSystem.tracer.startSpan("POST", context: .topLevel, ofKind: .client)

@@ -2,9 +2,9 @@ import CanteenCore
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A lock on a data folder (`canteen.lock`, `flock`): every server on the folder holds it

@@ -3,9 +3,9 @@ import Foundation
 import GRDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Copies of the SQLite database: `canteen db backup` while servers keep taking orders, and
@@ -34,8 +34,10 @@ public enum DatabaseBackup {
     /// meanwhile, and the servers are never stopped or slowed beyond sharing the disk. The copy
     /// is written beside `destination`, must pass `PRAGMA integrity_check`, and only then takes
     /// its name. `destination` must not exist.
-    public static func backup(directory: URL, to destination: URL, pagesPerStep: Int32 = 256,
-                              progress: @escaping (Progress) -> Void = { _ in }) throws -> Summary {
+    public static func backup(
+        directory: URL, to destination: URL, pagesPerStep: Int32 = 256,
+        progress: @escaping (Progress) -> Void = { _ in }
+    ) throws -> Summary {
         let source = directory.appendingPathComponent(AppDatabase.fileName)
         guard FileManager.default.fileExists(atPath: source.path) else {
             throw failure("there is no database in \(directory.path) (no \(AppDatabase.fileName))")
@@ -87,10 +89,12 @@ public enum DatabaseBackup {
                 guard try db.tableExists("grdb_migrations") else {
                     throw failure("\(file.path) is not a Canteen database (it has no migrations table)")
                 }
-                let unknown = try AppDatabase.migrator.appliedIdentifiers(db).subtracting(AppDatabase.migrator.migrations)
+                let unknown = try AppDatabase.migrator.appliedIdentifiers(db).subtracting(
+                    AppDatabase.migrator.migrations)
                 guard unknown.isEmpty else {
-                    throw failure("\(file.path) was made by a newer Canteen (migrations \(unknown.sorted())); "
-                                  + "install that version to restore it")
+                    throw failure(
+                        "\(file.path) was made by a newer Canteen (migrations \(unknown.sorted())); "
+                            + "install that version to restore it")
                 }
             }
             let copy = try DatabaseQueue(path: incoming.path)
@@ -140,7 +144,8 @@ public enum DatabaseBackup {
             }
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-            let orders = try db.tableExists("customerOrder")
+            let orders =
+                try db.tableExists("customerOrder")
                 ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder") ?? 0 : 0
             return Summary(pages: pages, bytes: Int64(pages) * Int64(size), orders: orders)
         }

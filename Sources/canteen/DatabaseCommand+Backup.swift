@@ -3,8 +3,9 @@ import CanteenApp
 import CanteenCore
 import CanteenStore
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension DatabaseCommand {
@@ -30,9 +31,10 @@ extension DatabaseCommand {
                 let summary = try DatabaseBackup.backup(directory: directory, to: URL(fileURLWithPath: to)) {
                     meter.show($0.copiedPages, of: $0.totalPages)
                 }
-                print("backed up \(directory.path)/\(AppDatabase.fileName) to \(to): \(summary.pages) pages "
-                      + "(\(megabytes(summary.bytes)) MB), \(summary.orders) orders, integrity_check ok, "
-                      + "in \(seconds(since: started)) s")
+                print(
+                    "backed up \(directory.path)/\(AppDatabase.fileName) to \(to): \(summary.pages) pages "
+                        + "(\(megabytes(summary.bytes)) MB), \(summary.orders) orders, integrity_check ok, "
+                        + "in \(seconds(since: started)) s")
             }
         }
     }
@@ -55,8 +57,9 @@ extension DatabaseCommand {
             try await reportingErrors {
                 let directory = try sqliteDirectory(data, doing: "restore it")
                 let summary = try DatabaseBackup.restore(from: URL(fileURLWithPath: from), into: directory)
-                print("restored \(from) into \(directory.path)/\(AppDatabase.fileName): \(summary.orders) orders, "
-                      + "integrity_check ok")
+                print(
+                    "restored \(from) into \(directory.path)/\(AppDatabase.fileName): \(summary.orders) orders, "
+                        + "integrity_check ok")
                 if let previous = summary.previous { print("the database it replaced is kept as \(previous.path)") }
             }
         }

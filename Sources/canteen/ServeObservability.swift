@@ -28,18 +28,23 @@ struct ServeObservability {
     var tracing: Bool { tracer != nil }
 
     /// Reads the settings (flags over environment), bootstraps logging and, when asked, tracing.
-    static func bootstrap(format flag: LogFormat?, otelEndpoint: String?, logLevel: Logger.Level,
-                          environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> ServeObservability {
-        let format = try flag ?? environment["CANTEEN_LOG_FORMAT"].flatMap { text in
-            guard let format = LogFormat(rawValue: text.lowercased()) else {
-                throw ValidationError("CANTEEN_LOG_FORMAT is text or json, not '\(text)'")
-            }
-            return format
-        } ?? .text
+    static func bootstrap(
+        format flag: LogFormat?, otelEndpoint: String?, logLevel: Logger.Level,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws
+        -> ServeObservability
+    {
+        let format =
+            try flag ?? environment["CANTEEN_LOG_FORMAT"].flatMap { text in
+                guard let format = LogFormat(rawValue: text.lowercased()) else {
+                    throw ValidationError("CANTEEN_LOG_FORMAT is text or json, not '\(text)'")
+                }
+                return format
+            } ?? .text
         var otelEnvironment = environment
         if let otelEndpoint { otelEnvironment["OTEL_EXPORTER_OTLP_ENDPOINT"] = otelEndpoint }
-        let endpoint = otelEnvironment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? otelEnvironment["OTEL_EXPORTER_OTLP_ENDPOINT"]
+        let endpoint =
+            otelEnvironment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? otelEnvironment["OTEL_EXPORTER_OTLP_ENDPOINT"]
         let tracing = !(endpoint ?? "").isEmpty
         if let endpoint, tracing {
             guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme), url.host != nil else {
@@ -50,12 +55,13 @@ struct ServeObservability {
         // tracing its trace_id and span_id.
         let provider = TraceLog.provider(tracing: tracing)
         // The server-wide provider for every logger, also those made with one of their own.
-        LoggingSystem.bootstrap({ label, _ in
-            switch format {
-            case .text: CanteenLogHandler(StreamLogHandler.standardOutput(label: label, metadataProvider: provider))
-            case .json: CanteenLogHandler(JSONLogHandler(label: label, metadataProvider: provider))
-            }
-        }, metadataProvider: provider)
+        LoggingSystem.bootstrap(
+            { label, _ in
+                switch format {
+                case .text: CanteenLogHandler(StreamLogHandler.standardOutput(label: label, metadataProvider: provider))
+                case .json: CanteenLogHandler(JSONLogHandler(label: label, metadataProvider: provider))
+                }
+            }, metadataProvider: provider)
         var logger = Logger(label: "canteen")
         logger.logLevel = logLevel
         guard tracing else { return ServeObservability(format: format, tracer: nil, logger: logger) }
@@ -76,10 +82,11 @@ struct ServeObservability {
     /// Runs the server, and the exporter beside it (it stops last, sending the last spans).
     func run(_ app: some ApplicationProtocol) async throws {
         guard let tracer else { return try await app.runService() }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: tracer), .init(service: app)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: tracer), .init(service: app)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
     }
 
@@ -87,12 +94,14 @@ struct ServeObservability {
     func announce(storage: String, url: String, tokenCommand: String) {
         switch format {
         case .text:
-            FileHandle.standardOutput.write(Data("""
-                Canteen: \(storage), API on \(url)
-                Get a token (in another terminal\(InstalledFiles.isInstalled ? "" : ", from this folder")):
-                    \(tokenCommand)
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                    Canteen: \(storage), API on \(url)
+                    Get a token (in another terminal\(InstalledFiles.isInstalled ? "" : ", from this folder")):
+                        \(tokenCommand)
 
-                """.utf8))
+                    """.utf8))
         case .json:
             logger.notice("Canteen: \(storage), API on \(url)", metadata: ["storage": "\(storage)", "url": "\(url)"])
             logger.info("get a token with: \(tokenCommand)")

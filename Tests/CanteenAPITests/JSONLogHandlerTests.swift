@@ -14,8 +14,9 @@ struct JSONLogHandlerTests {
 
     @Test("one object a line: time (UTC, microseconds), level, message, logger, the metadata as members, source")
     func shape() throws {
-        let line = JSONLogHandler.line(time: time, level: .notice, message: "Canteen listening", label: "canteen",
-                                       metadata: ["request_id": "abc", "status": "201"], source: "CanteenApp")
+        let line = JSONLogHandler.line(
+            time: time, level: .notice, message: "Canteen listening", label: "canteen",
+            metadata: ["request_id": "abc", "status": "201"], source: "CanteenApp")
         #expect(line.hasSuffix("}\n"))
         #expect(line.filter { $0 == "\n" }.count == 1)
         #expect(line.hasPrefix("{\"time\":\"2026-11-18T"))
@@ -32,7 +33,8 @@ struct JSONLogHandlerTests {
     @Test("quotes, backslashes, newlines, control characters and line separators in a message stay inside one line")
     func escaping() throws {
         let message = "a \"quoted\" \\ path\nsecond line\r\t\u{1}\u{7F} \u{2028} ünïcødé 東京"
-        let line = JSONLogHandler.line(time: time, level: .error, message: message, label: "x", metadata: [:], source: "s")
+        let line = JSONLogHandler.line(
+            time: time, level: .error, message: message, label: "x", metadata: [:], source: "s")
         #expect(line.dropLast().contains("\n") == false)
         #expect(line.contains("\\u2028"))
         #expect(try parsed(line)["message"] as? String == message)
@@ -43,8 +45,10 @@ struct JSONLogHandlerTests {
         let metadata: Logger.Metadata = [
             "list": ["a", "b"], "map": ["k": "v", "n": ["x"]], "message": "clash", "time": "clash too",
         ]
-        let object = try parsed(JSONLogHandler.line(time: time, level: .info, message: "m", label: "l",
-                                                    metadata: metadata, source: "s"))
+        let object = try parsed(
+            JSONLogHandler.line(
+                time: time, level: .info, message: "m", label: "l",
+                metadata: metadata, source: "s"))
         #expect(object["list"] as? [String] == ["a", "b"])
         #expect((object["map"] as? [String: Any])?["k"] as? String == "v")
         #expect((object["map"] as? [String: Any])?["n"] as? [String] == ["x"])

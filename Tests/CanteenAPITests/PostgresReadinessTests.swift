@@ -8,8 +8,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `GET /readyz` on PostgreSQL: a private server of its own (scripts/private-postgres.sh), stopped
@@ -28,7 +29,9 @@ struct PostgresReadinessTests {
                 do {
                     try await stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
                     break
-                } catch let error as CanteenError where error.code == .databaseUnavailable && ContinuousClock.now < migrated {
+                } catch let error as CanteenError
+                    where error.code == .databaseUnavailable && ContinuousClock.now < migrated
+                {
                     try await Task.sleep(for: .milliseconds(500))
                 }
             }

@@ -9,7 +9,7 @@ import HummingbirdTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `GET /readyz` on SQLite: ready once cafés are loaded and while the database can be written.
@@ -68,14 +68,17 @@ struct ReadinessTests {
         }
     }
 
-    @Test("another process holding SQLite's write lock: 503 at the check's deadline or SQLite's busy timeout; probes meanwhile do not queue; 200 after")
+    @Test(
+        "another process holds the write lock: 503 at the deadline or busy timeout, probes meanwhile answered at once"
+    )
     func locked() async throws {
         let directory = TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         var services = environment.services
-        services.readiness = Readiness(cafes: environment.stores.cafes, database: environment.stores.health,
-                                       timeout: .seconds(3))
+        services.readiness = Readiness(
+            cafes: environment.stores.cafes, database: environment.stores.health,
+            timeout: .seconds(3))
         let app = Application(router: CanteenRouter.build(services).router)
         try await app.test(.router) { client in
             // Given another process in a write transaction (held until stopped).
@@ -99,8 +102,9 @@ struct ReadinessTests {
 
             // Then the check gave up at its deadline (or on SQLite's busy error, whichever came first),
             // and a probe meanwhile was answered at once instead of queueing behind it.
-            #expect(reasons.contains { $0.contains("did not answer within 3") || $0.contains("database is locked") },
-                    "\(reasons)")
+            #expect(
+                reasons.contains { $0.contains("did not answer within 3") || $0.contains("database is locked") },
+                "\(reasons)")
             #expect(reasons.contains { $0.contains("has not finished") }, "\(reasons)")
 
             // And once the lock is gone the database is ready again.
@@ -127,8 +131,11 @@ enum ReadOnlyFile {
         } else {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
-            defer { try? FileManager.default.setAttributes([.posixPermissions: attributes[.posixPermissions] ?? 0o644],
-                                                           ofItemAtPath: path) }
+            defer {
+                try? FileManager.default.setAttributes(
+                    [.posixPermissions: attributes[.posixPermissions] ?? 0o644],
+                    ofItemAtPath: path)
+            }
             try await body()
         }
     }
@@ -151,13 +158,16 @@ final class LockHolder: @unchecked Sendable {
 
     init(database: String, seconds: Int) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import sqlite3, sys, time
             connection = sqlite3.connect(sys.argv[1], isolation_level=None)
             connection.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
             time.sleep(float(sys.argv[2]))
-            """, database, String(seconds)]
+            """, database, String(seconds),
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

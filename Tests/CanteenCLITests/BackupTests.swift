@@ -1,8 +1,9 @@
 import CanteenTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canteen db backup` of a live SQLite database under load, and `canteen db restore`.
@@ -18,10 +19,12 @@ struct BackupTests {
     static func sqlite(_ file: String, _ sql: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c",
-                             "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                                 + "print('\\n'.join(str(r[0]) for r in c.execute(sys.argv[2])))",
-                             file, sql]
+        process.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                + "print('\\n'.join(str(r[0]) for r in c.execute(sys.argv[2])))",
+            file, sql,
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -30,13 +33,17 @@ struct BackupTests {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("32 clients order during a backup: the copy passes integrity_check and holds every order acknowledged before it started; restored, it serves them; restore refuses while a server runs")
+    @Test(
+        "32 clients order during a backup: the copy is whole, holds every order acknowledged before; restored, serves them"
+    )
     func backupUnderLoad() throws {
         let data = temporaryFolder("backup")
         let menus = try menusFolder(allDayCafe(id: Self.cafe))
         let copy = temporaryFolder("backup-copy").appendingPathComponent("canteen-backup.sqlite")
         defer {
-            for folder in [data, menus, copy.deletingLastPathComponent()] { try? FileManager.default.removeItem(at: folder) }
+            for folder in [data, menus, copy.deletingLastPathComponent()] {
+                try? FileManager.default.removeItem(at: folder)
+            }
         }
         let kiosk = try CanteenProcess.run(["tokens", "create", "--role", "kiosk", "--data-dir", data.path]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -56,11 +63,14 @@ struct BackupTests {
                     guard let open = connection ?? (try? RawHTTP(port: port, timeout: 30)) else { break }
                     connection = open
                     let key = "client\(client)-\(index)"
-                    guard let response = try? open.exchange(
-                        "POST", "/v1/orders",
-                        headers: [("Authorization", "Bearer \(kiosk)"), ("Content-Type", "application/json"),
-                                  ("Idempotency-Key", key)],
-                        body: Self.orderBody(key))
+                    guard
+                        let response = try? open.exchange(
+                            "POST", "/v1/orders",
+                            headers: [
+                                ("Authorization", "Bearer \(kiosk)"), ("Content-Type", "application/json"),
+                                ("Idempotency-Key", key),
+                            ],
+                            body: Self.orderBody(key))
                     else {
                         connection = nil
                         continue
@@ -90,12 +100,14 @@ struct BackupTests {
         #expect(backup.output.contains("integrity_check ok"), "\(backup.output)")
         #expect(before.count >= 300, "the load placed \(before.count) orders before the backup")
         #expect(try Self.sqlite(copy.path, "PRAGMA integrity_check") == "ok")
-        let saved = Set(try Self.sqlite(copy.path, "SELECT id FROM customerOrder").split(separator: "\n").map(String.init))
+        let saved = Set(
+            try Self.sqlite(copy.path, "SELECT id FROM customerOrder").split(separator: "\n").map(String.init))
         #expect(before.subtracting(saved).isEmpty, "\(before.subtracting(saved).count) acknowledged orders missing")
         #expect(saved.isSubset(of: Set(all)), "the copy holds orders never acknowledged")
         #expect(backup.output.contains("\(saved.count) orders"), "\(backup.output)")
-        print("backup under load: \(before.count) orders before, \(during) during, \(saved.count) in the copy, "
-              + "\(all.count) in all")
+        print(
+            "backup under load: \(before.count) orders before, \(during) during, \(saved.count) in the copy, "
+                + "\(all.count) in all")
 
         // A restore refuses while the server runs, and changes nothing.
         let refused = try CanteenProcess.run(["db", "restore", "--data-dir", data.path, "--from", copy.path])
@@ -114,7 +126,8 @@ struct BackupTests {
         #expect(kept.count == 1, "\(kept)")
         let restoredFile = data.appendingPathComponent("canteen.sqlite").path
         #expect(Int(try Self.sqlite(restoredFile, "SELECT COUNT(*) FROM customerOrder")) == saved.count)
-        #expect(Int(try Self.sqlite(data.appendingPathComponent(kept[0]).path, "SELECT COUNT(*) FROM customerOrder"))
+        #expect(
+            Int(try Self.sqlite(data.appendingPathComponent(kept[0]).path, "SELECT COUNT(*) FROM customerOrder"))
                 == all.count, "the replaced database (checkpointed) holds every order")
 
         let again = try ServerProcess(dataDirectory: data, menus: menus, extra: ["--log-level", "notice"])
@@ -154,7 +167,9 @@ struct BackupTests {
 
     @Test("on PostgreSQL, backup and restore say to use pg_dump / pg_restore and exit non-zero")
     func postgres() throws {
-        for command in [["db", "backup", "--to", "/tmp/never.sqlite"], ["db", "restore", "--from", "/tmp/never.sqlite"]] {
+        for command in [
+            ["db", "backup", "--to", "/tmp/never.sqlite"], ["db", "restore", "--from", "/tmp/never.sqlite"],
+        ] {
             let result = try CanteenProcess.run(command + ["--database", "postgres://canteen@127.0.0.1:1/canteen"])
             #expect(result.status != 0)
             #expect(result.errors.contains("pg_dump") && result.errors.contains("pg_restore"), "\(result.errors)")

@@ -1,8 +1,9 @@
 import CanteenTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canteen serve --log-format json` (and `CANTEEN_LOG_FORMAT=json`), read from a real process's
@@ -21,12 +22,15 @@ struct JSONLogTests {
             #expect(object != nil, "not a JSON object: \(text)")
             guard let object else { continue }
             for key in ["time", "level", "message"] { #expect(object[key] is String, "no \(key) in \(text)") }
-            #expect((object["time"] as? String).flatMap(ISO8601DateFormatter.withFractions.date(from:)) != nil,
-                    "time is not RFC 3339: \(text)")
+            #expect(
+                (object["time"] as? String).flatMap(ISO8601DateFormatter.withFractions.date(from:)) != nil,
+                "time is not RFC 3339: \(text)")
         }
     }
 
-    @Test("--log-format json: every line is one JSON object (time, level, message), the start-up lines and request lines with request_id included")
+    @Test(
+        "--log-format json: every line one JSON object, start-up lines and request lines (request_id) included"
+    )
     func flag() throws {
         let data = temporaryFolder("jsonlog")
         defer { try? FileManager.default.removeItem(at: data) }
@@ -34,16 +38,22 @@ struct JSONLogTests {
         let client = try RawHTTP(port: server.port)
         #expect(try client.exchange("GET", "/healthz", headers: [("X-Request-ID", "probe-1")]).status == 200)
         // A request whose error echoes a client's "text with \"quotes\"\nand a newline".
-        let refused = try client.exchange("POST", "/v1/orders", headers: [("X-Request-ID", "order-2"),
-                                                                          ("Content-Type", "application/json")],
-                                          body: "{\"cafeId\": \"nowhere\"\n")
+        let refused = try client.exchange(
+            "POST", "/v1/orders",
+            headers: [
+                ("X-Request-ID", "order-2"),
+                ("Content-Type", "application/json"),
+            ],
+            body: "{\"cafeId\": \"nowhere\"\n")
         #expect(refused.status >= 400)
         #expect(server.terminate(signal: SIGTERM, wait: 30))
         let log = server.log
         expectEveryLineJSON(log)
         let objects = lines(log).compactMap(\.object)
         #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("Canteen: database in") == true }, "\(log)")
-        #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("Canteen listening on http://127.0.0.1:") == true })
+        #expect(
+            objects.contains { ($0["message"] as? String)?.hasPrefix("Canteen listening on http://127.0.0.1:") == true }
+        )
         #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("get a token with: ") == true })
         let probe = objects.first { $0["request_id"] as? String == "probe-1" }
         #expect(probe?["message"] as? String == "request")
@@ -75,8 +85,10 @@ struct JSONLogTests {
         defer { try? FileManager.default.removeItem(at: data) }
         let file = data.appendingPathComponent("canteen.sqlite")
         try Data(repeating: 0x41, count: 8192).write(to: file)
-        let result = try CanteenProcess.run(["serve", "--port", "0", "--data-dir", data.path, "--log-format", "json",
-                                             "--locales", ServerProcess.repositoryRoot.appendingPathComponent("Locales").path])
+        let result = try CanteenProcess.run([
+            "serve", "--port", "0", "--data-dir", data.path, "--log-format", "json",
+            "--locales", ServerProcess.repositoryRoot.appendingPathComponent("Locales").path,
+        ])
         #expect(result.status != 0)
         let log = result.output + result.errors
         expectEveryLineJSON(log)

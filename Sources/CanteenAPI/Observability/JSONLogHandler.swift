@@ -4,9 +4,9 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes every log line as one JSON object (`--log-format json`), for journald and log
@@ -22,8 +22,10 @@ public struct JSONLogHandler: LogHandler {
     private let output: JSONLogOutput
 
     /// A handler writing to `output` (standard output unless a test gives its own).
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil,
-                output: JSONLogOutput = .standardOutput) {
+    public init(
+        label: String, metadataProvider: Logger.MetadataProvider? = nil,
+        output: JSONLogOutput = .standardOutput
+    ) {
         self.label = label
         self.metadataProvider = metadataProvider
         self.output = output
@@ -38,13 +40,17 @@ public struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let own = event.metadata { merged.merge(own) { _, new in new } }
-        output.write(Self.line(time: Date(), level: event.level, message: "\(event.message)", label: label,
-                               metadata: merged, source: event.source))
+        output.write(
+            Self.line(
+                time: Date(), level: event.level, message: "\(event.message)", label: label,
+                metadata: merged, source: event.source))
     }
 
     /// One log line: the JSON object and a newline.
-    public static func line(time: Date, level: Logger.Level, message: String, label: String,
-                            metadata: Logger.Metadata, source: String) -> String {
+    public static func line(
+        time: Date, level: Logger.Level, message: String, label: String,
+        metadata: Logger.Metadata, source: String
+    ) -> String {
         var text = "{\"time\":\"\(RFC3339.utcMicroseconds(time))\",\"level\":\"\(level.rawValue)\",\"message\":"
         append(message, to: &text)
         text += ",\"logger\":"

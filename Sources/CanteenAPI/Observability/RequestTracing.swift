@@ -14,8 +14,10 @@ import Tracing
 struct RequestTracing: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var parent = ServiceContext.current ?? .topLevel
         InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
         let method = request.method.rawValue
@@ -76,4 +78,3 @@ struct HTTPFieldsExtractor: Extractor {
         HTTPField.Name(key).flatMap { fields[$0] }
     }
 }
-

@@ -21,12 +21,16 @@ struct HealthRoutes {
         routes.on(.get, "/readyz") { _, _ in
             switch await readiness.verdict() {
             case .ready(let cafes):
-                return try JSONResponse.make(Ready(status: "ready", database: readiness.engine, cafes: cafes,
-                                                   reason: nil))
+                return try JSONResponse.make(
+                    Ready(
+                        status: "ready", database: readiness.engine, cafes: cafes,
+                        reason: nil))
             case .notReady(let reason):
-                return try JSONResponse.make(Ready(status: "not_ready", database: readiness.engine, cafes: nil,
-                                                   reason: reason),
-                                             status: .serviceUnavailable, headers: [.retryAfter: "5", .cacheControl: "no-store"])
+                return try JSONResponse.make(
+                    Ready(
+                        status: "not_ready", database: readiness.engine, cafes: nil,
+                        reason: reason),
+                    status: .serviceUnavailable, headers: [.retryAfter: "5", .cacheControl: "no-store"])
             }
         }
     }
