@@ -30,6 +30,7 @@ final class ServerProcess: @unchecked Sendable {
             "serve", "--data-dir", dataDirectory.path, "--port", "\(port)",
             "--menus", root.appendingPathComponent("Menus").path, "--locales", root.appendingPathComponent("Locales").path,
             "--log-level", "error", "--webhook-timeout", "1", "--webhook-first-retry", "0.1", "--webhook-max-retry-delay", "0.5",
+            "--webhook-allow-private", "127.0.0.0/8",
         ]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
