@@ -98,7 +98,14 @@ start_server() {
     ops_token="$("$server_bin" tokens create --role ops --name bench-ops --data-dir "$data")"
     kiosk_token="$("$server_bin" tokens create --role kiosk --name bench-kiosk --data-dir "$data")"
     kitchen_token="$("$server_bin" tokens create --role kitchen --name bench-kitchen --data-dir "$data")"
-    "$server_bin" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
+    # The webhook phase's receiver listens on loopback, which webhooks reach only when allowed (a
+    # baseline older than the option allows it anyway).
+    local allow=()
+    if "$server_bin" serve --help 2>/dev/null | grep -q -- --webhook-allow-private; then
+        allow=(--webhook-allow-private 127.0.0.0/8)
+    fi
+    "$server_bin" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning "${allow[@]}" \
+        >"$work/server.log" 2>&1 &
     server_pid=$!
     wait_healthy "$port" "$server_pid" "$work/server.log" 100 0.1 || exit 1
     put_bench_cafe "$port" "$ops_token" "$work" || exit 1

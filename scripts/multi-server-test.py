@@ -105,8 +105,10 @@ servers = []  # {"port", "process"}
 def start_server():
     port = free_port()
     logfile = open(os.path.join(work, f"server-{port}.log"), "w")
+    # The webhook receiver listens on loopback, which webhooks reach only when allowed.
     process = subprocess.Popen([args.bin, "serve", "--database", args.database, "--port", str(port), "--menus", "Menus",
-                                "--log-level", "notice"], cwd=ROOT, stdout=logfile, stderr=subprocess.STDOUT)
+                                "--log-level", "notice", "--webhook-allow-private", "127.0.0.0/8"],
+                               cwd=ROOT, stdout=logfile, stderr=subprocess.STDOUT)
     server = {"port": port, "process": process, "log": logfile.name}
     deadline = time.time() + 60
     while time.time() < deadline:

@@ -24,6 +24,10 @@ public struct APIServices: Sendable {
     public var orderEvents: any OrderEventRepository
     /// Webhook endpoints and their deliveries.
     public var webhooks: any WebhookRepository
+    /// Where webhooks may be sent (judged at registration, as the delivery service judges each attempt).
+    public var webhookPolicy: WebhookAddressPolicy
+    /// Resolves a webhook URL's host name at registration.
+    public var hostResolver: any HostResolver
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
@@ -36,6 +40,7 @@ public struct APIServices: Sendable {
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
                 cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
+                webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
@@ -50,6 +55,8 @@ public struct APIServices: Sendable {
         self.coupons = coupons
         self.orderEvents = orderEvents
         self.webhooks = webhooks
+        self.webhookPolicy = webhookPolicy
+        self.hostResolver = hostResolver
         self.clock = clock
         self.metrics = metrics ?? feed.metrics
     }

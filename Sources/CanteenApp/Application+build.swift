@@ -143,12 +143,15 @@ public struct CanteenStores: Sendable {
                             windows: PickupWindowFormatter = PickupWindowFormatter(),
                             heartbeat: Duration = .seconds(15),
                             clock: @escaping @Sendable () -> Date = Date.init,
-                            metrics: CanteenMetrics = CanteenMetrics()) -> APIServices {
+                            metrics: CanteenMetrics = CanteenMetrics(),
+                            webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(),
+                            hostResolver: any HostResolver = SystemHostResolver()) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
                     preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
-                    orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
+                    orderEvents: orderEvents, webhooks: webhooks, webhookPolicy: webhookPolicy,
+                    hostResolver: hostResolver, clock: clock, metrics: metrics)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -184,7 +187,8 @@ public func buildApplication(_ configuration: AppConfiguration,
     let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
                                       windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
                                       heartbeat: configuration.eventStreamHeartbeat, clock: clock,
-                                      metrics: configuration.metrics ?? CanteenMetrics())
+                                      metrics: configuration.metrics ?? CanteenMetrics(),
+                                      webhookPolicy: configuration.webhooks.addressPolicy)
     if case .failure(let error) = services.pages {
         logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
     }

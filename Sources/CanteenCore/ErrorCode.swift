@@ -90,6 +90,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case unknownTimeZone = "unknown_time_zone"
     case unsupportedMediaType = "unsupported_media_type"
     case versionMismatch = "version_mismatch"
+    case webhookAddressNotAllowed = "webhook_address_not_allowed"
     case webhookNotFound = "webhook_not_found"
 
     public var description: String { rawValue }

@@ -27,6 +27,7 @@ enum Migrations {
         Migration(version: 2, name: "change notifications for tickets, tokens and cafés", statements: notificationsV2),
         Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
                       + "order events and webhooks, the server key", statements: statements(schemaV3)),
+        Migration(version: 4, name: "webhook attempts keep no receiver answers", statements: [scrubWebhookAnswersV4]),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -412,6 +413,14 @@ enum Migrations {
             id BIGINT PRIMARY KEY CHECK (id = 1),
             key BYTEA NOT NULL CHECK (length(key) >= 32)
         )
+        """
+
+    /// Attempts used to keep up to 200 bytes of a receiver's error answer ("HTTP 500: <body>"),
+    /// shown in the deliveries: an internal service's answers could be read through a webhook.
+    /// Only the status is kept now; this scrubs what older versions stored.
+    static let scrubWebhookAnswersV4 = """
+        UPDATE webhookAttempt SET error = 'HTTP ' || CAST(statusCode AS TEXT)
+        WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
         """
 
     /// A script of plain statements (no semicolon inside one) split at its semicolons.

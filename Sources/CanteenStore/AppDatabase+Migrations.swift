@@ -362,6 +362,16 @@ extension AppDatabase {
             }
             try db.execute(sql: sql)
         }
+
+        migrator.registerMigration("v13: webhook attempts keep no receiver answers") { db in
+            // Attempts used to keep up to 200 bytes of a receiver's error answer ("HTTP 500: <body>"),
+            // shown in the deliveries: an internal service's answers could be read through a webhook.
+            // Only the status is kept now; this scrubs what older versions stored.
+            try db.execute(sql: """
+                UPDATE webhookAttempt SET error = 'HTTP ' || CAST(statusCode AS TEXT)
+                WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
+                """)
+        }
         return migrator
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanteenAPI
 import CanteenApp
+import CanteenCore
 import CanteenNotify
 import Foundation
 import Hummingbird
@@ -27,6 +28,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The longest wait between two webhook retries, in seconds.") var webhookMaxRetryDelay: Double = 3600
     @Option(help: "Seconds a failing webhook delivery is retried before it is marked failed.")
     var webhookRetryPeriod: Double = 86_400
+    @Option(help: ArgumentHelp("An internal range webhooks may be sent to (loopback, private, link-local, …), "
+                               + "e.g. 10.20.0.0/16; repeat it for more. By default only public addresses are.",
+                               valueName: "CIDR"))
+    var webhookAllowPrivate: [String] = []
 
     func validate() throws {
         guard headerTimeout > 0, headerTimeout <= 3600 else { throw ValidationError("--header-timeout is 0 to 3600 seconds") }
@@ -38,6 +43,13 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) is a number of seconds above 0 and at most 30 days")
             }
         }
+        for range in webhookAllowPrivate {
+            do {
+                _ = try IPAddressRange(range)
+            } catch {
+                throw ValidationError("--webhook-allow-private: \(error)")
+            }
+        }
     }
 
     func run() async throws {
@@ -46,6 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap({ label, provider in
             CanteenLogHandler(StreamLogHandler.standardOutput(label: label, metadataProvider: provider))
         }, metadataProvider: RequestLog.metadataProvider)
+        let allowedRanges = webhookAllowPrivate.compactMap { try? IPAddressRange($0) }  // checked in validate()
         var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
             menusDirectory: URL(fileURLWithPath: menus), localesDirectory: URL(fileURLWithPath: locales),
@@ -53,7 +66,8 @@ struct ServeCommand: AsyncParsableCommand {
             headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
             webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
-                                              retryPeriod: duration(webhookRetryPeriod)))
+                                              retryPeriod: duration(webhookRetryPeriod),
+                                              addressPolicy: WebhookAddressPolicy(allowing: allowedRanges)))
         let location = try reportingErrors { try data.location() }
         let storage: String
         let tokenOption: String

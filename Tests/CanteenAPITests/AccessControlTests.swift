@@ -186,7 +186,7 @@ struct AccessFixture: Sendable {
     let parameters: [String: String]
 
     static func make() async throws -> AccessFixture {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let tokens = environment.stores.tokens
         func secret(_ spec: TokenSpec) async throws -> String { try await tokens.createToken(spec).secret }
         let revoked = try await tokens.createToken(TokenSpec(role: .ops))

@@ -63,7 +63,7 @@ struct WebhookVerificationExampleTests {
 
     @Test("both examples accept a real delivery and refuse a changed body, another secret and an old signature")
     func examplesVerifyDeliveries() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let receiver = WebhookReceiver()
         let python = try Self.block(startingWith: "import hashlib, hmac, time")
         try await receiver.serve { port in

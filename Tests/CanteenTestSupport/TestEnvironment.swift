@@ -18,9 +18,13 @@ public struct TestEnvironment: Sendable {
     public let kitchen: String
     public let boundKiosk: String
 
-    /// - Parameter dataDirectory: a folder for a real SQLite file (WAL, pool); nil keeps it in memory.
+    /// - Parameters:
+    ///   - dataDirectory: a folder for a real SQLite file (WAL, pool); nil keeps it in memory.
+    ///   - webhookPolicy: where webhooks may be registered to (tests with loopback receivers allow loopback).
     public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false,
-                            dataDirectory: URL? = nil) async throws -> TestEnvironment {
+                            dataDirectory: URL? = nil,
+                            webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy())
+        async throws -> TestEnvironment {
         let clock = TestClock(instant)
         let stores = try CanteenStores.open(dataDirectory: dataDirectory, clock: clock.closure)
         var documents = [try Fixtures.cafeAndMenu()]
@@ -30,12 +34,17 @@ public struct TestEnvironment: Sendable {
             try await stores.cafes.importCafes(try CafeFiles.load(directory: Fixtures.menusDirectory).get())
         }
         return TestEnvironment(
-            stores: stores, clock: clock, services: stores.apiServices(strings: Self.strings, clock: clock.closure),
+            stores: stores, clock: clock,
+            services: stores.apiServices(strings: Self.strings, clock: clock.closure, webhookPolicy: webhookPolicy),
             ops: try await stores.tokens.createToken(role: .ops, cafeID: nil, name: "ops").secret,
             kiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: nil, name: "kiosk").secret,
             kitchen: try await stores.tokens.createToken(role: .kitchen, cafeID: nil, name: "kitchen").secret,
             boundKiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: "testcafe", name: "bound").secret)
     }
+
+    /// Webhooks may go to loopback (127.0.0.0/8): what the tests' receivers listen on, as
+    /// `canteen serve --webhook-allow-private 127.0.0.0/8` would allow.
+    public static let loopbackWebhooks = WebhookAddressPolicy(allowing: [try! IPAddressRange("127.0.0.0/8")])
 
     /// The repository's `Locales/`, loaded once.
     public static let strings: Strings = {

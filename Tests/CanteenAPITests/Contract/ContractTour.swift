@@ -243,6 +243,8 @@ struct ContractTour {
                                   expecting: 201)
         try await call("POST /v1/webhooks", "/v1/webhooks", token: ops,
                        json: ["url": "ftp://example.com/hook", "events": ["order.placed"]], expecting: 422)
+        try await call("POST /v1/webhooks", "/v1/webhooks", token: ops,
+                       json: ["url": "http://169.254.169.254/latest", "events": ["order.placed"]], expecting: 422)
         try await call("POST /v1/webhooks", "/v1/webhooks", token: kiosk,
                        json: ["url": "http://127.0.0.1:9/hook", "events": ["order.placed"]], expecting: 403)
         let hookID = try #require(try hook.json["id"]?.stringValue)
