@@ -84,6 +84,7 @@ struct ParkedDisplayAnswersTests {
                 #expect(woken.fields.map(\.name) == fresh.fields.map(\.name), "the same fields in the same order")
                 #expect(woken.body == fresh.body)
                 #expect(woken.headers["x-request-id"] == "parked-1")
+                #expect(woken.headers["x-content-type-options"] == "nosniff")
                 #expect(woken.headers["date"].flatMap(Self.httpDate) != nil, "an HTTP date: \(woken.headers["date"] ?? "none")")
                 // and the handler's own answer never reaches the socket: each request gets one answer
                 let next = try display.exchange("GET", "/v1/cafes/testcafe/tickets?after=\(cursor)", headers: french + [("X-Request-ID", "next-2")])
