@@ -126,8 +126,9 @@ struct OrderEventStream: Sendable {
 }
 
 extension CanteenRequestContext {
-    /// Who may follow an order: the kiosk token that placed it, ops, and the kitchens serving
-    /// its café; 403 for anyone else.
+    /// Who may read an order, follow it (long-poll, event stream) or, if also kiosk or ops, cancel
+    /// it: the kiosk token that placed it, ops, the kitchens serving its café and its own user's
+    /// token; 403 for anyone else, the same on every one of these routes.
     func requireFollower(of order: FollowedOrder) throws(CanteenError) {
         let token = try requireToken()
         switch token.role {
