@@ -77,6 +77,8 @@ struct OrderEventStream: Sendable {
     /// Streams until the order is finished, the client goes away or the server shuts down
     /// (the server waits for open requests: a stream must end for it to stop).
     func write(to writer: inout any ResponseBodyWriter) async throws {
+        // Done following when the stream ends, however it ends (not when the answer is freed).
+        defer { follower.stop() }
         try await withGracefulShutdownHandler {
             try await stream(to: &writer)
         } onGracefulShutdown: { [follower] in
