@@ -27,6 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The longest wait between two webhook retries, in seconds.") var webhookMaxRetryDelay: Double = 3600
     @Option(help: "Seconds a failing webhook delivery is retried before it is marked failed.")
     var webhookRetryPeriod: Double = 86_400
+    @Flag(help: "Answer GET /metrics without a token (by default it needs an ops or metrics token).")
+    var metricsPublic = false
 
     func validate() throws {
         guard headerTimeout > 0, headerTimeout <= 3600 else { throw ValidationError("--header-timeout is 0 to 3600 seconds") }
@@ -54,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
             webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
                                               retryPeriod: duration(webhookRetryPeriod)))
+        configuration.metricsArePublic = metricsPublic
         let location = try reportingErrors { try data.location() }
         let storage: String
         let tokenOption: String

@@ -148,6 +148,8 @@ extension CanteenRequestContext {
             guard let userID = order.order.customer.userID, userID == token.userID else {
                 throw CanteenError(.forbidden, code: .forbidden, message: "a user token follows its own user's orders only")
             }
+        case .metrics:
+            throw .metricsOnly
         }
     }
 }
