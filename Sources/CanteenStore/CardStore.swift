@@ -28,10 +28,7 @@ public final class CardStore: CardRepository {
 
     public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
     {
-        guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
-            throw CanteenError(
-                .invalid, code: .invalidField, message: "a user id has 1 to 128 characters", field: "userId")
-        }
+        try UserID.validate(registration.userID)
         let hash = hash(technology: registration.technology, identifier: identifier)
         let now = clock()
         return try await database.writer.write { db in
@@ -68,6 +65,7 @@ public final class CardStore: CardRepository {
     static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 
     public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
+        try UserID.validate(userID)
         let code = String((0..<8).map { _ in Self.codeAlphabet.randomElement()! })
         try await database.writer.write { db in
             try db.execute(

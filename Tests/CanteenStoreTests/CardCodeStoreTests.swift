@@ -1,0 +1,39 @@
+import CanteenApp
+import CanteenCore
+import CanteenTestSupport
+import Foundation
+import Testing
+
+/// What both card stores hold to, whatever the route in front of them checked: user ids by
+/// `UserID`'s rule.
+@Suite("Card stores: user ids, on SQLite and PostgreSQL")
+struct CardCodeStoreTests {
+    let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
+
+    @Test(
+        "a malformed user id is refused by registration and enrolment alike, and nothing is stored",
+        arguments: StoreBackend.available)
+    func userIDs(backend: StoreBackend) async throws {
+        try await backend.withStores(clock: clock) { stores in
+            for userID in ["a b", "../etc", "<img src=x>", "a\u{0}b", "", String(repeating: "u", count: 129)] {
+                let card = try CardIdentifier("04A25C1A2B3C80")
+                let registered = await #expect(throws: CanteenError.self) {
+                    _ = try await stores.stores.cards.register(
+                        CardRegistration(userID: userID, displayName: nil, technology: .type2),
+                        identifier: card)
+                }
+                #expect(registered?.field == "userId")
+                let enrolment = await #expect(throws: CanteenError.self) {
+                    _ = try await stores.stores.cards.createEnrolment(
+                        userID: userID, displayName: nil,
+                        expiresAt: clock.now.addingTimeInterval(900))
+                }
+                #expect(enrolment?.field == "userId")
+                let unknown = await #expect(throws: CanteenError.self) {
+                    _ = try await stores.stores.cards.identify(technology: .type2, identifier: card)
+                }
+                #expect(unknown?.code == .cardNotRegistered)
+            }
+        }
+    }
+}
