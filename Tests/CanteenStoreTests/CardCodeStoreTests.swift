@@ -4,11 +4,37 @@ import CanteenTestSupport
 import Foundation
 import Testing
 
-/// What both card stores hold to, whatever the route in front of them checked: user ids by
-/// `UserID`'s rule.
-@Suite("Card stores: user ids, on SQLite and PostgreSQL")
+/// What both card stores hold to, whatever the route in front of them checked: enrolment codes of
+/// 12 characters in groups of four, typed in any form; user ids by `UserID`'s rule.
+@Suite("Card stores: enrolment codes and user ids, on SQLite and PostgreSQL")
 struct CardCodeStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
+
+    @Test(
+        "a code is 12 characters of the look-alike-free alphabet in groups of four, and works typed any way",
+        arguments: StoreBackend.available)
+    func codeShape(backend: StoreBackend) async throws {
+        try await backend.withStores(clock: clock) { stores in
+            var codes: Set<String> = []
+            let typings: [@Sendable (String) -> String] = [
+                { $0 }, { $0.lowercased() }, { $0.replacingOccurrences(of: "-", with: "") },
+                { $0.replacingOccurrences(of: "-", with: " ") },
+            ]
+            for (index, typed) in typings.enumerated() {
+                let code = try await stores.stores.cards.createEnrolment(
+                    userID: "ana", displayName: nil,
+                    expiresAt: clock.now.addingTimeInterval(900))
+                #expect(code.split(separator: "-").map(\.count) == [4, 4, 4], "\(code)")
+                #expect(EnrolmentCode.normalized(code).allSatisfy(EnrolmentCode.alphabet.contains))
+                codes.insert(code)
+                let card = try CardIdentifier(String(format: "04A25C1A2B3C%02X", index))
+                #expect(
+                    try await stores.stores.cards.enrol(code: typed(code), technology: .type2, identifier: card).userID
+                        == "ana")
+            }
+            #expect(codes.count == 4)
+        }
+    }
 
     @Test(
         "a malformed user id is refused by registration and enrolment alike, and nothing is stored",
