@@ -64,10 +64,14 @@ final class GuessLimiter: Sendable {
                 count.failures.removeAll { $0 <= now - window }
                 counts[key] = count.failures.isEmpty && count.pending == 0 ? nil : count
                 guard count.failures.count + count.pending >= limit else { continue }
-                // Full of failures: free when the oldest leaves the window; else guesses are in flight.
-                let free =
-                    count.failures.count >= limit
-                    ? count.failures[count.failures.count - limit].addingTimeInterval(window).timeIntervalSince(now) : 1
+                let free: TimeInterval
+                if count.failures.count >= limit {
+                    // Full of failures: free when the oldest that counts leaves the window.
+                    let oldest = count.failures[count.failures.count - limit]
+                    free = oldest.addingTimeInterval(window).timeIntervalSince(now)
+                } else {
+                    free = 1  // guesses in flight fill it: one of them is answered soon
+                }
                 wait = max(wait ?? 0, free)
             }
             if wait == nil {

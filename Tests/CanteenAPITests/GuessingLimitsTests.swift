@@ -74,6 +74,26 @@ struct GuessingLimitsTests {
         }
     }
 
+    @Test("30 wrong codes sent at once: at most 10 are checked, the others are 429")
+    func parallelGuesses() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            let codes = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<30 {
+                    group.addTask {
+                        try await client.send(
+                            .post, "/v1/cards/enrol", token: environment.boundKiosk, json: Self.wrongCode
+                        )
+                        .errorCode
+                    }
+                }
+                return try await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(codes.filter { $0 == "enrolment_code_invalid" }.count <= 10, "\(codes)")
+            #expect(codes.filter { $0 == "too_many_attempts" }.count >= 20, "\(codes)")
+        }
+    }
+
     @Test("a successful enrolment does not count as a failure")
     func successDoesNotCount() async throws {
         let environment = try await TestEnvironment.make()
