@@ -27,6 +27,8 @@ struct APIMiddleware: RouterMiddleware {
     let errors: ErrorAnswers
     let authentication: Authentication
 
+    static let noSniff = HTTPField(name: .xContentTypeOptions, value: "nosniff")
+
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         let id = RequestLog.accepted(request.headers.value(of: RequestLog.header)) ?? RequestLog.make()
@@ -42,6 +44,8 @@ struct APIMiddleware: RouterMiddleware {
                 return errors.response(for: error, to: request, context: context)
             }
         }
+        // No browser guesses another type for an answer (a JSON error echoing `<script>` stays JSON).
+        if !response.headers.contains(.xContentTypeOptions) { response.headers.append(Self.noSniff) }
         response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no route sets it
         let route = context.endpointPath ?? "Unknown"
         let status = response.status

@@ -32,6 +32,8 @@ public struct APIServices: Sendable {
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
     public var metrics: CanteenMetrics
+    /// Whether `GET /metrics` answers without a token (`canteen serve --metrics-public`).
+    public var metricsArePublic = false
     /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
     public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 

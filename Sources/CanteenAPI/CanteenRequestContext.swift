@@ -28,9 +28,11 @@ public struct CanteenRequestContext: RequestContext {
     /// Request bodies are read up to 1 MiB; larger ones get 413.
     public var maxUploadSize: Int { APILimits.maxBodyBytes }
 
-    /// The verified token, or 401 when the request had none.
+    /// The verified token, or 401 when the request had none. A metrics token is refused (403)
+    /// here, and so everywhere but `GET /metrics`, even where any other token may read.
     public func requireToken() throws(CanteenError) -> AccessToken {
         guard let token else { throw .unauthenticated }
+        guard token.role != .metrics else { throw .metricsOnly }
         return token
     }
 
@@ -111,4 +113,8 @@ extension CanteenError {
     static let unauthenticated = CanteenError(
         .unauthenticated, code: .unauthenticated,
         message: "missing or unknown bearer token; send Authorization: Bearer TOKEN")
+
+    static let metricsOnly = CanteenError(
+        .forbidden, code: .forbidden, message: "a metrics token reads GET /metrics and nothing else",
+        parameters: ["role": Role.metrics.rawValue])
 }

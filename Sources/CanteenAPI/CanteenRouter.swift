@@ -25,9 +25,11 @@ public enum CanteenRouter {
         BeaconRoutes(services: services).register(on: routes)
         LocateRoutes(services: services).register(on: routes)
         CafeResolutionRoutes(services: services).register(on: routes)
-        CardRoutes(services: services).register(on: routes)
+        // One card routes for both: a tap's identification counts against the same guesses.
+        let cards = CardRoutes(services: services)
+        cards.register(on: routes)
         CouponRoutes(services: services).register(on: routes)
-        TapRoutes(services: services, relay: TapRelay(), cards: CardRoutes(services: services),
+        TapRoutes(services: services, relay: TapRelay(), cards: cards,
                   coupons: CouponRoutes(services: services)).register(on: routes)
         PageRoutes(services: services, assets: services.pages).register(on: routes)
         OrderEventRoutes(services: services).register(on: routes)

@@ -233,6 +233,7 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
             message: "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line larger than \(APILimits.maxHeaderFieldBytes), or more than \(APILimits.maxHeaderFields) lines"))
         var head = HTTPResponse(status: .requestHeaderFieldsTooLarge)
         head.headerFields[.contentType] = JSONResponse.contentType
+        head.headerFields.append(APIMiddleware.noSniff)
         head.headerFields[.contentLength] = String(body.count)
         head.headerFields[.connection] = "close"
         context.write(wrapOutboundOut(.head(head)), promise: nil)

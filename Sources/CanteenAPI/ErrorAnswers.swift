@@ -124,6 +124,7 @@ public enum ErrorResponse {
         case .preconditionFailed: return .preconditionFailed
         case .internal: return .internalServerError
         case .unavailable: return .serviceUnavailable
+        case .throttled: return .tooManyRequests
         }
     }
 
@@ -133,6 +134,7 @@ public enum ErrorResponse {
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
         // The database comes back within seconds (a restart, a failover): say when to try again.
         if error.kind == .unavailable { headers[.retryAfter] = "1" }
+        if error.kind == .throttled { headers[.retryAfter] = error.parameters["seconds"] ?? "60" }
         // The rest of such a request is not read: the connection closes after the answer.
         if closesConnection(error.code) { headers[.connection] = "close" }
         return JSONResponse.make(encoded: body(for: error, message: message, problems: problems),

@@ -47,6 +47,7 @@ final class FeedResponses: Sendable {
             var headers = headers
             headers.setValidator(EntityTags.tag(cursor))
             headers[.contentType] = JSONResponse.contentType
+            headers.append(APIMiddleware.noSniff)  // as the middleware adds it: answers written ahead have it too
             headers[.contentLength] = String(self.body.readableBytes)
             self.headers = headers
         }

@@ -28,6 +28,8 @@ public struct AppConfiguration: Sendable {
     public var webhooks: WebhookDeliverySettings
     /// How often an order's event stream sends a comment while nothing happens.
     public var eventStreamHeartbeat: Duration
+    /// Whether `GET /metrics` answers without a token (by default it needs an ops or metrics token).
+    public var metricsArePublic = false
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),

@@ -184,11 +184,13 @@ public func buildApplication(_ configuration: AppConfiguration,
     // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
     if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
-    let services = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                      windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
-                                      heartbeat: configuration.eventStreamHeartbeat, clock: clock,
-                                      metrics: configuration.metrics ?? CanteenMetrics(),
-                                      webhookPolicy: configuration.webhooks.addressPolicy)
+    var built = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
+                                   windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+                                   heartbeat: configuration.eventStreamHeartbeat, clock: clock,
+                                   metrics: configuration.metrics ?? CanteenMetrics(),
+                                   webhookPolicy: configuration.webhooks.addressPolicy)
+    built.metricsArePublic = configuration.metricsArePublic
+    let services = built
     if case .failure(let error) = services.pages {
         logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
     }

@@ -65,7 +65,7 @@ public enum CafeDocument {
             do {
                 timeZone = try CafeTimeZone(identifier)
             } catch {
-                problems.add(reader.childPath("timeZone"), "'\(identifier)' is not an IANA time zone", code: .unknownTimeZone)
+                problems.add(reader.childPath("timeZone"), error.message, code: .unknownTimeZone)
             }
         }
         var currency: Currency?

@@ -75,6 +75,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case textTooLong = "text_too_long"
     case ticketNotFound = "ticket_not_found"
     case tokenNotFound = "token_not_found"
+    case tooManyAttempts = "too_many_attempts"
     case tooManyLines = "too_many_lines"
     case tooManyPreferences = "too_many_preferences"
     case tooManySightings = "too_many_sightings"

@@ -26,9 +26,7 @@ public final class PostgresCardStore: CardRepository {
     }
 
     public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
-        guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
-            throw CanteenError(.invalid, code: .invalidField, message: "a user id has 1 to 128 characters", field: "userId")
-        }
+        try UserID.validate(registration.userID)
         let hash = try hash(technology: registration.technology, identifier: identifier)
         let now = clock()
         return try await database.transaction { connection in
@@ -59,12 +57,10 @@ public final class PostgresCardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    /// The alphabet of one-time codes: no 0/O, 1/I/L look-alikes (as the SQLite store).
-    static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-
     public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
-        let code = String((0..<8).map { _ in Self.codeAlphabet.randomElement()! })
-        let hash = Self.codeHash(code)
+        try UserID.validate(userID)
+        let code = EnrolmentCode.make()
+        let hash = Self.codeHash(EnrolmentCode.normalized(code))
         try await database.withConnection { connection in
             try await connection.run("""
                 INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (\(hash), \(userID),
@@ -80,7 +76,7 @@ public final class PostgresCardStore: CardRepository {
         -> CardRegistration {
         let hash = try hash(technology: technology, identifier: identifier)
         let now = clock()
-        let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+        let normalized = EnrolmentCode.normalized(code)
         let codeHash = Self.codeHash(normalized)
         return try await database.transaction { connection in
             let logger = self.database.logger

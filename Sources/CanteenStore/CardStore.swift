@@ -28,10 +28,7 @@ public final class CardStore: CardRepository {
 
     public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
     {
-        guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
-            throw CanteenError(
-                .invalid, code: .invalidField, message: "a user id has 1 to 128 characters", field: "userId")
-        }
+        try UserID.validate(registration.userID)
         let hash = hash(technology: registration.technology, identifier: identifier)
         let now = clock()
         return try await database.writer.write { db in
@@ -64,15 +61,13 @@ public final class CardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    /// The alphabet of one-time codes: no 0/O, 1/I/L look-alikes.
-    static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-
     public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
-        let code = String((0..<8).map { _ in Self.codeAlphabet.randomElement()! })
+        try UserID.validate(userID)
+        let code = EnrolmentCode.make()
         try await database.writer.write { db in
             try db.execute(
                 sql: "INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (?, ?, ?, ?)",
-                arguments: [Self.codeHash(code), userID, displayName, expiresAt])
+                arguments: [Self.codeHash(EnrolmentCode.normalized(code)), userID, displayName, expiresAt])
         }
         return code
     }
@@ -83,7 +78,7 @@ public final class CardStore: CardRepository {
         let hash = hash(technology: technology, identifier: identifier)
         let now = clock()
         return try await database.writer.write { db in
-            let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+            let normalized = EnrolmentCode.normalized(code)
             guard let row = try Row.fetchOne(
                     db, sql: "SELECT userId, displayName FROM cardEnrolment WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?",
                     arguments: [Self.codeHash(normalized), now])

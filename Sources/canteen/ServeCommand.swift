@@ -32,6 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
                                + "e.g. 10.20.0.0/16; repeat it for more. By default only public addresses are.",
                                valueName: "CIDR"))
     var webhookAllowPrivate: [String] = []
+    @Flag(help: "Answer GET /metrics without a token (by default it needs an ops or metrics token).")
+    var metricsPublic = false
 
     func validate() throws {
         guard headerTimeout > 0, headerTimeout <= 3600 else { throw ValidationError("--header-timeout is 0 to 3600 seconds") }
@@ -68,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
                                               retryPeriod: duration(webhookRetryPeriod),
                                               addressPolicy: WebhookAddressPolicy(allowing: allowedRanges)))
+        configuration.metricsArePublic = metricsPublic
         let location = try reportingErrors { try data.location() }
         let storage: String
         let tokenOption: String

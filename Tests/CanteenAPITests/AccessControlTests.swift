@@ -13,7 +13,7 @@ import Testing
 /// and tokens of each role, for the test café ("here") and for another café ("there").
 enum Principal: String, CaseIterable, Sendable {
     case none, malformed, unknown, revoked
-    case kioskHere, kioskThere, kitchenHere, kitchenThere, user, otherUser, ops
+    case kioskHere, kioskThere, kitchenHere, kitchenThere, user, otherUser, ops, metrics
 }
 
 /// The statuses one route answers each principal, and what the request carries so that an
@@ -27,13 +27,14 @@ struct AccessRow: Sendable {
 
     /// Columns in the order of the table's header: kiosk here, kiosk there, kitchen here,
     /// kitchen there, user, other user, ops. Without a token, with a malformed header, an unknown
-    /// or a revoked token: `anonymous` (401 unless the route is public).
+    /// or a revoked token: `anonymous` (401 unless the route is public). A metrics token: 403
+    /// unless the row says otherwise.
     init(_ kioskHere: Int, _ kioskThere: Int, _ kitchenHere: Int, _ kitchenThere: Int, _ user: Int, _ otherUser: Int,
-         _ ops: Int, anonymous: Int = 401, body: String? = nil, headers: [(String, String)] = [],
+         _ ops: Int, anonymous: Int = 401, metrics: Int = 403, body: String? = nil, headers: [(String, String)] = [],
          path: String? = nil) {
         statuses = [.none: anonymous, .malformed: anonymous, .unknown: anonymous, .revoked: anonymous,
                     .kioskHere: kioskHere, .kioskThere: kioskThere, .kitchenHere: kitchenHere,
-                    .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops]
+                    .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops, .metrics: metrics]
         self.body = body
         self.headers = headers
         self.path = path
@@ -41,7 +42,7 @@ struct AccessRow: Sendable {
 
     /// Every principal gets `status`, whatever `Authorization` says.
     static func everyone(_ status: Int) -> AccessRow {
-        AccessRow(status, status, status, status, status, status, status, anonymous: status)
+        AccessRow(status, status, status, status, status, status, status, anonymous: status, metrics: status)
     }
 }
 
@@ -65,9 +66,8 @@ struct AccessControlTests {
         "GET /board": .everyone(200),
         "GET /assets/{name}": .everyone(200),
         "GET /v1/token": AccessRow(200, 200, 200, 200, 200, 200, 200),
-        // In process a request has no peer address, so no token is refused here; from loopback it
-        // is allowed (ConnectionLimitsTests), and MetricsAccess is tested address by address.
-        "GET /metrics": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        // Wherever the request comes from (MetricsAccessTests asks over loopback too).
+        "GET /metrics": AccessRow(403, 403, 403, 403, 403, 403, 200, metrics: 200),
         "GET /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"role":"user","userId":"u-9"}"#, headers: json),
         "DELETE /v1/tokens/{tokenId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
@@ -206,8 +206,11 @@ struct AccessFixture: Sendable {
             .user: try await secret(TokenSpec(role: .user, userID: "u-1")),
             .otherUser: try await secret(TokenSpec(role: .user, userID: "u-2")),
             .ops: environment.ops,
+            .metrics: try await secret(TokenSpec(role: .metrics)),
         ]
-        for principal in [Principal.kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops] {
+        let tokenHolders: [Principal] = [.kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops,
+                                         .metrics]
+        for principal in tokenHolders {
             authorization[principal] = "Bearer \(authorization[principal]!)"
         }
         func place(_ key: String) async throws -> Order {

@@ -30,9 +30,10 @@ struct ParkedDisplayAnswersTests {
         try await app.test(.live) { client in try await body(try #require(client.port)) }
     }
 
-    /// A metric's value in `GET /metrics` (0 when absent).
-    func metric(_ name: String, port: Int) throws -> Double {
-        let text = try RawHTTP(port: port, timeout: 20).exchange("GET", "/metrics").text
+    /// A metric's value in `GET /metrics` (0 when absent), read with `token` (ops).
+    func metric(_ name: String, port: Int, token: String) throws -> Double {
+        let text = try RawHTTP(port: port, timeout: 20).exchange("GET", "/metrics",
+                                                                 headers: [("Authorization", "Bearer \(token)")]).text
         let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
         return line.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
     }
@@ -56,8 +57,10 @@ struct ParkedDisplayAnswersTests {
                 #expect(cold.send(RawHTTP.request("GET", "/v1/cafes/testcafe/tickets?after=\(cursor)&station=cold&wait=30",
                                                   headers: kitchen)))
                 let deadline = Date().addingTimeInterval(20)
-                while try metric("canteen_feed_waiters", port: port) < 2, Date() < deadline { usleep(10_000) }
-                #expect(try metric("canteen_feed_waiters", port: port) == 2)
+                while try metric("canteen_feed_waiters", port: port, token: environment.ops) < 2, Date() < deadline {
+                    usleep(10_000)
+                }
+                #expect(try metric("canteen_feed_waiters", port: port, token: environment.ops) == 2)
 
                 // When a latte (the bar's) is ordered
                 let kiosk = try RawHTTP(port: port, timeout: 20)
@@ -74,7 +77,7 @@ struct ParkedDisplayAnswersTests {
                 #expect(woken.status == 200)
                 let tickets = (woken.json as? [String: Any])?["tickets"] as? [[String: Any]]
                 #expect(tickets?.map { $0["station"] as? String } == ["bar"])
-                #expect(try metric("canteen_feed_answered_ahead_total", port: port) == 1)
+                #expect(try metric("canteen_feed_answered_ahead_total", port: port, token: environment.ops) == 1)
                 // and that answer is the one the same page gets through Hummingbird, but for its date
                 let fresh = try display.exchange("GET", "/v1/cafes/testcafe/tickets?after=\(cursor)",
                                                  headers: french + [("X-Request-ID", "parked-1")])
@@ -84,6 +87,7 @@ struct ParkedDisplayAnswersTests {
                 #expect(woken.fields.map(\.name) == fresh.fields.map(\.name), "the same fields in the same order")
                 #expect(woken.body == fresh.body)
                 #expect(woken.headers["x-request-id"] == "parked-1")
+                #expect(woken.headers["x-content-type-options"] == "nosniff")
                 #expect(woken.headers["date"].flatMap(Self.httpDate) != nil, "an HTTP date: \(woken.headers["date"] ?? "none")")
                 // and the handler's own answer never reaches the socket: each request gets one answer
                 let next = try display.exchange("GET", "/v1/cafes/testcafe/tickets?after=\(cursor)", headers: french + [("X-Request-ID", "next-2")])
@@ -97,7 +101,7 @@ struct ParkedDisplayAnswersTests {
                 #expect(salad.status == 200)
                 let coldTickets = (salad.json as? [String: Any])?["tickets"] as? [[String: Any]]
                 #expect(coldTickets?.map { $0["station"] as? String } == ["cold"])
-                #expect(try metric("canteen_feed_answered_ahead_total", port: port) == 2)
+                #expect(try metric("canteen_feed_answered_ahead_total", port: port, token: environment.ops) == 2)
             }
         }
     }

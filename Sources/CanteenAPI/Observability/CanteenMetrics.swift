@@ -30,6 +30,9 @@ public final class CanteenMetrics: Sendable {
     private let openTickets = Labelled<[String: String], CoreMetrics.Gauge>()
     /// Displays parked in a long-poll, read at each scrape (`canteen_feed_waiters`).
     private let feedWaiters: CoreMetrics.Gauge
+    /// Clients following an order (a long-poll or an event stream), read at each scrape
+    /// (`canteen_order_followers`).
+    private let orderFollowers: CoreMetrics.Gauge
     /// From the moment this process learns of a ticket change to the moment a display waiting
     /// for it has its page (`canteen_feed_wakeup_delay_seconds`).
     private let feedWakeupDelay: CoreMetrics.Timer
@@ -63,6 +66,7 @@ public final class CanteenMetrics: Sendable {
         self.factory = factory
         orderReplays = CoreMetrics.Counter(label: "canteen_order_replays_total", factory: factory)
         feedWaiters = CoreMetrics.Gauge(label: "canteen_feed_waiters", factory: factory)
+        orderFollowers = CoreMetrics.Gauge(label: "canteen_order_followers", factory: factory)
         feedWakeupDelay = CoreMetrics.Timer(label: "canteen_feed_wakeup_delay_seconds", factory: factory)
         feedAnsweredAhead = CoreMetrics.Counter(label: "canteen_feed_answered_ahead_total", factory: factory)
         beaconReportsParsed = CoreMetrics.Counter(label: "canteen_beacon_reports_parsed_total", factory: factory)
@@ -111,6 +115,8 @@ public final class CanteenMetrics: Sendable {
     func orderReplayed() { orderReplays.increment() }
 
     func setFeedWaiters(_ count: Int) { feedWaiters.record(count) }
+
+    func setOrderFollowers(_ count: Int) { orderFollowers.record(count) }
 
     /// A display waiting for a change published at `published` has its page now.
     func feedWoken(since published: ContinuousClock.Instant) { feedWakeupDelay.recordInterval(since: published) }

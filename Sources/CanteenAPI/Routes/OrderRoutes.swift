@@ -151,12 +151,15 @@ struct OrderRoutes {
         return seconds
     }
 
-    /// Kiosks of the order's café, or ops.
+    /// The kiosk token that placed the order, or ops: a kiosk or ops token that may read it
+    /// (`requireFollower`), refused as a read is refused.
     func cancel(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let id = try context.parameters.path("orderId")
         try context.require(.kiosk, .ops)
-        guard let order = try await services.orders.order(id: id) else { throw CanteenError.notFound(.order, id) }
-        try context.requireAccess(to: order.cafeID)
+        guard let followed = try await services.orderEvents.followedOrder(id: id) else {
+            throw CanteenError.notFound(.order, id)
+        }
+        try context.requireFollower(of: followed)
         return try await render(try await services.orders.cancelOrder(id: id), request)
     }
 
