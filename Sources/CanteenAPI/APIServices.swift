@@ -28,13 +28,20 @@ public struct APIServices: Sendable {
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
     public var metrics: CanteenMetrics
+    /// Sessions of people signed in, and sign-ins under way.
+    public var sessions: any SessionRepository
+    /// One person's data as a whole (`/v1/me/data`, `DELETE /v1/me`).
+    public var personalData: any PersonalDataRepository
+    /// Sign-in with the identity provider, the public URL, trusted proxies (tokens only by default).
+    public var identity: IdentitySettings = .tokensOnly
     /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
     public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
-                cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
+                cards: any CardRepository, coupons: any CouponRepository, sessions: any SessionRepository,
+                personalData: any PersonalDataRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
@@ -47,6 +54,8 @@ public struct APIServices: Sendable {
         self.beacons = beacons
         self.feed = feed
         self.cards = cards
+        self.sessions = sessions
+        self.personalData = personalData
         self.coupons = coupons
         self.orderEvents = orderEvents
         self.webhooks = webhooks

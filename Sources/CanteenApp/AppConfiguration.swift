@@ -28,6 +28,9 @@ public struct AppConfiguration: Sendable {
     public var webhooks: WebhookDeliverySettings
     /// How often an order's event stream sends a comment while nothing happens.
     public var eventStreamHeartbeat: Duration
+    /// Sign-in with the company's identity provider, the public URL, trusted proxies, client
+    /// addresses in logs (tokens only by default).
+    public var identity: IdentitySettings = .tokensOnly
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),

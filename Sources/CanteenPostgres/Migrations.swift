@@ -27,6 +27,7 @@ enum Migrations {
         Migration(version: 2, name: "change notifications for tickets, tokens and cafés", statements: notificationsV2),
         Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
                       + "order events and webhooks, the server key", statements: statements(schemaV3)),
+        Migration(version: 4, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV4)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -412,6 +413,35 @@ enum Migrations {
             id BIGINT PRIMARY KEY CHECK (id = 1),
             key BYTEA NOT NULL CHECK (length(key) >= 32)
         )
+        """
+
+    // MARK: - v4
+
+    /// What SQLite's v13 added: sessions of people signed in with the identity provider, sign-ins
+    /// under way (secrets as SHA-256 hashes only) and the networks of each café's building.
+    static let schemaV4 = """
+        ALTER TABLE cafe ADD COLUMN networks TEXT NOT NULL DEFAULT '[]';
+        CREATE TABLE userSession (
+            id TEXT PRIMARY KEY,
+            secretHash BYTEA NOT NULL UNIQUE,
+            userId TEXT NOT NULL,
+            role TEXT NOT NULL,
+            name TEXT,
+            email TEXT,
+            createdAt TIMESTAMPTZ NOT NULL,
+            lastSeenAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX userSession_on_userId ON userSession(userId);
+        CREATE INDEX userSession_on_lastSeenAt ON userSession(lastSeenAt);
+        CREATE TABLE loginAttempt (
+            browserHash BYTEA PRIMARY KEY,
+            state TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            codeVerifier TEXT NOT NULL,
+            next TEXT NOT NULL,
+            createdAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt)
         """
 
     /// A script of plain statements (no semicolon inside one) split at its semicolons.

@@ -12,6 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve", abstract: "Run the HTTP API (imports Menus/ into an empty database).")
 
     @OptionGroup var data: DataOptions
+    @OptionGroup(title: "Signing people in") var identity: IdentityOptions
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
@@ -54,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
             webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
                                               retryPeriod: duration(webhookRetryPeriod)))
+        configuration.identity = try identity.settings(logger: Logger(label: "canteen.oidc"))
         let location = try reportingErrors { try data.location() }
         let storage: String
         let tokenOption: String
