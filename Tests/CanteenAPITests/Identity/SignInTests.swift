@@ -1,4 +1,6 @@
 import CanteenAPI
+import CanteenApp
+import CanteenStore
 import CanteenCore
 import CanteenIdentity
 import CanteenTestSupport

@@ -3,6 +3,7 @@ import CanteenCore
 import CanteenTestSupport
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The test OpenID provider (`Tests/IdentityProvider/provider.py`) as a subprocess on a free
