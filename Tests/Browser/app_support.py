@@ -99,8 +99,8 @@ def sign_in(browser, base, user="alice", password=None, screenshot=None):
 
 
 def wait_loaded(browser, timeout=30):
-    browser.wait(lambda b: b.js("return document.querySelector('#app').dataset.loaded === 'true'"), timeout,
-                 "/app did not load")
+    browser.wait(lambda b: b.js("const app = document.querySelector('#app'); return !!app && app.dataset.loaded === 'true'"),
+                 timeout, "/app did not load")
 
 
 __all__ = ["AppServer", "By", "CLIENT_ID", "CLIENT_SECRET", "app_browser", "sign_in", "start_provider",

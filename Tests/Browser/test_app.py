@@ -9,7 +9,7 @@ import time
 import unittest
 
 from app_support import AppServer, app_browser, sign_in, start_provider, wait_loaded
-from canteen_browser import CAFE, shots, test_cafe
+from canteen_browser import CAFE, PHONE, shots, test_cafe
 from test_pages import PageTestCase
 
 
@@ -62,12 +62,15 @@ class SignInAndOrderTests(AppTestCase):
         self.assertTrue(stew.get_attribute("disabled"))
         self.assertIn("Milk", browser.find('[data-item-id="latte"]').text)
 
-        # The basket and a pickup window, then the order.
+        # The basket and a pickup window, then the order (on a phone: the basket is a sheet).
+        browser.resize(PHONE)
         self.add_latte(browser)
         browser.click('[data-item-id="lemonade"]')
         browser.wait_for("#item-dialog[open]")
         browser.click("#item-dialog .add-button")
         browser.click(".basket-toggle")
+        browser.wait(lambda b: b.js("return document.querySelector('#basket').getBoundingClientRect().bottom "
+                                    "<= innerHeight + 1"), 10, "the basket sheet did not open")
         browser.wait(lambda b: b.js("return document.querySelectorAll('.window input:not(:disabled)').length") > 1, 15)
         browser.find_all(".window input:not(:disabled)")[1].click()
         shots(browser, "app-basket")
