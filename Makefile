@@ -46,7 +46,8 @@ test: deps venv
 	@for suite in $(TEST_SUITES); do $(MAKE) --no-print-directory $$suite || exit 1; done
 
 # The Swift Testing suites (SQLite, the HTTP layer in-process and live, pcscd with a virtual reader).
-test-swift: deps
+# (venv: the sign-in tests run the test identity provider, Tests/IdentityProvider, on its Python.)
+test-swift: deps venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

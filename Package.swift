@@ -20,13 +20,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // jwt-kit needs swift-crypto 4.1 or later; everything else accepts 3.x or 4.x.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only: reads openapi.yaml for the contract tests.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Signing people in (OpenID Connect): JWS and JWKS.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         // MARK: - Libraries
@@ -111,9 +114,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenIdentity",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
+                "CanteenIdentity",
                 "CanteenFormat",
                 "CanteenWeb",
                 "Beacons",
@@ -154,6 +171,7 @@ let package = Package(
                 "CanteenApp",
                 "CanteenCore",
                 "CanteenAPI",
+                "CanteenIdentity",
                 "CanteenNotify",
                 "Beacons",
                 "BlueZScanner",
@@ -262,7 +280,7 @@ let package = Package(
             name: "CanteenAPITests",
             dependencies: [
                 "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
-                "CanteenFormat", "CanteenWeb",
+                "CanteenFormat", "CanteenWeb", "CanteenIdentity",
                 "CanteenNotify",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -4,7 +4,8 @@
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
 #   4. scripts/bench-pages.py    the kitchen display in headless Chromium: order → DOM, 200 tickets rendered
-#   5. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
+#   5. scripts/bench-app.py      the employee page: sign-in round trip, order ready → page shows ready
+#   6. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -66,6 +67,14 @@ echo; echo "### Pages in a browser (scripts/bench-pages.py)"
 if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
     make --no-print-directory venv >/dev/null
     .build-venv/bin/python scripts/bench-pages.py --bin "$(swift build -c release --show-bin-path)/canteen"
+else
+    echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
+fi
+
+echo; echo "### The employee page (scripts/bench-app.py)"
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    make --no-print-directory venv >/dev/null
+    .build-venv/bin/python scripts/bench-app.py --bin "$(swift build -c release --show-bin-path)/canteen"
 else
     echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
 fi

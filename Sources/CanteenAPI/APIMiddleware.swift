@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -26,6 +27,8 @@ struct APIMiddleware: RouterMiddleware {
     let metrics: CanteenMetrics
     let errors: ErrorAnswers
     let authentication: Authentication
+    /// Whether log lines carry the client's address (`--log-client-address`), and how it is found.
+    let identity: IdentitySettings
 
     static let noSniff = HTTPField(name: .xContentTypeOptions, value: "nosniff")
 
@@ -67,12 +70,18 @@ struct APIMiddleware: RouterMiddleware {
         guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        context.logger.info("request", metadata: [
+        var metadata: Logger.Metadata = [
             RequestLog.metadataKey: .string(id),
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "-"),
             "status": .string(String(status.code)),
             "duration_ms": .string(String(format: "%.2f", milliseconds)),
-        ])
+        ]
+        // Only where ops chose it: a client's address is personal data.
+        if identity.logClientAddress,
+           let client = identity.clientAddresses.client(peer: context.remoteAddress, headers: request.headers) {
+            metadata["client"] = .string(client.description)
+        }
+        context.logger.info("request", metadata: metadata)
     }
 }

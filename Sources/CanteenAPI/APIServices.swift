@@ -34,13 +34,20 @@ public struct APIServices: Sendable {
     public var metrics: CanteenMetrics
     /// Whether `GET /metrics` answers without a token (`canteen serve --metrics-public`).
     public var metricsArePublic = false
+    /// Sessions of people signed in, and sign-ins under way.
+    public var sessions: any SessionRepository
+    /// One person's data as a whole (`/v1/me/data`, `DELETE /v1/me`).
+    public var personalData: any PersonalDataRepository
+    /// Sign-in with the identity provider, the public URL, trusted proxies (tokens only by default).
+    public var identity: IdentitySettings = .tokensOnly
     /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
     public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
-                cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
+                cards: any CardRepository, coupons: any CouponRepository, sessions: any SessionRepository,
+                personalData: any PersonalDataRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
                 webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
@@ -54,6 +61,8 @@ public struct APIServices: Sendable {
         self.beacons = beacons
         self.feed = feed
         self.cards = cards
+        self.sessions = sessions
+        self.personalData = personalData
         self.coupons = coupons
         self.orderEvents = orderEvents
         self.webhooks = webhooks

@@ -10,7 +10,9 @@ public enum CanteenRouter {
         let methods = RouteMethods()
         router.add(middleware: APIMiddleware(metrics: services.metrics,
                                              errors: ErrorAnswers(presenter: services.presenter, methods: methods),
-                                             authentication: Authentication(tokens: services.tokens)))
+                                             authentication: Authentication(tokens: services.tokens, sessions: services.sessions,
+                                                                            identity: services.identity),
+                                             identity: services.identity))
         let routes = RouteTable(router: router, methods: methods)
         HealthRoutes().register(on: routes)
         MetricsRoutes(services: services).register(on: routes)
@@ -34,6 +36,8 @@ public enum CanteenRouter {
         PageRoutes(services: services, assets: services.pages).register(on: routes)
         OrderEventRoutes(services: services).register(on: routes)
         WebhookRoutes(services: services).register(on: routes)
+        AuthRoutes(services: services).register(on: routes)
+        MeRoutes(services: services).register(on: routes)
         return routes
     }
 }

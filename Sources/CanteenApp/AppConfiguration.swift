@@ -30,6 +30,9 @@ public struct AppConfiguration: Sendable {
     public var eventStreamHeartbeat: Duration
     /// Whether `GET /metrics` answers without a token (by default it needs an ops or metrics token).
     public var metricsArePublic = false
+    /// Sign-in with the company's identity provider, the public URL, trusted proxies, client
+    /// addresses in logs (tokens only by default).
+    public var identity: IdentitySettings = .tokensOnly
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),

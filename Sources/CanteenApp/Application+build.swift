@@ -33,6 +33,8 @@ public struct CanteenStores: Sendable {
     public let coupons: any CouponRepository
     public let orderEvents: any OrderEventRepository
     public let webhooks: any WebhookRepository
+    public let sessions: any SessionRepository
+    public let personalData: any PersonalDataRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -68,7 +70,9 @@ public struct CanteenStores: Sendable {
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
                              cards: CardStore(database: database, key: key, clock: clock),
                              coupons: CouponStore(database: database, key: key, clock: clock),
-                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
+                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
+                             sessions: SessionStore(database: database, ids: ids, clock: clock),
+                             personalData: PersonalDataStore(database: database))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -95,7 +99,9 @@ public struct CanteenStores: Sendable {
             beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
             cards: PostgresCardStore(database: database, key: key, clock: clock),
             coupons: PostgresCouponStore(database: database, key: key, clock: clock),
-            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock))
+            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
+            sessions: PostgresSessionStore(database: database, ids: ids, clock: clock),
+            personalData: PostgresPersonalDataStore(database: database))
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
@@ -147,7 +153,8 @@ public struct CanteenStores: Sendable {
                             webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(),
                             hostResolver: any HostResolver = SystemHostResolver()) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
+                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons, sessions: sessions,
+                    personalData: personalData,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
                     orderEvents: orderEvents, webhooks: webhooks, webhookPolicy: webhookPolicy,
@@ -189,6 +196,7 @@ public func buildApplication(_ configuration: AppConfiguration,
                                    heartbeat: configuration.eventStreamHeartbeat, clock: clock,
                                    metrics: configuration.metrics ?? CanteenMetrics(),
                                    webhookPolicy: configuration.webhooks.addressPolicy)
+    built.identity = configuration.identity
     built.metricsArePublic = configuration.metricsArePublic
     let services = built
     if case .failure(let error) = services.pages {

@@ -22,11 +22,14 @@ public struct Cafe: Hashable, Sendable, Codable {
     public var pickup: PickupSchedule
     /// How the café's screens behave (kitchen display age colours, pickup board).
     public var display: DisplaySettings
+    /// The networks of the café's building: a browser whose address is inside one is "nearest" to it.
+    public var networks: [IPNetwork]
 
     public init(id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
                 currency: Currency, defaultLocale: String, tax: TaxPolicy,
                 hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
-                beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard) {
+                beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard,
+                networks: [IPNetwork] = []) {
         self.id = id
         self.languages = languages
         self.names = names
@@ -39,6 +42,7 @@ public struct Cafe: Hashable, Sendable, Codable {
         self.beacons = beacons
         self.pickup = pickup
         self.display = display
+        self.networks = networks
     }
 
     /// The café's time zone as Foundation's.

@@ -87,12 +87,13 @@ public enum CafeDocument {
         let beacons = readBeacons(&reader)
         let pickup = readPickup(&reader)
         let display = readDisplay(&reader)
+        let networks = readNetworks(&reader)
         guard problems.all.count == before, let id, let languages, let names, let timeZone, let currency,
-              let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display
+              let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display, let networks
         else { return nil }
         return Cafe(id: id, languages: languages, names: names, timeZone: timeZone, currency: currency,
                     defaultLocale: defaultLocale, tax: tax, hours: hours, beaconRegion: region,
-                    beacons: beacons, pickup: pickup, display: display)
+                    beacons: beacons, pickup: pickup, display: display, networks: networks)
     }
 
     private static func readLanguages(_ reader: inout JSONObjectReader) -> [String]? {

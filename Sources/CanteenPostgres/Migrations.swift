@@ -28,6 +28,7 @@ enum Migrations {
         Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
                       + "order events and webhooks, the server key", statements: statements(schemaV3)),
         Migration(version: 4, name: "webhook attempts keep no receiver answers", statements: [scrubWebhookAnswersV4]),
+        Migration(version: 5, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV5)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -421,6 +422,35 @@ enum Migrations {
     static let scrubWebhookAnswersV4 = """
         UPDATE webhookAttempt SET error = 'HTTP ' || CAST(statusCode AS TEXT)
         WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
+        """
+
+    // MARK: - v5
+
+    /// What SQLite's v14 added: sessions of people signed in with the identity provider, sign-ins
+    /// under way (secrets as SHA-256 hashes only) and the networks of each café's building.
+    static let schemaV5 = """
+        ALTER TABLE cafe ADD COLUMN networks TEXT NOT NULL DEFAULT '[]';
+        CREATE TABLE userSession (
+            id TEXT PRIMARY KEY,
+            secretHash BYTEA NOT NULL UNIQUE,
+            userId TEXT NOT NULL,
+            role TEXT NOT NULL,
+            name TEXT,
+            email TEXT,
+            createdAt TIMESTAMPTZ NOT NULL,
+            lastSeenAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX userSession_on_userId ON userSession(userId);
+        CREATE INDEX userSession_on_lastSeenAt ON userSession(lastSeenAt);
+        CREATE TABLE loginAttempt (
+            browserHash BYTEA PRIMARY KEY,
+            state TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            codeVerifier TEXT NOT NULL,
+            next TEXT NOT NULL,
+            createdAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt)
         """
 
     /// A script of plain statements (no semicolon inside one) split at its semicolons.

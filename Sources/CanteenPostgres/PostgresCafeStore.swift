@@ -270,12 +270,14 @@ public final class PostgresCafeStore: CafeRepository {
         try await connection.run("""
             INSERT INTO cafe (id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded,
                 hours, beaconUUID, beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes,
-                menuVersion, updatedAt, displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes)
+                menuVersion, updatedAt, displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes,
+                networks)
             VALUES (\(row.id), \(try StoredJSON.text(cafe.languages)), \(try StoredJSON.text(cafe.names)), \(row.timeZone),
                 \(row.currency), \(row.defaultLocale), \(row.taxRateBasisPoints), \(row.taxIncluded),
                 \(try StoredJSON.text(cafe.hours)), \(row.beaconUUID), \(row.beaconMajor), \(row.pickupSlotMinutes),
                 \(row.pickupCapacity), \(row.pickupCapacityUnit), \(row.pickupLeadMinutes), 1, \(now),
-                \(row.displayTicketWarningMinutes), \(row.displayTicketLateMinutes), \(row.displayBoardReadyMinutes))
+                \(row.displayTicketWarningMinutes), \(row.displayTicketLateMinutes), \(row.displayBoardReadyMinutes),
+                \(try StoredJSON.text(cafe.networks)))
             ON CONFLICT (id) DO UPDATE SET languages = excluded.languages, names = excluded.names,
                 timeZone = excluded.timeZone, currency = excluded.currency, defaultLocale = excluded.defaultLocale,
                 taxRateBasisPoints = excluded.taxRateBasisPoints, taxIncluded = excluded.taxIncluded,
@@ -284,7 +286,7 @@ public final class PostgresCafeStore: CafeRepository {
                 pickupCapacityUnit = excluded.pickupCapacityUnit, pickupLeadMinutes = excluded.pickupLeadMinutes,
                 displayTicketWarningMinutes = excluded.displayTicketWarningMinutes,
                 displayTicketLateMinutes = excluded.displayTicketLateMinutes,
-                displayBoardReadyMinutes = excluded.displayBoardReadyMinutes,
+                displayBoardReadyMinutes = excluded.displayBoardReadyMinutes, networks = excluded.networks,
                 menuVersion = cafe.menuVersion + 1, updatedAt = excluded.updatedAt
             """, logger: logger)
         try await connection.run("DELETE FROM beacon WHERE cafeId = \(cafe.id)", logger: logger)

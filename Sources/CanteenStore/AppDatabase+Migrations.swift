@@ -372,6 +372,35 @@ extension AppDatabase {
                 WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
                 """)
         }
+
+        migrator.registerMigration("v14: sign-in sessions, sign-ins under way, café networks") { db in
+            // A session's and a sign-in's secrets are stored only as SHA-256 hashes. A sign-in under
+            // way lives at most 10 minutes and is deleted when its callback reads it.
+            try db.execute(sql: """
+                ALTER TABLE cafe ADD COLUMN networks TEXT NOT NULL DEFAULT '[]';
+                CREATE TABLE userSession (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    secretHash BLOB NOT NULL UNIQUE,
+                    userId TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    name TEXT,
+                    email TEXT,
+                    createdAt DATETIME NOT NULL,
+                    lastSeenAt DATETIME NOT NULL
+                );
+                CREATE INDEX userSession_on_userId ON userSession(userId);
+                CREATE INDEX userSession_on_lastSeenAt ON userSession(lastSeenAt);
+                CREATE TABLE loginAttempt (
+                    browserHash BLOB PRIMARY KEY NOT NULL,
+                    state TEXT NOT NULL,
+                    nonce TEXT NOT NULL,
+                    codeVerifier TEXT NOT NULL,
+                    next TEXT NOT NULL,
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt);
+                """)
+        }
         return migrator
     }
 }

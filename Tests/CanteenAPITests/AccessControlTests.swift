@@ -64,6 +64,8 @@ struct AccessControlTests {
         "GET /kds": .everyone(200),
         "GET /kiosk": .everyone(200),
         "GET /board": .everyone(200),
+        "GET /app": .everyone(200),
+        "GET /app-sw.js": .everyone(200),
         "GET /assets/{name}": .everyone(200),
         "GET /v1/token": AccessRow(200, 200, 200, 200, 200, 200, 200),
         // Wherever the request comes from (MetricsAccessTests asks over loopback too).
@@ -79,7 +81,8 @@ struct AccessControlTests {
         "PUT /v1/cafes/{cafeId}/menu": AccessRow(403, 403, 403, 403, 403, 403, 200, body: menu, headers: json),
         "PATCH /v1/cafes/{cafeId}/menu/items/{itemId}": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"soldOut":true}"#, headers: json),
         "GET /v1/cafes/{cafeId}/pickup-windows": AccessRow(200, 403, 200, 403, 200, 200, 200),
-        "POST /v1/orders": AccessRow(201, 403, 403, 403, 403, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
+        // A person orders for themselves (the order is u-1's), never for someone else.
+        "POST /v1/orders": AccessRow(201, 403, 403, 403, 201, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
         "GET /v1/orders/{orderId}": AccessRow(200, 403, 200, 403, 200, 403, 200),
         "POST /v1/orders/{orderId}/cancel": AccessRow(200, 403, 403, 403, 403, 403, 200),
         "GET /v1/cafes/{cafeId}/tickets": AccessRow(200, 403, 200, 403, 403, 403, 200),
@@ -119,6 +122,15 @@ struct AccessControlTests {
         "GET /v1/webhooks/{webhookId}/deliveries": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/webhooks/{webhookId}/deliveries/{eventId}/redeliver": AccessRow(403, 403, 403, 403, 403, 403, 202),
         "DELETE /v1/coupons/{couponId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        // Signing in (no identity provider in this fixture) and the person's own data: tokens that
+        // act for nobody in particular (kiosk, kitchen, ops) have no "me".
+        "GET /auth/login": .everyone(404),
+        "GET /auth/callback": .everyone(404),
+        "POST /auth/logout": .everyone(204),
+        "GET /v1/me": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "GET /v1/me/orders": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "GET /v1/me/data": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "DELETE /v1/me": AccessRow(403, 403, 403, 403, 204, 204, 403),
     ]
 
     static let cafeConfiguration = String(decoding: JSONValue.object(Fixtures.cafeConfiguration()).encoded(), as: UTF8.self)

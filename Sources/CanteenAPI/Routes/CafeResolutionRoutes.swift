@@ -20,7 +20,10 @@ struct CafeResolutionRoutes {
         let input = try await request.optionalJSONBody().map {
             try LocateRequest.parse($0, now: now, sightingsRequired: false)
         } ?? .empty
-        let choice = try await CafeResolver(services: services).resolve(userID: userID, request: input, token: token)
+        // The client's address decides "nearest" without sightings; it is not kept.
+        let address = services.identity.clientAddresses.client(peer: context.remoteAddress, headers: request.headers)
+        let choice = try await CafeResolver(services: services).resolve(userID: userID, request: input, token: token,
+                                                                        clientAddress: address)
         guard let menu = try await services.cafes.menu(cafeID: choice.cafe.cafe.id) else {
             throw CanteenError.notFound(.cafe, choice.cafe.cafe.id)
         }

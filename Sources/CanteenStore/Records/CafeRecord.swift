@@ -24,6 +24,7 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
     var displayTicketWarningMinutes: Int
     var displayTicketLateMinutes: Int
     var displayBoardReadyMinutes: Int
+    var networks: [IPNetwork]
     var menuVersion: Int64
     var updatedAt: Date
 
@@ -46,6 +47,7 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         displayTicketWarningMinutes = cafe.display.ticketWarningMinutes
         displayTicketLateMinutes = cafe.display.ticketLateMinutes
         displayBoardReadyMinutes = cafe.display.boardReadyMinutes
+        networks = cafe.networks
         self.menuVersion = menuVersion
         self.updatedAt = updatedAt
     }
@@ -71,6 +73,7 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
                                            leadMinutes: pickupLeadMinutes),
                     display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
                                              ticketLateMinutes: displayTicketLateMinutes,
-                                             boardReadyMinutes: displayBoardReadyMinutes))
+                                             boardReadyMinutes: displayBoardReadyMinutes),
+                    networks: networks)
     }
 }

@@ -11,6 +11,8 @@ const Canteen = (() => {
   const locale = root.dataset.locale || root.lang || 'en';
   /** What to send as Accept-Language ('' lets the browser send its own). */
   const apiLanguage = root.dataset.apiLanguage || '';
+  /** `same-origin` on pages that sign people in with a session cookie (`/app`); the others send none. */
+  const credentials = root.dataset.credentials || 'omit';
   const strings = JSON.parse(document.getElementById('canteen-strings').textContent || '{}');
   const query = new URLSearchParams(location.search);
 
@@ -206,7 +208,7 @@ const Canteen = (() => {
     const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
     const forward = () => controller.abort();
     signal?.addEventListener('abort', forward);
-    const init = { method, headers: { ...headers }, cache: 'no-store', credentials: 'omit', signal: controller.signal };
+    const init = { method, headers: { ...headers }, cache: 'no-store', credentials, signal: controller.signal };
     const token = storage.get('token');
     if (token && !anonymous) init.headers.Authorization = `Bearer ${token}`;
     if (apiLanguage) init.headers['Accept-Language'] = apiLanguage;

@@ -16,6 +16,8 @@ struct ContractTour {
     let client: any TestClientProtocol
     let environment: TestEnvironment
     let contract: ContractRecorder
+    /// The identity provider people sign in with (none: sign-in answers 404).
+    var provider: TestIdentityProvider?
 
     /// Sends a request of `operation` and checks the answer; returns it for the next step.
     @discardableResult
@@ -270,5 +272,6 @@ struct ContractTour {
                        "/v1/webhooks/\(hookID)/deliveries/evt_nothing/redeliver", token: ops, expecting: 404)
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 204)
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 404)
+        try await runMe()
     }
 }
