@@ -111,6 +111,7 @@ public enum ErrorResponse {
         case .bodyTooLarge: return .contentTooLarge
         case .headersTooLarge: return .requestHeaderFieldsTooLarge
         case .unsupportedMediaType: return .unsupportedMediaType
+        case .unsupportedTransferCoding: return .notImplemented
         case .methodNotAllowed: return .methodNotAllowed
         default: break
         }
