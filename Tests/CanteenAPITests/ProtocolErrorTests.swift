@@ -1,16 +1,31 @@
+import CanteenApp
+import CanteenCore
 import CanteenTestSupport
 import Foundation
+import HummingbirdTesting
 import Testing
 
 /// HTTP/1.1 as a client expects it, over a real socket: malformed requests get the JSON error the
 /// README promises and a closed connection, framing the server does not implement is 501, HTTP/1.0
 /// closes unless kept alive, `Expect: 100-continue` is honoured, and an oversized body is refused
 /// as soon as it is declared.
-@Suite("protocol errors over a real socket")
+@Suite("protocol errors over a real socket", .serialized)
 struct ProtocolErrorTests {
-    /// A live server (the same as the connection limits' tests: idle timeout 60 s).
+    /// A live server without cafés (none of these requests needs one; importing the sample
+    /// menus for each would only load the machine), an ops token, the idle timeout at 60 s.
     func withServer(_ body: @escaping @Sendable (_ port: Int, _ token: String) async throws -> Void) async throws {
-        try await ConnectionLimitsTests().withServer(headerTimeout: .seconds(10), body)
+        let directory = TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let locales = Fixtures.repositoryRoot.appendingPathComponent("Locales")
+        let configuration = AppConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory,
+                                             localesDirectory: locales, headerTimeout: .seconds(10),
+                                             idleTimeout: .seconds(60))
+        let app = try await buildApplication(configuration)
+        let token = try await CanteenStores.open(dataDirectory: directory).tokens
+            .createToken(role: .ops, cafeID: nil, name: nil).secret
+        try await app.test(.live) { client in
+            try await body(try #require(client.port), token)
+        }
     }
 
     /// A malformed request, as bytes.
