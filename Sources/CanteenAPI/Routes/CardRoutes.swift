@@ -77,17 +77,19 @@ struct CardRoutes {
         return (technology, try CardIdentifier(identifier))
     }
 
-    /// `userId` (1–128 characters) and `displayName` (at most 200) of a body; with `allowed`, no other member.
+    /// `userId` (a user id: 1–128 of letters, digits, `-_.@`) and `displayName` (at most 200) of a body;
+    /// with `allowed`, no other member.
     static func user(_ body: [String: JSONValue], allowed: Set<String>?) throws -> (String, String?) {
         if let allowed {
             for key in body.keys.sorted() where !allowed.contains(key) {
                 throw CanteenError(.invalid, code: .unknownField, message: "unknown field \(key)", field: key)
             }
         }
-        guard let userID = body["userId"]?.stringValue, !userID.isEmpty, userID.count <= 128 else {
-            throw CanteenError(
-                .invalid, code: .invalidField, message: "userId has 1 to 128 characters", field: "userId")
+        guard let userID = body["userId"]?.stringValue else {
+            throw CanteenError(.invalid, code: .invalidField, message: "userId is required (a user id)",
+                               field: "userId")
         }
+        try UserID.validate(userID)
         var displayName: String?
         if let value = body["displayName"], value != .null {
             guard let name = value.stringValue else {
