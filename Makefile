@@ -79,7 +79,7 @@ test-bluez: deps
 	$(SWIFT) build --product canteen
 	Tests/BlueZVM/run.sh "$$($(SWIFT) build --show-bin-path)/canteen"
 # MARK: - Hardening (issue 16): contract fuzzing, fuzzers, the benchmark report
-# schemathesis against a live server with a token of each role (about 2 minutes here).
+# schemathesis --checks all against a live server with a token of each role (about 10 minutes here).
 TEST_SUITES += test-contract
 CONTRACT_EXAMPLES ?= 8
 FUZZ_SECONDS ?= 120

@@ -18,9 +18,9 @@ import Logging
 /// instructions and each of 2,000 woken kitchen displays 95,356; as one, 228,675 and 94,637
 /// (`scripts/count-instructions.sh`, docs/benchmarks.md).
 ///
-/// An answer whose body is in hand (every one but a stream) is measured when the route returns
-/// and passed on untouched, so Hummingbird writes its head, body and end in one go; a stream
-/// (no length) is measured when its last byte is written.
+/// An answer whose body is in hand (every one but a stream), and every answer to HEAD, is measured
+/// when the route returns and passed on untouched, so Hummingbird writes its head, body and end in
+/// one go; a stream (no length) is measured when its last byte is written.
 struct APIMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
@@ -44,7 +44,7 @@ struct APIMiddleware: RouterMiddleware {
             do {
                 return try await next(request, try await authentication.verified(request, context))
             } catch {
-                return errors.response(for: error, to: request, context: context)
+                return await errors.response(for: error, to: request, context: context)
             }
         }
         // No browser guesses another type for an answer (a JSON error echoing `<script>` stays JSON).
@@ -52,7 +52,8 @@ struct APIMiddleware: RouterMiddleware {
         response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no route sets it
         let route = context.endpointPath ?? "Unknown"
         let status = response.status
-        if response.body.contentLength != nil {
+        // A HEAD's body is never written (Hummingbird drops it): it is measured now too.
+        if response.body.contentLength != nil || method == .head {
             metrics.requestAnswered(route: route, method: method, status: status, since: start)
         } else {
             let body = response.body

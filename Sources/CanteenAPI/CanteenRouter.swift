@@ -6,7 +6,7 @@ import Hummingbird
 public enum CanteenRouter {
     /// The router and the table of what it serves.
     public static func build(_ services: APIServices) -> RouteTable {
-        let router = Router(context: CanteenRequestContext.self)
+        let router = Router(context: CanteenRequestContext.self, options: options)
         let methods = RouteMethods()
         router.add(middleware: APIMiddleware(metrics: services.metrics,
                                              errors: ErrorAnswers(presenter: services.presenter, methods: methods),
@@ -40,4 +40,8 @@ public enum CanteenRouter {
         MeRoutes(services: services).register(on: routes)
         return routes
     }
+
+    /// Every GET route also answers HEAD (RFC 9110 §9.3.2): the GET's status and headers,
+    /// `Content-Length` included, without the body.
+    static let options: RouterOptions = [.autoGenerateHeadEndpoints]
 }

@@ -18,8 +18,7 @@ import NIOHTTPTypes
 ///   lingers: the sending side is shut first and what still arrives is discarded for up to
 ///   `lingerTimeout`, because closing a socket with unread data resets it, and a reset can
 ///   destroy the answer before the client reads it.
-/// - **Oversized headers**: a request head over the decoder's limits is answered 431
-///   `headers_too_large` with the JSON error body, then closed.
+/// - Malformed requests and oversized heads are answered by `ProtocolGuard`, nearer the socket.
 /// - **Shutdown**: when the server begins a graceful shutdown it tells every connection to
 ///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays at
 ///   once), so no request waiting for a change has to register for the shutdown itself.
@@ -216,30 +215,11 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         status == .contentTooLarge || status == .requestHeaderFieldsTooLarge
     }
 
-    // MARK: - Oversized heads
+    // MARK: - Errors
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // What arrives after a closing answer may not parse: nobody needs to hear of it.
         if lingering { return }
-        guard let parserError = error as? HTTPParserError, parserError == .headerOverflow, requestsInProgress == 0,
-              !closing else {
-            context.fireErrorCaught(error)
-            return
-        }
-        closing = true
-        cancelHeaderDeadline()
-        let body = ErrorResponse.body(for: CanteenError(
-            .invalid, code: .headersTooLarge,
-            message: "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line larger than \(APILimits.maxHeaderFieldBytes), or more than \(APILimits.maxHeaderFields) lines"))
-        var head = HTTPResponse(status: .requestHeaderFieldsTooLarge)
-        head.headerFields[.contentType] = JSONResponse.contentType
-        head.headerFields.append(APIMiddleware.noSniff)
-        head.headerFields[.contentLength] = String(body.count)
-        head.headerFields[.connection] = "close"
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [self] _ in
-            closeLingering(context)
-        }
+        context.fireErrorCaught(error)
     }
 }

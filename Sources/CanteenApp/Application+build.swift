@@ -221,7 +221,7 @@ public func buildApplication(_ configuration: AppConfiguration,
                                         maxHeaderFieldCount: APILimits.maxHeaderFields))
     var app = Application(
         router: routes.router,
-        server: .http1(configuration: http1),
+        server: .canteenHTTP1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -23,13 +23,13 @@ public struct Cafe: Hashable, Sendable, Codable {
     /// How the café's screens behave (kitchen display age colours, pickup board).
     public var display: DisplaySettings
     /// The networks of the café's building: a browser whose address is inside one is "nearest" to it.
-    public var networks: [IPNetwork]
+    public var networks: [IPAddressRange]
 
     public init(id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
                 currency: Currency, defaultLocale: String, tax: TaxPolicy,
                 hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
                 beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard,
-                networks: [IPNetwork] = []) {
+                networks: [IPAddressRange] = []) {
         self.id = id
         self.languages = languages
         self.names = names

@@ -6,7 +6,7 @@ extension CafeDocument {
 
     /// Optional `networks`: the building's address blocks in CIDR notation (`["10.20.0.0/16"]`),
     /// each valid, none listed twice.
-    static func readNetworks(_ reader: inout JSONObjectReader) -> [IPNetwork]? {
+    static func readNetworks(_ reader: inout JSONObjectReader) -> [IPAddressRange]? {
         let path = reader.childPath("networks")
         guard reader.value("networks", required: false) != nil else { return [] }
         guard let values = reader.array("networks", required: false) else { return nil }
@@ -14,7 +14,7 @@ extension CafeDocument {
             reader.problems.add(path, "a café lists at most \(maxNetworks) networks, found \(values.count)")
             return nil
         }
-        var networks: [IPNetwork] = []
+        var networks: [IPAddressRange] = []
         var failed = false
         for (index, value) in values.enumerated() {
             guard let text = value.stringValue else {
@@ -24,7 +24,7 @@ extension CafeDocument {
                 continue
             }
             do {
-                let network = try IPNetwork(text)
+                let network = try IPAddressRange.network(text)
                 if networks.contains(network) {
                     reader.problems.add("\(path)[\(index)]", "network \(network) is listed twice", code: .duplicateId)
                     failed = true

@@ -98,6 +98,7 @@ public enum ErrorCode: String, CaseIterable, Hashable, Sendable, Codable, Custom
     case unknownReference = "unknown_reference"
     case unknownTimeZone = "unknown_time_zone"
     case unsupportedMediaType = "unsupported_media_type"
+    case unsupportedTransferCoding = "unsupported_transfer_coding"
     case versionMismatch = "version_mismatch"
     case webhookAddressNotAllowed = "webhook_address_not_allowed"
     case webhookNotFound = "webhook_not_found"

@@ -32,9 +32,9 @@ struct IdentityOptions: ParsableArguments {
         func value(_ option: String?, _ variable: String) -> String? {
             (option ?? environment[variable]).flatMap { $0.isEmpty ? nil : $0 }
         }
-        var proxies: [IPNetwork] = []
+        var proxies: [IPAddressRange] = []
         for text in trustedProxy {
-            do throws(CanteenError) { proxies.append(try IPNetwork(text)) } catch {
+            do throws(CanteenError) { proxies.append(try IPAddressRange.network(text)) } catch {
                 throw ValidationError("--trusted-proxy: \(error.message)")
             }
         }

@@ -7,9 +7,9 @@ import NIOCore
 /// `X-Forwarded-For` is read from the right: the rightmost address not added by a trusted proxy
 /// is the client. From any other peer the header is ignored (anyone can send it).
 public struct ClientAddressResolver: Sendable {
-    public let trustedProxies: [IPNetwork]
+    public let trustedProxies: [IPAddressRange]
 
-    public init(trustedProxies: [IPNetwork]) {
+    public init(trustedProxies: [IPAddressRange]) {
         self.trustedProxies = trustedProxies
     }
 
@@ -18,13 +18,16 @@ public struct ClientAddressResolver: Sendable {
     /// The client's address: the peer's, or the one the trusted proxies forwarded; nil without a
     /// peer (a request made in process).
     public func client(peer: SocketAddress?, headers: HTTPFields) -> IPAddress? {
-        guard let peerText = peer?.ipAddress, let peerAddress = IPAddress(peerText) else { return nil }
+        guard let peerText = peer?.ipAddress, let peerAddress = IPAddress(peerText)?.unmapped else { return nil }
         guard isTrusted(peerAddress) else { return peerAddress }
         var hops: [IPAddress] = []
         for field in headers[values: Self.forwardedFor] {
             for part in field.split(separator: ",") {
                 // A hop that is not an address (garbage, `unknown`) ends what can be believed.
-                guard let address = IPAddress(part.trimmingCharacters(in: .whitespaces)) else { hops.removeAll(); continue }
+                guard let address = IPAddress(part.trimmingCharacters(in: .whitespaces))?.unmapped else {
+                    hops.removeAll()
+                    continue
+                }
                 hops.append(address)
             }
         }

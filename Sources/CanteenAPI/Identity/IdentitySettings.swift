@@ -14,7 +14,7 @@ public struct IdentitySettings: Sendable {
     /// `--log-client-address`: request log lines carry the client's address (off by default).
     public var logClientAddress: Bool
 
-    public init(publicURL: PublicURL? = nil, provider: OpenIDProvider? = nil, trustedProxies: [IPNetwork] = [],
+    public init(publicURL: PublicURL? = nil, provider: OpenIDProvider? = nil, trustedProxies: [IPAddressRange] = [],
                 logClientAddress: Bool = false) {
         self.publicURL = publicURL
         self.provider = provider

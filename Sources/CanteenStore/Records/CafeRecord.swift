@@ -24,7 +24,7 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
     var displayTicketWarningMinutes: Int
     var displayTicketLateMinutes: Int
     var displayBoardReadyMinutes: Int
-    var networks: [IPNetwork]
+    var networks: [IPAddressRange]
     var menuVersion: Int64
     var updatedAt: Date
 
