@@ -32,6 +32,7 @@ public enum CanteenRouter {
         PageRoutes(services: services, assets: services.pages).register(on: routes)
         OrderEventRoutes(services: services).register(on: routes)
         WebhookRoutes(services: services).register(on: routes)
+        KitchenRoutes(services: services).register(on: routes)
         return routes
     }
 }

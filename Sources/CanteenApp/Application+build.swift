@@ -33,6 +33,10 @@ public struct CanteenStores: Sendable {
     public let coupons: any CouponRepository
     public let orderEvents: any OrderEventRepository
     public let webhooks: any WebhookRepository
+    /// The kitchen's queue and the firing of held tickets.
+    public let kitchen: any KitchenRepository
+    /// What is left of limited dishes.
+    public let dailyStock: any DailyStockRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -68,7 +72,9 @@ public struct CanteenStores: Sendable {
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
                              cards: CardStore(database: database, key: key, clock: clock),
                              coupons: CouponStore(database: database, key: key, clock: clock),
-                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
+                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
+                             kitchen: tickets,
+                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -95,7 +101,8 @@ public struct CanteenStores: Sendable {
             beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
             cards: PostgresCardStore(database: database, key: key, clock: clock),
             coupons: PostgresCouponStore(database: database, key: key, clock: clock),
-            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock))
+            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
+            kitchen: tickets, dailyStock: PostgresDailyStockStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
@@ -148,7 +155,8 @@ public struct CanteenStores: Sendable {
                     preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
-                    orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
+                    orderEvents: orderEvents, webhooks: webhooks, kitchen: kitchen, dailyStock: dailyStock,
+                    clock: clock, metrics: metrics)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -217,7 +225,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
     // The database first: services stop in reverse order, so it closes last.
     app.addServices(stores.databaseService, services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks,
+                    TicketFiringService(kitchen: stores.kitchen, clock: clock, clockRate: configuration.clockRate,
+                                        pollInterval: configuration.firingPollInterval, logger: logger))
     return app
 }
 
