@@ -42,6 +42,17 @@ struct KitchenPlanTests {
         #expect(plan.readyAt == now + 480)
     }
 
+    @Test("the ticket that fires at once is not held for the rounding of its start to the millisecond")
+    func noHeldForRounding() throws {
+        // Found by the multi-server test: a real clock's instant rounds up half the time.
+        let real = Date(timeIntervalSince1970: 1_800_000_000.0006)
+        let plan = KitchenPlan(tickets: [ticket("grill", 480), ticket("bar", 120)],
+                               pickup: PickupWindow(start: real + 600, end: real + 1500), scheduled: false,
+                               timing: try Self.timing(), load: .idle(at: real))
+        #expect(plan.tickets.map(\.status) == [.new, .held])
+        #expect(plan.tickets[1].fireAt == Date(timeIntervalSince1970: 1_800_000_360.001))
+    }
+
     @Test("three stations: each shorter ticket is held so that all three finish together")
     func threeStations() throws {
         let plan = KitchenPlan(

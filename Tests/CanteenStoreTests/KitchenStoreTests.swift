@@ -250,7 +250,7 @@ struct KitchenStoreTests {
             let server = servers[0]
             #expect(try await server.count("customerOrder") == 40)
             #expect(try await server.integer("SELECT remaining FROM dailyStock") == 0)
-            #expect(try await server.integer("SELECT SUM(quantity) FROM stockTaken") == 40)
+            #expect(try await server.integer("SELECT CAST(SUM(quantity) AS BIGINT) FROM stockTaken") == 40)
             #expect(
                 try await server.stores.dailyStock.remaining(
                     cafeID: "testcafe", date: LocalDate(year: 2026, month: 11, day: 23))

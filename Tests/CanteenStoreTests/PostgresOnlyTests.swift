@@ -39,8 +39,8 @@ struct PostgresOnlyTests {
             }
             try await CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2, logger: StoreBackend.quietLogger).withDatabase { stores in
                 let database = try #require(stores.postgresDatabase)
-                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == 3)
-                #expect(try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration") == 3)
+                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == 4)
+                #expect(try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration") == 4)
                 // One key for every server, made once.
                 #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM serverKey") == 1)
             }

@@ -67,10 +67,12 @@ public struct KitchenPlan: Hashable, Sendable {
                 load.estimatedFinish(
                     station: ticket.station, prepSeconds: ticket.prepSeconds,
                     availableAt: fireAt))
+            // Held only for a fire time a millisecond or more away (the one fired at once is not
+            // held for the rounding of its start).
             planned.append(
                 PlannedTicket(
                     station: ticket.station, prepSeconds: ticket.prepSeconds,
-                    fireAt: fire > now ? fire : nil, expectedFinish: finish))
+                    fireAt: fireAt.timeIntervalSince(now) >= 0.001 ? fire : nil, expectedFinish: finish))
         }
         self.tickets = planned
         readyAt = planned.map(\.expectedFinish).max() ?? now
