@@ -148,11 +148,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CanteenSimulation",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
                 "CanteenCore",
+                "CanteenSimulation",
                 "CanteenAPI",
                 "CanteenNotify",
                 "Beacons",

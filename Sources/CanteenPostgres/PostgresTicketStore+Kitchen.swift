@@ -33,21 +33,22 @@ extension PostgresTicketStore: KitchenRepository {
             open.append(
                 OpenTicket(
                     station: station, status: status, prepSeconds: prep,
-                    availableAt: status == .held ? fireAt ?? now : firedAt, startedAt: startedAt))
+                    availableAt: status == .held ? fireAt ?? now : firedAt, startedAt: startedAt,
+                    wasHeld: fireAt != nil))
         }
         var finished: [FinishedTicket] = []
         for row in try await connection.rows(
             """
-            SELECT id, station, prepSeconds, COALESCE(firedAt, createdAt), startedAt, finishedAt FROM ticket
+            SELECT id, station, prepSeconds, COALESCE(firedAt, createdAt), startedAt, finishedAt, fireAt FROM ticket
             WHERE cafeId = \(cafeID) AND finishedAt >= \(now - KitchenLoad.history)
             """, logger: logger)
         {
-            let (_, station, prep, firedAt, startedAt, finishedAt) = try StoredColumns.decode(
-                row, table: "ticket", (String, String, Int?, Date, Date?, Date).self)
+            let (_, station, prep, firedAt, startedAt, finishedAt, fireAt) = try StoredColumns.decode(
+                row, table: "ticket", (String, String, Int?, Date, Date?, Date, Date?).self)
             finished.append(
                 FinishedTicket(
                     station: station, prepSeconds: prep, firedAt: firedAt, startedAt: startedAt,
-                    finishedAt: finishedAt))
+                    finishedAt: finishedAt, wasHeld: fireAt != nil))
         }
         return KitchenLoad(now: now, open: open, finished: finished)
     }

@@ -29,19 +29,20 @@ extension TicketStore: KitchenRepository {
             return OpenTicket(
                 station: row["station"], status: status, prepSeconds: row["prepSeconds"],
                 availableAt: status == .held ? held ?? now : fired ?? row["createdAt"],
-                startedAt: row["startedAt"])
+                startedAt: row["startedAt"], wasHeld: held != nil)
         }
         let finished = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT station, prepSeconds, firedAt, createdAt, startedAt, finishedAt FROM ticket
+                    SELECT station, prepSeconds, fireAt, firedAt, createdAt, startedAt, finishedAt FROM ticket
                     WHERE cafeId = ? AND finishedAt >= ?
                     """), arguments: [cafeID, now - KitchenLoad.history]
         ).map { row in
-            FinishedTicket(
+            let held: Date? = row["fireAt"]
+            return FinishedTicket(
                 station: row["station"], prepSeconds: row["prepSeconds"],
                 firedAt: row["firedAt"] ?? row["createdAt"], startedAt: row["startedAt"],
-                finishedAt: row["finishedAt"])
+                finishedAt: row["finishedAt"], wasHeld: held != nil)
         }
         return KitchenLoad(now: now, open: open, finished: finished)
     }

@@ -157,12 +157,46 @@ struct KitchenPlanTests {
                 ),
                 OpenTicket(station: "grill", status: .held, prepSeconds: 480, availableAt: now + 600),
                 OpenTicket(station: "grill", status: .ready, prepSeconds: 480, availableAt: now - 900),
-            ], finished: [])
+            ],
+            // A ticket that waited 100 s for the grill's one cook: the grill is known to be at full stretch.
+            finished: [FinishedTicket(station: "grill", prepSeconds: 480, firedAt: now - 3000, startedAt: now - 2900,
+                                      finishedAt: now - 2420)])
         // The one being prepared has 180 s left; the held one fires after this order reaches the grill.
         #expect(load.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now) == now + 180 + 480)
-        // A ticket reaching the grill after the held one queues behind it.
+        // A ticket reaching the grill after the held one queues behind it, and behind the 96 s of work
+        // the last 50 minutes' rate (960 prep-seconds) says arrives in the five minutes before it fires.
         #expect(
-            load.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now + 700) == now + 600 + 480 + 480)
+            load.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now + 700)
+                == now + 600 + 480 + 96 + 480)
+        // Without that history a quiet grill is assumed to have a cook free: the new ticket starts at once.
+        let quiet = KitchenLoad(now: now, open: load.open, finished: [])
+        #expect(quiet.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now) == now + 480)
+    }
+
+    @Test("a held ticket also finds ahead of it the work of orders not placed yet, for five minutes before it fires")
+    func futureArrivals() {
+        // Given a bar whose one cook took 120-second tickets one after another for the last 20 minutes
+        let history = (0..<10).map { index in
+            let fired = now - 1200 + Double(index) * 120
+            return FinishedTicket(station: "bar", prepSeconds: 120, firedAt: fired, startedAt: fired,
+                                  finishedAt: fired + 120)
+        }
+        // and, earlier, a ticket held (it fired after later orders' tickets: not work arriving at once)
+        let held = FinishedTicket(station: "bar", prepSeconds: 120, firedAt: now - 2400, startedAt: now - 2400,
+                                  finishedAt: now - 2280, wasHeld: true)
+        // with five tickets waiting now (and a ready one, counted among the finished, not twice)
+        let waiting = (0..<5).map { _ in OpenTicket(station: "bar", status: .new, prepSeconds: 120, availableAt: now) }
+        let ready = OpenTicket(station: "bar", status: .ready, prepSeconds: 120, availableAt: now - 120)
+        let load = KitchenLoad(now: now, open: waiting + [ready], finished: history + [held])
+        // Then work reached the bar at once at 1.5 prep-seconds per second (20 minutes' tickets and the five)
+        #expect(abs(load.arrivalRate(of: "bar") - 1.5) < 0.0001)
+        // A ticket reaching the bar now waits for the five; one held ten minutes also for the five
+        // minutes of orders still to come before it fires (its cook is busy until then).
+        #expect(load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now) == now + 600 + 120)
+        #expect(load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now + 600)
+                    == now + 600 + 450 + 120)
+        // One held until the bar would be idle for a while finds the coming work done by then.
+        #expect(load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now + 1200) == now + 1200 + 120)
     }
 
     @Test("throughput is learnt from the last hour: cooks working at once, and speed against prep times")
@@ -195,8 +229,14 @@ struct KitchenPlanTests {
             }, finished: finished)
         #expect(load.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now) == now + 3 * 600)
         // And tickets being prepared now count as cooks at work
-        #expect(StationThroughput.learned(from: [], preparingNow: 3) == StationThroughput(cooks: 3, speed: 1))
+        // Tickets being prepared now count as cooks at work; while nothing waits, one more is assumed
+        #expect(StationThroughput.learned(from: [], preparingNow: 3, waitingNow: 2) == StationThroughput(cooks: 3, speed: 1))
+        #expect(StationThroughput.learned(from: [], preparingNow: 3) == StationThroughput(cooks: 4, speed: 1))
         #expect(StationThroughput.learned(from: [], preparingNow: 0) == .unknown)
+        // A ticket that waited a minute for a cook shows the station at full stretch: no spare cook
+        let waited = FinishedTicket(station: "grill", prepSeconds: 480, firedAt: now - 2000, startedAt: now - 1900,
+                                    finishedAt: now - 1420)
+        #expect(StationThroughput.learned(from: [waited], preparingNow: 1) == StationThroughput(cooks: 1, speed: 1))
     }
 
     // MARK: - Windows the kitchen cannot meet
@@ -241,11 +281,14 @@ struct KitchenPlanTests {
         let busy = KitchenPlan.busyWindows(
             windows, timing: KitchenTiming(cafe: grillOnly.cafe, menu: grillMenu),
             load: load)
-        #expect(busy == [windows[0].start])
+        // (for the second, the grill also expects the work of the orders coming in the five minutes
+        // before its start, at the rate the four burritos came: 1,920 prep-seconds in ten minutes)
+        #expect(busy == [windows[0].start, windows[1].start])
         // With a bar ticket possible, every window can be met by some order
         #expect(KitchenPlan.busyWindows(windows, timing: timing, load: load).isEmpty)
         #expect(
-            KitchenPlan.busyWindows(windows, timing: timing, load: load, itemIDs: ["burrito"]) == [windows[0].start])
+            KitchenPlan.busyWindows(windows, timing: timing, load: load, itemIDs: ["burrito"])
+                == [windows[0].start, windows[1].start])
     }
 
     // MARK: - Tickets held
