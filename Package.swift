@@ -312,7 +312,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenCLITests",
-            dependencies: ["Beacons", "CanteenTestSupport"],
+            dependencies: ["Beacons", "CanteenTestSupport", "CanteenSimulation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -27,6 +27,12 @@ public struct KitchenScenario: Sendable {
     /// How far a cook's time for a ticket strays from its prep time, either way (0.15: ±15 %).
     public let spread: Double
 
+    /// The same service compressed or stretched to `minutes` (its rates' shape kept).
+    public func lasting(minutes: Double) -> KitchenScenario {
+        KitchenScenario(name: name, minutes: minutes, baseRate: baseRate, peakRate: peakRate, rise: rise, hold: hold,
+                        dishes: dishes, cooks: cooks, spread: spread)
+    }
+
     /// Orders per minute at `minute` after the start: base, rising linearly to the peak, holding,
     /// then falling back.
     public func rate(at minute: Double) -> Double {
