@@ -29,8 +29,9 @@ public struct KitchenScenario: Sendable {
 
     /// The same service compressed or stretched to `minutes` (its rates' shape kept).
     public func lasting(minutes: Double) -> KitchenScenario {
-        KitchenScenario(name: name, minutes: minutes, baseRate: baseRate, peakRate: peakRate, rise: rise, hold: hold,
-                        dishes: dishes, cooks: cooks, spread: spread)
+        KitchenScenario(
+            name: name, minutes: minutes, baseRate: baseRate, peakRate: peakRate, rise: rise, hold: hold,
+            dishes: dishes, cooks: cooks, spread: spread)
     }
 
     /// Orders per minute at `minute` after the start: base, rising linearly to the peak, holding,

@@ -58,8 +58,10 @@ public struct ScenarioResult: Sendable {
             naive.append(abs(ready.timeIntervalSince(order.naive)))
             longest = max(longest, ready.timeIntervalSince(order.placedAt))
             let wait = { (instant: Date) in Int(instant.timeIntervalSince(order.placedAt).rounded()) }
-            details.append(OrderDetail(placed: Int(order.placedAt.timeIntervalSince(start).rounded()),
-                                       quoted: wait(order.readyAt), naive: wait(order.naive), actual: wait(ready)))
+            details.append(
+                OrderDetail(
+                    placed: Int(order.placedAt.timeIntervalSince(start).rounded()),
+                    quoted: wait(order.readyAt), naive: wait(order.naive), actual: wait(ready)))
         }
         self.details = details
         readyAt = Errors(quoted)

@@ -45,7 +45,9 @@ struct KitchenCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let chosen = (scenarios.isEmpty ? KitchenScenario.all
+            let chosen =
+                (scenarios.isEmpty
+                ? KitchenScenario.all
                 : KitchenScenario.all.filter { scenarios.contains($0.name) }).map { minutes.map($0.lasting) ?? $0 }
             let results: [ScenarioResult]
             if let url {
@@ -60,7 +62,8 @@ struct KitchenCommand: AsyncParsableCommand {
             if details {
                 for result in results {
                     for order in result.details {
-                        let line = "\(result.name) +\(order.placed)s quoted \(order.quoted) naive \(order.naive) "
+                        let line =
+                            "\(result.name) +\(order.placed)s quoted \(order.quoted) naive \(order.naive) "
                             + "actual \(order.actual) (error \(order.quoted - order.actual))\n"
                         FileHandle.standardError.write(Data(line.utf8))
                     }
@@ -109,8 +112,9 @@ struct KitchenCommand: AsyncParsableCommand {
                 .createToken(role: .ops, cafeID: nil, name: "kitchen simulate").secret
             var quiet = Logger(label: "canteen.simulate")
             quiet.logLevel = .critical
-            let server = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [],
-                                      logger: quiet)
+            let server = ServiceGroup(
+                services: [app], gracefulShutdownSignals: [], cancellationSignals: [],
+                logger: quiet)
             return try await withThrowingTaskGroup(of: [ScenarioResult]?.self) { group in
                 group.addTask {
                     try await server.run()

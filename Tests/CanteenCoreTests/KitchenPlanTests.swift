@@ -46,9 +46,10 @@ struct KitchenPlanTests {
     func noHeldForRounding() throws {
         // Found by the multi-server test: a real clock's instant rounds up half the time.
         let real = Date(timeIntervalSince1970: 1_800_000_000.0006)
-        let plan = KitchenPlan(tickets: [ticket("grill", 480), ticket("bar", 120)],
-                               pickup: PickupWindow(start: real + 600, end: real + 1500), scheduled: false,
-                               timing: try Self.timing(), load: .idle(at: real))
+        let plan = KitchenPlan(
+            tickets: [ticket("grill", 480), ticket("bar", 120)],
+            pickup: PickupWindow(start: real + 600, end: real + 1500), scheduled: false,
+            timing: try Self.timing(), load: .idle(at: real))
         #expect(plan.tickets.map(\.status) == [.new, .held])
         #expect(plan.tickets[1].fireAt == Date(timeIntervalSince1970: 1_800_000_360.001))
     }
@@ -159,8 +160,11 @@ struct KitchenPlanTests {
                 OpenTicket(station: "grill", status: .ready, prepSeconds: 480, availableAt: now - 900),
             ],
             // A ticket that waited 100 s for the grill's one cook: the grill is known to be at full stretch.
-            finished: [FinishedTicket(station: "grill", prepSeconds: 480, firedAt: now - 3000, startedAt: now - 2900,
-                                      finishedAt: now - 2420)])
+            finished: [
+                FinishedTicket(
+                    station: "grill", prepSeconds: 480, firedAt: now - 3000, startedAt: now - 2900,
+                    finishedAt: now - 2420)
+            ])
         // The one being prepared has 180 s left; the held one fires after this order reaches the grill.
         #expect(load.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now) == now + 180 + 480)
         // A ticket reaching the grill after the held one queues behind it, and behind the 96 s of work
@@ -178,12 +182,14 @@ struct KitchenPlanTests {
         // Given a bar whose one cook took 120-second tickets one after another for the last 20 minutes
         let history = (0..<10).map { index in
             let fired = now - 1200 + Double(index) * 120
-            return FinishedTicket(station: "bar", prepSeconds: 120, firedAt: fired, startedAt: fired,
-                                  finishedAt: fired + 120)
+            return FinishedTicket(
+                station: "bar", prepSeconds: 120, firedAt: fired, startedAt: fired,
+                finishedAt: fired + 120)
         }
         // and, earlier, a ticket held (it fired after later orders' tickets: not work arriving at once)
-        let held = FinishedTicket(station: "bar", prepSeconds: 120, firedAt: now - 2400, startedAt: now - 2400,
-                                  finishedAt: now - 2280, wasHeld: true)
+        let held = FinishedTicket(
+            station: "bar", prepSeconds: 120, firedAt: now - 2400, startedAt: now - 2400,
+            finishedAt: now - 2280, wasHeld: true)
         // with five tickets waiting now (and a ready one, counted among the finished, not twice)
         let waiting = (0..<5).map { _ in OpenTicket(station: "bar", status: .new, prepSeconds: 120, availableAt: now) }
         let ready = OpenTicket(station: "bar", status: .ready, prepSeconds: 120, availableAt: now - 120)
@@ -193,8 +199,9 @@ struct KitchenPlanTests {
         // A ticket reaching the bar now waits for the five; one held ten minutes also for the five
         // minutes of orders still to come before it fires (its cook is busy until then).
         #expect(load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now) == now + 600 + 120)
-        #expect(load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now + 600)
-                    == now + 600 + 450 + 120)
+        #expect(
+            load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now + 600)
+                == now + 600 + 450 + 120)
         // One held until the bar would be idle for a while finds the coming work done by then.
         #expect(load.estimatedFinish(station: "bar", prepSeconds: 120, availableAt: now + 1200) == now + 1200 + 120)
     }
@@ -230,12 +237,15 @@ struct KitchenPlanTests {
         #expect(load.estimatedFinish(station: "grill", prepSeconds: 480, availableAt: now) == now + 3 * 600)
         // And tickets being prepared now count as cooks at work
         // Tickets being prepared now count as cooks at work; while nothing waits, one more is assumed
-        #expect(StationThroughput.learned(from: [], preparingNow: 3, waitingNow: 2) == StationThroughput(cooks: 3, speed: 1))
+        #expect(
+            StationThroughput.learned(from: [], preparingNow: 3, waitingNow: 2) == StationThroughput(cooks: 3, speed: 1)
+        )
         #expect(StationThroughput.learned(from: [], preparingNow: 3) == StationThroughput(cooks: 4, speed: 1))
         #expect(StationThroughput.learned(from: [], preparingNow: 0) == .unknown)
         // A ticket that waited a minute for a cook shows the station at full stretch: no spare cook
-        let waited = FinishedTicket(station: "grill", prepSeconds: 480, firedAt: now - 2000, startedAt: now - 1900,
-                                    finishedAt: now - 1420)
+        let waited = FinishedTicket(
+            station: "grill", prepSeconds: 480, firedAt: now - 2000, startedAt: now - 1900,
+            finishedAt: now - 1420)
         #expect(StationThroughput.learned(from: [waited], preparingNow: 1) == StationThroughput(cooks: 1, speed: 1))
     }
 

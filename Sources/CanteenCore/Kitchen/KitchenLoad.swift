@@ -13,8 +13,10 @@ public struct OpenTicket: Hashable, Sendable {
     /// Whether it was held at placement (it reaches its station after later orders' tickets).
     public var wasHeld: Bool
 
-    public init(station: String, status: TicketStatus, prepSeconds: Int?, availableAt: Date, startedAt: Date? = nil,
-                wasHeld: Bool = false) {
+    public init(
+        station: String, status: TicketStatus, prepSeconds: Int?, availableAt: Date, startedAt: Date? = nil,
+        wasHeld: Bool = false
+    ) {
         self.station = station
         self.status = status
         self.prepSeconds = prepSeconds
@@ -34,8 +36,10 @@ public struct FinishedTicket: Hashable, Sendable {
     /// Whether it was held at placement.
     public var wasHeld: Bool
 
-    public init(station: String, prepSeconds: Int?, firedAt: Date, startedAt: Date?, finishedAt: Date,
-                wasHeld: Bool = false) {
+    public init(
+        station: String, prepSeconds: Int?, firedAt: Date, startedAt: Date?, finishedAt: Date,
+        wasHeld: Bool = false
+    ) {
         self.station = station
         self.prepSeconds = prepSeconds
         self.firedAt = firedAt
@@ -73,8 +77,10 @@ public struct StationThroughput: Hashable, Sendable {
     /// `speed` is the sum of prep times over the sum of the time the tickets took. A ticket
     /// started and bumped within a fifth of its prep time says nothing of its duration (bumped
     /// in passing) and is left out of both.
-    public static func learned(from finished: [FinishedTicket], preparingNow: Int,
-                               waitingNow: Int = 0) -> StationThroughput {
+    public static func learned(
+        from finished: [FinishedTicket], preparingNow: Int,
+        waitingNow: Int = 0
+    ) -> StationThroughput {
         var work = 0.0
         var took = 0.0
         var saturated = waitingNow > 0
@@ -158,9 +164,10 @@ public struct KitchenLoad: Hashable, Sendable {
         let since = now - history
         var work: [String: Double] = [:]
         var first: [String: Date] = [:]
-        let reached = finished.filter { !$0.wasHeld }.map { ($0.station, $0.prepSeconds, $0.firedAt) }
+        let reached =
+            finished.filter { !$0.wasHeld }.map { ($0.station, $0.prepSeconds, $0.firedAt) }
             + open.filter { ($0.status == .new || $0.status == .preparing) && !$0.wasHeld }
-                .map { ($0.station, $0.prepSeconds, $0.availableAt) }
+            .map { ($0.station, $0.prepSeconds, $0.availableAt) }
         for (station, prep, at) in reached where at >= since && at <= now {
             work[station, default: 0] += Double(prep ?? KitchenTiming.assumedPrepSeconds)
             first[station] = min(first[station] ?? at, at)
