@@ -3,7 +3,6 @@ import CanteenApp
 import CanteenCore
 import CanteenSimulation
 import Foundation
-import Hummingbird
 import Logging
 import ServiceLifecycle
 

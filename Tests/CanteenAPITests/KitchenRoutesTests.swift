@@ -2,7 +2,6 @@ import CanteenAPI
 import CanteenCore
 import CanteenTestSupport
 import Foundation
-import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
