@@ -166,11 +166,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CanteenSimulation",
+            dependencies: [
+                "CanteenCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "canteen",
             dependencies: [
                 "CanteenApp",
                 "CanteenCore",
+                "CanteenSimulation",
                 "CanteenAPI",
                 "CanteenIdentity",
                 "CanteenNotify",
@@ -320,7 +331,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenCLITests",
-            dependencies: ["Beacons", "CanteenTestSupport"],
+            dependencies: ["Beacons", "CanteenTestSupport", "CanteenSimulation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,6 +6,7 @@
 #   4. scripts/bench-pages.py    the kitchen display in headless Chromium: order → DOM, 200 tickets rendered
 #   5. scripts/bench-app.py      the employee page: sign-in round trip, order ready → page shows ready
 #   6. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
+#   7. scripts/bench-kitchen.sh  ready-time quotes against a simulated quiet hour and lunch rush (issue 30)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -81,6 +82,9 @@ fi
 
 echo; echo "### Engines (scripts/bench-engines.sh)"
 scripts/bench-engines.sh --skip-build
+
+echo; echo "### Kitchen timing (scripts/bench-kitchen.sh)"
+scripts/bench-kitchen.sh --skip-build
 
 echo; echo "### Report ($out/results.json, $out/results.md)"
 readme=()

@@ -14,11 +14,15 @@ long-polls resume. Checks at the end, against the database:
   - the capacity used of every pickup window equals the units of the orders stored in it, within
     its capacity (one window is ordered past its capacity on purpose);
   - every display saw every ticket of the café exactly once;
-  - a display parked on one server woke for orders placed on another.
+  - a display parked on one server woke for orders placed on another;
+  - firing by prep time (issue 30): orders placed on every server with a ticket held for a few
+    seconds; the servers' timers, all running, fire each held ticket exactly once (the feed moves
+    once per firing, a display sees each fired ticket once), at its time.
 
 Standard library only. Prints what it did; exits 1 on the first failed check.
 """
 import argparse
+import datetime
 import http.client
 import http.server
 import re
@@ -446,6 +450,60 @@ try:
           f"webhooks: every acknowledged order's order.placed was delivered ({len(wanted & delivered)} of {len(wanted)}), "
           f"never by two servers at once ({len(overlapping)} overlapping); {repeats} sent again after the kill or restart")
     receiver.shutdown()
+
+    # MARK: - Firing held tickets across servers
+    # A café whose long station takes 4 s and short one 1 s: each order's short ticket is held until
+    # its long ticket's expected finish (nobody cooks here, so the long tickets queue: 3 s for the
+    # first order, 47 s for the twelfth). Every living server runs its timer on the one database;
+    # each held ticket must fire once, at its time.
+    fire_cafe, fire_menu = all_day_cafe(ROOT, "multifire", slot_minutes=15, capacity=1000, major=778)
+    fire_cafe["beacons"] = []
+    plain = [item for item in fire_menu["items"] if not item.get("dayParts") and not item.get("modifierGroups")]
+    stations = sorted({item["station"] for item in plain})
+    long_station, short_station = stations[0], stations[1]
+    fire_cafe["stations"] = [{"id": long_station, "prepSeconds": 4}, {"id": short_station, "prepSeconds": 1}]
+    for path, document in (("/v1/cafes/multifire", fire_cafe), ("/v1/cafes/multifire/menu", fire_menu)):
+        status, _, payload = request(living_ports()[0], "PUT", path, ops, document)
+        assert status in (200, 201), (path, status, payload)
+    long_item = next(item["id"] for item in plain if item["station"] == long_station)
+    short_item = next(item["id"] for item in plain if item["station"] == short_station)
+    fire_cursor = int(json.loads(request(living_ports()[0], "GET", "/v1/cafes/multifire/tickets", kitchen)[2])["cursor"])
+    feed_before = int(psql("SELECT value FROM feedSequence"))
+    held = {}  # ticket id -> fireAt
+    for number in range(12):
+        port = living_ports()[number % len(living_ports())]
+        status, _, payload = request(port, "POST", "/v1/orders", kiosk,
+                                     {"cafeId": "multifire", "pickup": "asap", "customer": {"name": f"fire{number}"},
+                                      "lines": [{"itemId": long_item, "quantity": 1, "options": []},
+                                                {"itemId": short_item, "quantity": 1, "options": []}]},
+                                     {"Idempotency-Key": f"fire-{number}"})
+        assert status == 201, (status, payload)
+        for ticket in json.loads(payload)["tickets"]:
+            if ticket["status"] == "held":
+                held[ticket["id"]] = ticket["fireAt"]
+    fired_seen = {}
+    cursor = fire_cursor
+    last_fire = max(datetime.datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() for at in held.values())
+    deadline = max(time.time(), last_fire) + 30
+    while time.time() < deadline and len(fired_seen) < len(held):
+        port = living_ports()[int(time.time()) % len(living_ports())]
+        status, _, payload = request(port, "GET", f"/v1/cafes/multifire/tickets?after={cursor}&wait=5", kitchen,
+                                     headers={"If-None-Match": f'"{cursor}"'}, timeout=15)
+        if status != 200:
+            continue
+        page = json.loads(payload)
+        for ticket in page["tickets"]:
+            if ticket["id"] in held and ticket["status"] == "new":
+                fired_seen[ticket["id"]] = fired_seen.get(ticket["id"], 0) + 1
+        cursor = int(page["cursor"])
+    feed_moves = int(psql("SELECT value FROM feedSequence")) - feed_before
+    late = psql("SELECT COUNT(*) FROM ticket WHERE cafeId = 'multifire' AND fireAt IS NOT NULL "
+                "AND (status <> 'new' OR firedAt < fireAt OR firedAt > fireAt + interval '10 seconds')")
+    check(len(held) == 12 and set(fired_seen) == set(held) and all(count == 1 for count in fired_seen.values())
+          and feed_moves == 12 * 2 + 12 and late == "0",
+          f"held tickets fired once across {len(living_ports())} servers: {len(held)} held, {len(fired_seen)} seen fired "
+          f"(each {sorted(set(fired_seen.values()))} time), the feed moved {feed_moves} times for 24 tickets written "
+          f"and {len(held)} fired, {late} fired early, late by more than 10 s, or not at all")
 finally:
     stop_all()
     for server in servers:

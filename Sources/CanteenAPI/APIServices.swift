@@ -28,6 +28,10 @@ public struct APIServices: Sendable {
     public var webhookPolicy: WebhookAddressPolicy
     /// Resolves a webhook URL's host name at registration.
     public var hostResolver: any HostResolver
+    /// The kitchen's queue (ready times, live times).
+    public var kitchen: any KitchenRepository
+    /// What is left of limited dishes.
+    public var dailyStock: any DailyStockRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
@@ -50,6 +54,7 @@ public struct APIServices: Sendable {
                 personalData: any PersonalDataRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
                 webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
+                kitchen: any KitchenRepository, dailyStock: any DailyStockRepository,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
@@ -68,7 +73,18 @@ public struct APIServices: Sendable {
         self.webhooks = webhooks
         self.webhookPolicy = webhookPolicy
         self.hostResolver = hostResolver
+        self.kitchen = kitchen
+        self.dailyStock = dailyStock
         self.clock = clock
         self.metrics = metrics ?? feed.metrics
+    }
+}
+
+extension APIServices {
+    /// What is stored as left today (the café's local date at `now`) of the menu's limited
+    /// dishes; nothing is read for a menu without any.
+    func remaining(of menu: CafeMenu, now: Date) async throws -> [String: Int] {
+        guard menu.menu.items.contains(where: { $0.dailyQuantity != nil }) else { return [:] }
+        return try await dailyStock.remaining(cafeID: menu.cafe.id, date: DailyStock.day(of: now, at: menu.cafe))
     }
 }

@@ -38,6 +38,7 @@ public enum CanteenRouter {
         WebhookRoutes(services: services).register(on: routes)
         AuthRoutes(services: services).register(on: routes)
         MeRoutes(services: services).register(on: routes)
+        KitchenRoutes(services: services).register(on: routes)
         return routes
     }
 

@@ -33,15 +33,23 @@ public struct AppConfiguration: Sendable {
     /// Sign-in with the company's identity provider, the public URL, trusted proxies, client
     /// addresses in logs (tokens only by default).
     public var identity: IdentitySettings = .tokensOnly
+    /// The longest the timer firing held tickets waits between two looks at the database.
+    public var firingPollInterval: Duration
+    /// How fast the application's clock runs against real time: 1, except for the kitchen
+    /// simulation's accelerated clock (its timers wait that much less).
+    public var clockRate: Double
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),
                 localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info,
                 headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
                 metrics: CanteenMetrics? = nil, webhooks: WebhookDeliverySettings = WebhookDeliverySettings(),
-                eventStreamHeartbeat: Duration = .seconds(15)) {
+                eventStreamHeartbeat: Duration = .seconds(15), firingPollInterval: Duration = .seconds(1),
+                clockRate: Double = 1) {
         self.webhooks = webhooks
         self.eventStreamHeartbeat = eventStreamHeartbeat
+        self.firingPollInterval = firingPollInterval
+        self.clockRate = clockRate
         self.localesDirectory = localesDirectory
         self.host = host
         self.port = port

@@ -35,6 +35,10 @@ public struct CanteenStores: Sendable {
     public let webhooks: any WebhookRepository
     public let sessions: any SessionRepository
     public let personalData: any PersonalDataRepository
+    /// The kitchen's queue and the firing of held tickets.
+    public let kitchen: any KitchenRepository
+    /// What is left of limited dishes.
+    public let dailyStock: any DailyStockRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -72,7 +76,9 @@ public struct CanteenStores: Sendable {
                              coupons: CouponStore(database: database, key: key, clock: clock),
                              orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
                              sessions: SessionStore(database: database, ids: ids, clock: clock),
-                             personalData: PersonalDataStore(database: database))
+                             personalData: PersonalDataStore(database: database),
+                             kitchen: tickets,
+                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -101,7 +107,8 @@ public struct CanteenStores: Sendable {
             coupons: PostgresCouponStore(database: database, key: key, clock: clock),
             orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
             sessions: PostgresSessionStore(database: database, ids: ids, clock: clock),
-            personalData: PostgresPersonalDataStore(database: database))
+            personalData: PostgresPersonalDataStore(database: database),
+            kitchen: tickets, dailyStock: PostgresDailyStockStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
@@ -158,7 +165,8 @@ public struct CanteenStores: Sendable {
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
                     orderEvents: orderEvents, webhooks: webhooks, webhookPolicy: webhookPolicy,
-                    hostResolver: hostResolver, clock: clock, metrics: metrics)
+                    hostResolver: hostResolver, kitchen: kitchen, dailyStock: dailyStock,
+                    clock: clock, metrics: metrics)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -231,7 +239,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
     // The database first: services stop in reverse order, so it closes last.
     app.addServices(stores.databaseService, services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks,
+                    TicketFiringService(kitchen: stores.kitchen, clock: clock, clockRate: configuration.clockRate,
+                                        pollInterval: configuration.firingPollInterval, logger: logger))
     return app
 }
 

@@ -29,6 +29,8 @@ enum Migrations {
                       + "order events and webhooks, the server key", statements: statements(schemaV3)),
         Migration(version: 4, name: "webhook attempts keep no receiver answers", statements: [scrubWebhookAnswersV4]),
         Migration(version: 5, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV5)),
+        Migration(version: 6, name: "kitchen timing (prep times, held tickets, ready times) and daily quantities",
+                  statements: statements(schemaV6)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -451,6 +453,45 @@ enum Migrations {
             createdAt TIMESTAMPTZ NOT NULL
         );
         CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt)
+        """
+
+    // MARK: - v6
+
+    /// What SQLite's v13 added: tickets' kitchen times (a held ticket's `fireAt`, `firedAt`,
+    /// `startedAt`, `finishedAt`), orders' expected ready time, station prep times and firing
+    /// by prep time, the display's allowance, items' prep time and daily quantity, and what is
+    /// left of limited items per café-local day with what each order took.
+    static let schemaV6 = """
+        ALTER TABLE ticket ADD COLUMN prepSeconds BIGINT;
+        ALTER TABLE ticket ADD COLUMN fireAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN firedAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN startedAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN finishedAt TIMESTAMPTZ;
+        UPDATE ticket SET firedAt = createdAt;
+        CREATE INDEX ticket_held_on_fireAt ON ticket(fireAt) WHERE status = 'held';
+        CREATE INDEX ticket_open_on_cafeId ON ticket(cafeId, station)
+            WHERE status IN ('held', 'new', 'preparing', 'ready');
+        CREATE INDEX ticket_on_cafeId_finishedAt ON ticket(cafeId, finishedAt) WHERE finishedAt IS NOT NULL;
+        ALTER TABLE customerOrder ADD COLUMN readyAt TIMESTAMPTZ;
+        ALTER TABLE cafe ADD COLUMN stations TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE cafe ADD COLUMN fireByPrepTime BOOLEAN NOT NULL DEFAULT true;
+        ALTER TABLE cafe ADD COLUMN displayTicketAllowanceMinutes BIGINT NOT NULL DEFAULT 3;
+        ALTER TABLE menuItem ADD COLUMN prepSeconds BIGINT;
+        ALTER TABLE menuItem ADD COLUMN dailyQuantity BIGINT;
+        CREATE TABLE dailyStock (
+            cafeId TEXT NOT NULL REFERENCES cafe(id) ON DELETE CASCADE,
+            itemId TEXT NOT NULL,
+            localDate TEXT NOT NULL,
+            remaining BIGINT NOT NULL CHECK (remaining >= 0),
+            PRIMARY KEY (cafeId, itemId, localDate)
+        );
+        CREATE TABLE stockTaken (
+            orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+            itemId TEXT NOT NULL,
+            localDate TEXT NOT NULL,
+            quantity BIGINT NOT NULL CHECK (quantity > 0),
+            PRIMARY KEY (orderId, itemId)
+        )
         """
 
     /// A script of plain statements (no semicolon inside one) split at its semicolons.

@@ -81,6 +81,9 @@ struct AccessControlTests {
         "PUT /v1/cafes/{cafeId}/menu": AccessRow(403, 403, 403, 403, 403, 403, 200, body: menu, headers: json),
         "PATCH /v1/cafes/{cafeId}/menu/items/{itemId}": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"soldOut":true}"#, headers: json),
         "GET /v1/cafes/{cafeId}/pickup-windows": AccessRow(200, 403, 200, 403, 200, 200, 200),
+        "GET /v1/cafes/{cafeId}/kitchen": AccessRow(200, 403, 200, 403, 200, 200, 200),
+        // The fixture's latte is not a limited dish: those allowed meet the route's rule (422).
+        "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining": AccessRow(403, 403, 422, 403, 403, 403, 422, body: #"{"remaining":3}"#, headers: json),
         // A person orders for themselves (the order is u-1's), never for someone else.
         "POST /v1/orders": AccessRow(201, 403, 403, 403, 201, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
         "GET /v1/orders/{orderId}": AccessRow(200, 403, 200, 403, 200, 403, 200),

@@ -15,7 +15,7 @@ struct CafeNetworksStoreTests {
             try await stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
             #expect(try await stores.cafes.cafe(id: "testcafe")?.cafe.networks == [])
             var cafe = try #require(try await stores.cafes.cafe(id: "testcafe")?.cafe)
-            cafe.networks = [try IPNetwork("10.20.0.0/16"), try IPNetwork("2001:db8:a::/48")]
+            cafe.networks = [try IPAddressRange.network("10.20.0.0/16"), try IPAddressRange.network("2001:db8:a::/48")]
             _ = try await stores.cafes.saveCafe(cafe)
             let read = try #require(try await stores.cafes.cafe(id: "testcafe")?.cafe)
             #expect(read.networks == cafe.networks)

@@ -28,7 +28,8 @@ struct CafeResolutionRoutes {
             throw CanteenError.notFound(.cafe, choice.cafe.cafe.id)
         }
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
-        let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)
+        let etag = MenuDTO.etag(menu, remaining: try await services.remaining(of: menu, now: now),
+                                variant: presentation.variant, now: now)
         return try JSONResponse.make(
             CafeChoiceDTO(cafe: CafeDTO(choice.cafe, presentation: presentation, now: now),
                           reason: choice.reason.rawValue, detail: choice.detail, menuETag: etag),

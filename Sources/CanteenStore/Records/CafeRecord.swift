@@ -25,6 +25,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
     var displayTicketLateMinutes: Int
     var displayBoardReadyMinutes: Int
     var networks: [IPAddressRange]
+    var displayTicketAllowanceMinutes: Int
+    var stations: [StationSettings]
+    var fireByPrepTime: Bool
     var menuVersion: Int64
     var updatedAt: Date
 
@@ -48,6 +51,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         displayTicketLateMinutes = cafe.display.ticketLateMinutes
         displayBoardReadyMinutes = cafe.display.boardReadyMinutes
         networks = cafe.networks
+        displayTicketAllowanceMinutes = cafe.display.ticketAllowanceMinutes
+        stations = cafe.kitchen.stations
+        fireByPrepTime = cafe.kitchen.fireByPrepTime
         self.menuVersion = menuVersion
         self.updatedAt = updatedAt
     }
@@ -73,7 +79,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
                                            leadMinutes: pickupLeadMinutes),
                     display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
                                              ticketLateMinutes: displayTicketLateMinutes,
-                                             boardReadyMinutes: displayBoardReadyMinutes),
-                    networks: networks)
+                                             boardReadyMinutes: displayBoardReadyMinutes,
+                                             ticketAllowanceMinutes: displayTicketAllowanceMinutes),
+                    networks: networks,
+                    kitchen: KitchenSettings(stations: stations, fireByPrepTime: fireByPrepTime))
     }
 }

@@ -314,13 +314,17 @@ const Canteen = (() => {
     document.addEventListener('keydown', unlock, true);
     document.addEventListener('DOMContentLoaded', update);
 
-    /** Two short tones: `new` rises, `ready` is a three-note chime. */
+    /** Short tones, one pattern per kind: `new` rises, `ready` is a three-note chime, `changed`
+     *  repeats one note, `cancelled` falls. */
+    const NOTES = {
+      new: [880, 1174.66], ready: [659.25, 783.99, 1046.5], changed: [987.77, 987.77], cancelled: [783.99, 587.33, 392],
+    };
     function play(kind) {
       alerts += 1;
       document.body.dataset.alerts = String(alerts);
       window.dispatchEvent(new CustomEvent('canteen:alert', { detail: { kind, count: alerts } }));
       if (!context || context.state !== 'running') return false;
-      const notes = kind === 'ready' ? [659.25, 783.99, 1046.5] : [880, 1174.66];
+      const notes = NOTES[kind] || NOTES.new;
       const start = context.currentTime + 0.01;
       notes.forEach((frequency, index) => {
         const oscillator = context.createOscillator();
@@ -574,7 +578,7 @@ const Canteen = (() => {
     if (live.length === 0) return 'cancelled';
     if (live.every((status) => status === 'picked_up')) return 'picked_up';
     if (live.every((status) => status === 'ready' || status === 'picked_up')) return 'ready';
-    if (live.some((status) => status !== 'new')) return 'preparing';
+    if (live.some((status) => status !== 'new' && status !== 'held')) return 'preparing';
     return 'placed';
   }
 

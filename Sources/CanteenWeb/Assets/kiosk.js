@@ -107,6 +107,7 @@
       el('span', { class: 'item-price', text: item.price.formatted }),
       item.description ? el('span', { class: 'item-description', text: item.description }) : null,
       allergenList(item),
+      el('span', { class: 'item-left' }),
       el('span', { class: 'item-unavailable' })))))));
     }
     for (const button of ui().querySelectorAll('.item')) {
@@ -116,6 +117,10 @@
       button.setAttribute('aria-disabled', String(!item.available));
       button.classList.toggle('is-unavailable', !item.available);
       button.querySelector('.item-unavailable').textContent = item.available ? '' : (item.unavailableLabel || t('label.unavailable'));
+      // A limited dish says how many are left today ("3 left").
+      const left = item.available && item.remaining != null ? t('web.kiosk.items_left', { count: item.remaining }) : '';
+      button.querySelector('.item-left').textContent = left;
+      if (item.remaining != null) button.dataset.remaining = String(item.remaining); else delete button.dataset.remaining;
     }
   }
 
@@ -296,7 +301,10 @@
 
   async function loadWindows() {
     try {
-      const answer = await request('GET', `/v1/cafes/${encodeURIComponent(state.cafe.id)}/pickup-windows`);
+      // The basket's items: windows the kitchen cannot meet for this order are offered as busy.
+      const items = [...new Set(state.basket.lines.map((line) => line.itemId))];
+      const search = items.length ? `?items=${items.map(encodeURIComponent).join(',')}` : '';
+      const answer = await request('GET', `/v1/cafes/${encodeURIComponent(state.cafe.id)}/pickup-windows${search}`);
       state.windows = answer.body;
     } catch (error) {
       if (error instanceof ApiError && error.isTokenProblem) { Canteen.tokenRefused(error); return; }
@@ -311,13 +319,15 @@
     const need = state.windows.capacityUnit === 'items' ? units() : 1;
     const locked = state.basket.outcome === 'unknown';
     const windows = state.windows.windows;
-    if (state.choice !== 'asap' && !windows.some((window) => window.start === state.choice && window.remaining >= need)) state.choice = 'asap';
-    const choices = [{ start: 'asap', label: t('label.asap'), remaining: windows.some((window) => window.remaining >= need) ? null : 0 },
-      ...windows];
+    const busy = (window) => window.unavailableReason === 'kitchen_busy';
+    const open = (window) => window.remaining >= need && !busy(window);
+    if (state.choice !== 'asap' && !windows.some((window) => window.start === state.choice && open(window))) state.choice = 'asap';
+    const choices = [{ start: 'asap', label: t('label.asap'), remaining: windows.some(open) ? null : 0 }, ...windows];
     list.replaceChildren(...choices.map((window) => {
-      const full = window.remaining !== null && window.remaining < need;
+      const full = window.remaining !== null && (window.remaining < need || busy(window));
       const detail = window.start === 'asap' ? (full ? t('web.kiosk.window_full') : '')
-        : full ? t('web.kiosk.window_full') : t('web.kiosk.window_left', { count: window.remaining });
+        : busy(window) ? t('web.kiosk.kitchen_busy')
+          : full ? t('web.kiosk.window_full') : t('web.kiosk.window_left', { count: window.remaining });
       return el('label', { class: `window${full ? ' is-full' : ''}`, dataset: { windowStart: window.start } },
         el('input', { type: 'radio', name: 'window', value: window.start, disabled: full || locked,
           checked: state.choice === window.start, onchange: () => { state.choice = window.start; } }),
@@ -471,6 +481,7 @@
     switch (error.code) {
       case 'pickup_window_full':
       case 'pickup_window_unavailable':
+      case 'kitchen_busy':
         showError(error.message, [{ label: t('web.kiosk.pick_another_window'), primary: true, run: async () => {
           hideError();
           await loadWindows();
@@ -479,6 +490,7 @@
         loadWindows();
         break;
       case 'item_unavailable':
+      case 'not_enough_left':
       case 'unknown_item':
       case 'unknown_option':
       case 'invalid_selection':
@@ -509,6 +521,11 @@
     }
   }
 
+  /** Times of day in the café's time zone, in the reader's locale (12:41). */
+  function readyTime() {
+    return new Intl.DateTimeFormat(Canteen.locale, { timeZone: state.cafe.timeZone, timeStyle: 'short' });
+  }
+
   function placed(order) {
     document.getElementById('checkout-dialog').close();
     const done = document.getElementById('done');
@@ -518,6 +535,9 @@
     number.dataset.orderNumber = String(order.number);
     number.dataset.orderId = order.id;
     done.querySelector('.done-pickup').textContent = t('web.kiosk.pickup_at', { window: order.pickup.label });
+    const ready = done.querySelector('.done-ready');
+    ready.textContent = order.readyAt ? t('web.kiosk.ready_at', { time: readyTime().format(new Date(order.readyAt)) }) : '';
+    ready.dataset.readyAt = order.readyAt || '';
     done.querySelector('.done-total').textContent = `${t('label.total')}: ${order.total.formatted}`;
     ui().hidden = true;
     done.hidden = false;

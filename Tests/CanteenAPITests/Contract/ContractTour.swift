@@ -81,6 +81,30 @@ struct ContractTour {
         try await call("PUT /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops, json: .object(invalid), expecting: 422)
         try await call("PUT /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops,
                        json: .object(Fixtures.menuDocument(spare)), expecting: 200)
+        // Kitchen timing: a limited salad with a prep time, what is left of it, live times.
+        var limited = Fixtures.menuDocument(spare)
+        if case .array(var items)? = limited["items"], case .object(var salad) = items[2] {
+            salad["dailyQuantity"] = 5
+            salad["prepSeconds"] = 240
+            items[2] = .object(salad)
+            limited["items"] = .array(items)
+        }
+        try await call("PUT /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops, json: .object(limited),
+                       expecting: 200)
+        let remaining = "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining"
+        try await call(remaining, "/v1/cafes/spare/menu/items/salad/remaining", token: ops, json: ["remaining": 2],
+                       expecting: 200)
+        try await call(remaining, "/v1/cafes/spare/menu/items/latte/remaining", token: ops, json: ["remaining": 2],
+                       expecting: 422)
+        try await call(remaining, "/v1/cafes/spare/menu/items/salad/remaining", token: kiosk, json: ["remaining": 2],
+                       expecting: 403)
+        try await call(remaining, "/v1/cafes/spare/menu/items/soup/remaining", token: ops, json: ["remaining": 2],
+                       expecting: 404)
+        try await call("GET /v1/cafes/{cafeId}/kitchen", "/v1/cafes/spare/kitchen", token: ops, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/kitchen", "/v1/cafes/nowhere/kitchen", token: ops, expecting: 404)
+        try await call("GET /v1/cafes/{cafeId}/pickup-windows", "/v1/cafes/spare/pickup-windows?items=salad,latte",
+                       token: ops, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops, expecting: 200)
         let menu = try await call("GET /v1/cafes/{cafeId}/menu", "/v1/cafes/testcafe/menu", token: kiosk,
                                   headers: [.acceptLanguage: "es"], expecting: 200)
         let etag = try #require(menu.headers[.eTag])

@@ -24,7 +24,7 @@ struct NearestByNetworkTests {
     static func environment() async throws -> (TestEnvironment, String) {
         let environment = try await TestEnvironment.make()
         var cafe = try #require(try await environment.stores.cafes.cafe(id: "testcafe")?.cafe)
-        cafe.networks = [try IPNetwork("10.20.0.0/16"), try IPNetwork("2001:db8:a::/48")]
+        cafe.networks = [try IPAddressRange.network("10.20.0.0/16"), try IPAddressRange.network("2001:db8:a::/48")]
         _ = try await environment.stores.cafes.saveCafe(cafe)
         let token = try await environment.stores.tokens.createToken(TokenSpec(role: .user, userID: "u-ana")).secret
         return (environment, token)
@@ -54,7 +54,7 @@ struct NearestByNetworkTests {
     @Test("behind a trusted proxy, a client address inside a café's network chooses it, the detail naming the network")
     func trustedProxy() async throws {
         let (environment, token) = try await Self.environment()
-        let identity = IdentitySettings(trustedProxies: [try IPNetwork("127.0.0.1/32")])
+        let identity = IdentitySettings(trustedProxies: [try IPAddressRange.network("127.0.0.1/32")])
         try await Self.live(environment, identity) { client, _ in
             let choice = try await Self.choose(client, token: token, forwardedFor: "10.20.3.4")
             #expect(choice["cafe", "id"] == "testcafe")
@@ -77,7 +77,7 @@ struct NearestByNetworkTests {
     @Test("from a peer that is not a trusted proxy, X-Forwarded-For is ignored")
     func untrustedPeer() async throws {
         let (environment, token) = try await Self.environment()
-        for identity in [IdentitySettings(), IdentitySettings(trustedProxies: [try IPNetwork("10.0.0.5/32")])] {
+        for identity in [IdentitySettings(), IdentitySettings(trustedProxies: [try IPAddressRange.network("10.0.0.5/32")])] {
             try await Self.live(environment, identity) { client, _ in
                 let choice = try await Self.choose(client, token: token, forwardedFor: "10.20.3.4")
                 #expect(choice["reason"] == "fallback")
@@ -86,7 +86,7 @@ struct NearestByNetworkTests {
         }
         // The peer's own address counts when it is inside a network (a browser on the café's LAN).
         var cafe = try #require(try await environment.stores.cafes.cafe(id: "testcafe")?.cafe)
-        cafe.networks = [try IPNetwork("127.0.0.0/8")]
+        cafe.networks = [try IPAddressRange.network("127.0.0.0/8")]
         _ = try await environment.stores.cafes.saveCafe(cafe)
         try await Self.live(environment, IdentitySettings()) { client, _ in
             let choice = try await Self.choose(client, token: token, forwardedFor: nil)
@@ -98,7 +98,7 @@ struct NearestByNetworkTests {
     @Test("sightings, when sent, still come first")
     func sightingsFirst() async throws {
         let (environment, token) = try await Self.environment()
-        let identity = IdentitySettings(trustedProxies: [try IPNetwork("127.0.0.1/32")])
+        let identity = IdentitySettings(trustedProxies: [try IPAddressRange.network("127.0.0.1/32")])
         let nearOther = TestBeacons.body(TestBeacons.sightings(major: 901, rssi: -59, from: 0, to: 3))
         try await Self.live(environment, identity) { client, _ in
             let choice = try await Self.choose(client, token: token, forwardedFor: "10.20.3.4", json: nearOther)
@@ -114,10 +114,10 @@ struct NearestByNetworkTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         var cafe = try #require(try await environment.stores.cafes.cafe(id: "testcafe")?.cafe)
-        cafe.networks = [try IPNetwork("10.20.0.0/16")]
+        cafe.networks = [try IPAddressRange.network("10.20.0.0/16")]
         _ = try await environment.stores.cafes.saveCafe(cafe)
         let token = try await environment.stores.tokens.createToken(TokenSpec(role: .user, userID: "u-ana")).secret
-        let proxy = try IPNetwork("127.0.0.1/32")
+        let proxy = try IPAddressRange.network("127.0.0.1/32")
         // Default: no address in the logs.
         try await Self.live(environment, IdentitySettings(trustedProxies: [proxy])) { client, lines in
             let choice = try await Self.choose(client, token: token, forwardedFor: "10.20.77.88")
