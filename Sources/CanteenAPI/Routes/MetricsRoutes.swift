@@ -15,6 +15,7 @@ struct MetricsRoutes {
         try MetricsAccess.authorize(token: context.token, remoteAddress: context.remoteAddress)
         let metrics = services.metrics
         metrics.setFeedWaiters(services.feed.waitingDisplays)
+        metrics.setFeedStreams(services.feed.openStreams)
         for cafe in try await services.cafes.cafes() {
             metrics.setOpenTickets(try await services.tickets.openTicketCount(cafeID: cafe.cafe.id), cafeID: cafe.cafe.id)
         }
