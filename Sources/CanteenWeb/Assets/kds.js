@@ -1,6 +1,6 @@
 // The kitchen display (`/kds?cafe=ID`, `&station=S` for one station, `&view=expo` for whole
-// orders): ticket cards from the cursor feed, tap to bump, recall, cancel, all-day counts and
-// sold-out marks. Every ticket card carries `data-ticket-id` and `data-status` (the API's).
+// orders): ticket cards from the feed's event stream, tap to bump, recall, cancel, all-day counts
+// and sold-out marks. Every ticket card carries `data-ticket-id` and `data-status` (the API's).
 'use strict';
 
 (() => {
