@@ -56,8 +56,8 @@ def machine(load_before):
 
 
 def number(value, unit):
-    if unit == "ms":
-        return f"{value:.1f} ms"
+    if unit in ("ms", "KB"):
+        return f"{value:.1f} {unit}"
     if value >= 1_000_000:
         return f"{value / 1_000_000:.2f} M {unit}"
     if value >= 10_000:

@@ -3,9 +3,11 @@
 
     scripts/multi-server-test.py --bin PATH/canteen --database postgres://... --postgres-dir DIR
 
-Starts three servers on the (empty) database, kiosks placing orders spread over them and kitchen
-displays long-polling each of them. Mid-load one server is killed with SIGKILL; kiosks whose
-server died retry the same Idempotency-Key on another, displays move to another with their cursor.
+Starts three servers on the (empty) database, kiosks placing orders spread over them, kitchen
+displays long-polling each of them and displays on the ticket event stream that move to another
+server every 2 s, resuming with Last-Event-ID. Mid-load one server is killed with SIGKILL; kiosks
+whose server died retry the same Idempotency-Key on another, displays move to another with their
+cursor.
 Then PostgreSQL itself is restarted under load (scripts/private-postgres.sh restart DIR): requests
 meanwhile must get 503 `database_unavailable`, the servers must reconnect by themselves and the
 long-polls resume. Checks at the end, against the database:
@@ -13,7 +15,7 @@ long-polls resume. Checks at the end, against the database:
   - every acknowledged order exists, once; every idempotency key placed one order;
   - the capacity used of every pickup window equals the units of the orders stored in it, within
     its capacity (one window is ordered past its capacity on purpose);
-  - every display saw every ticket of the café exactly once;
+  - every display, long-polling or streaming, saw every ticket of the café exactly once;
   - a display parked on one server woke for orders placed on another;
   - firing by prep time (issue 30): orders placed on every server with a ticket held for a few
     seconds; the servers' timers, all running, fire each held ticket exactly once (the feed moves
@@ -45,6 +47,7 @@ parser.add_argument("--postgres-dir", required=True, help="the private server's 
 parser.add_argument("--servers", type=int, default=3)
 parser.add_argument("--kiosks", type=int, default=12)
 parser.add_argument("--displays", type=int, default=3)
+parser.add_argument("--streams", type=int, default=2, help="displays on the event stream")
 parser.add_argument("--seconds", type=float, default=12.0, help="load before the kill, and after it")
 args = parser.parse_args()
 
@@ -284,6 +287,46 @@ try:
                 seen[number].append((ticket["id"], time.time()))
             cursor = int(page["cursor"])
 
+    streamed = [[] for _ in range(args.streams)]
+    resumes = [0] * args.streams
+
+    def stream_loop(number):
+        """Follows the event stream, moving to the next living server every 2 s (or when its
+        server dies), resuming with Last-Event-ID; an event counts once its blank line arrived."""
+        last_id = first_cursor
+        index = number
+        while not stop_displays.is_set():
+            ports = living_ports()
+            port = ports[index % len(ports)]
+            index += 1
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                connection.request("GET", f"/v1/cafes/{CAFE}/tickets/events",
+                                   headers={"Authorization": f"Bearer {kitchen}", "Last-Event-ID": str(last_id)})
+                answer = connection.getresponse()
+                if answer.status != 200:
+                    time.sleep(0.1)
+                    continue
+                resumes[number] += 1
+                until = time.time() + 2
+                event_id, tickets = None, []
+                while not stop_displays.is_set() and time.time() < until:
+                    line = answer.readline().decode()
+                    if not line:
+                        break
+                    line = line.rstrip("\n")
+                    if line.startswith("id: "):
+                        event_id = int(line[4:])
+                    elif line.startswith("data: "):
+                        tickets = json.loads(line[6:])["tickets"]
+                    elif line == "" and event_id is not None:
+                        streamed[number].extend((ticket["id"], time.time()) for ticket in tickets)
+                        last_id, event_id, tickets = event_id, None, []
+            except (OSError, http.client.HTTPException, ValueError):
+                time.sleep(0.05)
+            finally:
+                connection.close()
+
     status, _, payload = request(servers[0]["port"], "GET", f"/v1/cafes/{CAFE}/tickets", kitchen)
     first_cursor = int(json.loads(payload)["cursor"])
 
@@ -347,6 +390,7 @@ try:
 
     kiosk_threads = [threading.Thread(target=kiosk_loop, args=(n,)) for n in range(args.kiosks)]
     display_threads = [threading.Thread(target=display_loop, args=(n,)) for n in range(args.displays)]
+    display_threads += [threading.Thread(target=stream_loop, args=(n,)) for n in range(args.streams)]
     for thread in display_threads + kiosk_threads:
         thread.start()
 
@@ -402,7 +446,7 @@ try:
     # MARK: - Checks
     tickets = set(psql(f"SELECT id FROM ticket WHERE cafeId = '{CAFE}' AND sequence > {first_cursor}").split())
     deadline = time.time() + 20
-    while time.time() < deadline and any(len({t for t, _ in display}) < len(tickets) for display in seen):
+    while time.time() < deadline and any(len({t for t, _ in display}) < len(tickets) for display in seen + streamed):
         time.sleep(0.1)
     stop_displays.set()
     for thread in display_threads:
@@ -428,6 +472,12 @@ try:
         check(len(ids_seen) == len(set(ids_seen)) and set(ids_seen) == tickets,
               f"display {number} saw every ticket exactly once ({len(ids_seen)} answers, {len(set(ids_seen))} distinct, "
               f"{len(tickets)} tickets, {len(tickets - set(ids_seen))} missing)")
+    for number, display in enumerate(streamed):
+        ids_seen = [t for t, _ in display]
+        check(len(ids_seen) == len(set(ids_seen)) and set(ids_seen) == tickets and resumes[number] > 3,
+              f"stream display {number} saw every ticket exactly once over {resumes[number]} streams on the servers in "
+              f"turn ({len(ids_seen)} tickets in events, {len(set(ids_seen))} distinct, {len(tickets)} tickets, "
+              f"{len(tickets - set(ids_seen))} missing)")
     # Every acknowledged order's order.placed reached the receiver (at least once: a server
     # killed mid-attempt, or a round whose result was lost in the restart, is retried once its
     # lease ends), and no event was ever being sent by two servers at once.

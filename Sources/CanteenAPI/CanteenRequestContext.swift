@@ -21,14 +21,12 @@ public struct CanteenRequestContext: RequestContext {
     /// and the router, and a token inline would have its four strings retained and released at
     /// every copy.
     var verified: VerifiedToken?
-    /// The connection the request came on.
-    public let channel: any Channel
     /// The peer's address (nil when there is no socket, as in router tests).
-    public var remoteAddress: SocketAddress? { channel.remoteAddress }
+    public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        channel = source.channel
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Request bodies are read up to 1 MiB; larger ones get 413.

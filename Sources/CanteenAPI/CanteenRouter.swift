@@ -22,6 +22,7 @@ public enum CanteenRouter {
         PickupWindowRoutes(services: services).register(on: routes)
         OrderRoutes(services: services, gate: IdempotencyGate()).register(on: routes)
         TicketRoutes(services: services).register(on: routes)
+        TicketEventRoutes(services: services).register(on: routes)
         PreferenceRoutes(services: services).register(on: routes)
         SitePreferenceRoutes(services: services).register(on: routes)
         BeaconRoutes(services: services).register(on: routes)

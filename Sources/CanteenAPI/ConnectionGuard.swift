@@ -20,13 +20,9 @@ import NIOHTTPTypes
 ///   destroy the answer before the client reads it.
 /// - Malformed requests and oversized heads are answered by `ProtocolGuard`, nearer the socket.
 /// - **Shutdown**: when the server begins a graceful shutdown it tells every connection to
-///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays at
-///   once), so no request waiting for a change has to register for the shutdown itself.
-/// - **Answers written ahead**: a kitchen display woken by a change is answered by the feed
-///   straight from the event loop, its bytes written to the socket (`answer(_:)`, see
-///   `ParkedDisplayAnswers`); for the answer its handler returns afterwards, NIO's HTTP/1
-///   encoder, which pairs one answer with each request, is given an empty one whose bytes are
-///   dropped (`AnswerAheadWriter`), so each request gets exactly one answer, in order.
+///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays and
+///   ends its event streams at once), so no request waiting for a change has to register for
+///   the shutdown itself.
 public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
     public typealias InboundOut = HTTPRequestPart
@@ -42,10 +38,6 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     private var closeAfterAnswer = false
     private var closing = false
     private var lingering = false
-    /// Writes answers ahead below NIO's HTTP/1 encoder (nil until added to a pipeline).
-    private var ahead: AnswerAheadWriter?
-    /// The request in progress was answered ahead: the bytes of its handler's answer are dropped.
-    private var answeredAhead = false
 
     public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2), onQuiesce: (@Sendable () -> Void)? = nil) {
         self.headerTimeout = Self.timeAmount(headerTimeout)
@@ -88,10 +80,6 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     // MARK: - Header timeout
 
     public func handlerAdded(context: ChannelHandlerContext) {
-        // Next to the socket, below every encoder.
-        let writer = AnswerAheadWriter()
-        writer.connectionGuard = self
-        if (try? context.pipeline.syncOperations.addHandler(writer, position: .first)) != nil { ahead = writer }
         if context.channel.isActive { armHeaderDeadline(context) }
     }
 
@@ -139,44 +127,10 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
 
     // MARK: - Answers
 
-    /// Writes and flushes `answer` (a whole HTTP/1 answer: head, then body) now as the answer to
-    /// the request in progress (on the connection's event loop, while that request's handler is
-    /// still waiting), and drops the bytes of the answer the handler writes when it returns.
-    /// False, with nothing written, when there is no request in progress or the connection is
-    /// closing.
-    func answer(_ answer: ByteBuffer...) -> Bool {
-        guard let ahead, requestsInProgress > 0, !answeredAhead, !closing, !lingering, let channel = ahead.channel,
-              channel.isActive else {
-            return false
-        }
-        answeredAhead = true
-        return ahead.write(answer)
-    }
-
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // Once a closing answer is out, nothing more is written (not a second answer to a broken request).
         guard !closing else {
             promise?.fail(ChannelError.ioOnClosedChannel)
-            return
-        }
-        if answeredAhead, let ahead {
-            // The handler's own answer to a request answered ahead: the encoder sees an answer (it
-            // pairs one with each request), the socket does not. Its bytes are dropped, so the
-            // encoder is given the cheapest whole answer instead of the page.
-            switch unwrapOutboundIn(data) {
-            case .head:
-                ahead.discarding = true
-                context.write(wrapOutboundOut(.head(Self.droppedHead)), promise: promise)
-                ahead.discarding = false
-            case .body:
-                promise?.succeed()
-            case .end:
-                ahead.discarding = true
-                context.write(wrapOutboundOut(.end(nil)), promise: promise)
-                ahead.discarding = false
-                answeredAhead = false
-                requestsInProgress = max(0, requestsInProgress - 1)
-            }
             return
         }
         switch unwrapOutboundIn(data) {
@@ -205,10 +159,6 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
             context.write(data, promise: promise)
         }
     }
-
-    /// What the encoder is given for a handler's answer whose bytes are dropped: a whole answer
-    /// with no body and a single field.
-    static let droppedHead = HTTPResponse(status: .ok, headerFields: [.contentLength: "0"])
 
     /// Answers after which the rest of the request cannot be trusted or is not wanted.
     static func closesConnection(_ status: HTTPResponse.Status) -> Bool {

@@ -26,7 +26,7 @@ public struct AppConfiguration: Sendable {
     public var metrics: CanteenMetrics?
     /// How webhooks are delivered (tests shorten the retry delays).
     public var webhooks: WebhookDeliverySettings
-    /// How often an order's event stream sends a comment while nothing happens.
+    /// How long an event stream (an order's, a café's tickets) stays quiet before it sends a comment.
     public var eventStreamHeartbeat: Duration
     /// Whether `GET /metrics` answers without a token (by default it needs an ops or metrics token).
     public var metricsArePublic = false

@@ -104,6 +104,9 @@ class KitchenDisplayTests(PageTestCase):
         kds.wait(lambda b: b.js("return window.__seen[arguments[0]]", ticket), 5, "the ticket never appeared")
         latency = kds.js("return window.__seen[arguments[0]]", ticket) - kiosk.js("return window.__placedAt")
         self.assertLess(latency, 1000, f"the ticket appeared {latency} ms after the kiosk's answer")
+        # It came over the event stream: the display holds one open, and no long-poll.
+        self.assertEqual(server.metric("canteen_feed_streams"), 1)
+        self.assertEqual(server.metric("canteen_feed_waiters"), 0)
         card = kds.find(f'[data-ticket-id="{ticket}"]')
         self.assertEqual(card.get_attribute("data-status"), "new")
         self.assertIn("Ada Lovelace", card.text)
@@ -333,6 +336,57 @@ class OfflineTests(PageTestCase):
             self.assertEqual(len(kds.find_all(f'[data-ticket-id="{ticket}"]')), 1, f"{ticket} is not shown once")
         self.wait_for_status(server, before[0]["id"], bumped, "preparing")
         kds.wait(lambda b: not b.find_all(f'[data-ticket-id="{bumped}"] .pending-note'))
+
+    def test_a_stopped_server_shows_the_banner_and_the_stream_resumes_with_nothing_missing_or_doubled(self):
+        server = self.server()
+        kiosk = server.token("kiosk")
+        token = server.token("kitchen")
+        before = server.place_order(kiosk, [{"itemId": "soup", "quantity": 1}], name="Before")
+        kds = self.browser()
+        kds.record_streams()
+        open_page(kds, server.base, "kds", token)
+        kds.wait_for(f'[data-ticket-id="{ticket_ids(before)[0]}"]')
+        kds.js("window.__sameDocument = true;")
+        # A ticket appears over the stream, whose address carries no token.
+        live = server.place_order(kiosk, [{"itemId": "salad", "quantity": 1}], name="Live")
+        kds.wait_for(f'[data-ticket-id="{ticket_ids(live)[0]}"]')
+        streams = kds.js("return window.__streams")
+        self.assertEqual(len(streams), 1)
+        self.assertIn("/v1/cafes/testcafe/tickets/events", streams[0])
+        self.assertNotIn(token, streams[0])
+        self.assertIn([ticket_ids(live)[0], "new"],
+                      [pair for event in kds.js("return window.__events") if event["name"] == "changes"
+                       for pair in event["tickets"]])
+
+        server.terminate()  # SIGTERM: the server ends the stream and stops
+        started = time.monotonic()
+        kds.wait(lambda b: b.find('[role="alert"]').is_displayed(), 5, "no banner within 5 s")
+        self.assertLess(time.monotonic() - started, 5)
+        shots(kds, "kds-stopped")
+
+        server.start()
+        meanwhile = [server.place_order(kiosk, [{"itemId": "latte", "quantity": 1, "options": ["small"]}],
+                                        name=f"Meanwhile {i}") for i in range(3)]
+        server.move(ticket_ids(before)[0], "preparing")
+        for order in meanwhile:
+            kds.wait_for(f'[data-ticket-id="{ticket_ids(order)[0]}"]', timeout=15)
+        kds.wait(lambda b: b.find(f'[data-ticket-id="{ticket_ids(before)[0]}"]').get_attribute("data-status")
+                 == "preparing", 15, "the move made meanwhile never arrived")
+        kds.wait(lambda b: not b.find('[role="alert"]').is_displayed(), 10, "the banner stayed")
+        self.assertTrue(kds.js("return window.__sameDocument === true"), "the page was reloaded")
+        # Every change reached the page once: no (ticket, status) twice, none missing, and one snapshot.
+        events = kds.js("return window.__events")
+        self.assertEqual([event["name"] for event in events].count("snapshot"), 1, events)
+        changes = [tuple(pair) for event in events if event["name"] == "changes" for pair in event["tickets"]]
+        self.assertEqual(len(changes), len(set(changes)), f"a change arrived twice: {changes}")
+        expected = {(ticket_ids(order)[0], "new") for order in [live] + meanwhile}
+        expected.add((ticket_ids(before)[0], "preparing"))
+        self.assertEqual(set(changes), expected)
+        ids = [int(event["id"]) for event in events]
+        self.assertEqual(ids, sorted(ids), "event ids only grow")
+        for order in [before, live] + meanwhile:
+            ticket = ticket_ids(order)[0]
+            self.assertEqual(len(kds.find_all(f'[data-ticket-id="{ticket}"]')), 1, f"{ticket} is not shown once")
 
     def test_a_bump_made_offline_that_no_longer_applies_is_refused_visibly(self):
         server = self.server()

@@ -89,6 +89,10 @@ struct AccessControlTests {
         "GET /v1/orders/{orderId}": AccessRow(200, 403, 200, 403, 200, 403, 200),
         "POST /v1/orders/{orderId}/cancel": AccessRow(200, 403, 403, 403, 403, 403, 200),
         "GET /v1/cafes/{cafeId}/tickets": AccessRow(200, 403, 200, 403, 403, 403, 200),
+        // A stream that opens does not end: a bad cursor shows who passes the token check (400)
+        // without opening one.
+        "GET /v1/cafes/{cafeId}/tickets/events": AccessRow(400, 403, 400, 403, 403, 403, 400,
+                                                           path: "/v1/cafes/{cafeId}/tickets/events?after=x"),
         "POST /v1/tickets/{ticketId}/status": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"status":"preparing"}"#, headers: json),
         "GET /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200),
         "PATCH /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200, body: #"{"theme":"blue"}"#, headers: json),

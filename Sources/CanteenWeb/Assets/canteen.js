@@ -154,18 +154,18 @@ const Canteen = (() => {
       }
     }
 
-    // A long-poll can hang on a network that silently drops packets: a heartbeat every 2 s,
+    // An open stream can hang on a network that silently drops packets: a heartbeat every 2 s,
     // sent only when nothing else was heard, finds that within the 5 s the screen promises.
     // With a token it asks what the token is, so a revoked token is noticed within seconds too.
-    setInterval(async () => {
-      if (!online || Date.now() - lastContact < 2000) return;
+    async function heartbeat() {
       const token = inSession && storage.get('token');
       try {
         await request('GET', token ? '/v1/token' : '/healthz', { timeoutMs: 2500, anonymous: !token });
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) tokenRefused(error);
       }
-    }, 1000);
+    }
+    setInterval(() => { if (online && Date.now() - lastContact >= 2000) heartbeat(); }, 1000);
     window.addEventListener('offline', lost);
     window.addEventListener('online', () => { if (!online) probe(); });
 
@@ -173,6 +173,8 @@ const Canteen = (() => {
       get online() { return online; },
       reached,
       lost,
+      /** Asks the server at once whether it is there (a stream just dropped). */
+      check() { if (online) heartbeat(); },
       /** Resolves once the server answers again (at once when it does now). */
       whenOnline() { return online ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve)); },
       /** `listener(isOnline)` on every change. */
@@ -470,82 +472,126 @@ const Canteen = (() => {
   // MARK: - The ticket feed
 
   /**
-   * Follows a café's kitchen feed: the open tickets first, then every change after the cursor
-   * by long-polling. Each change is handed over once, in order; after an outage it resumes from
-   * its cursor, so nothing is missed or repeated and nothing needs a refresh.
+   * Follows a café's kitchen feed on its event stream (`GET …/tickets/events`): the open tickets
+   * first (`snapshot`), then every change (`changes`), each event's id its cursor. After a dropped
+   * stream the browser reconnects by itself and sends the last id (`Last-Event-ID`); a stream the
+   * page opens anew (after an outage it noticed, a refused reconnection, another station) says
+   * where it stands with `?after=`. Each change is handed over once, in order, and the first event
+   * of every stream says the screen has caught up; nothing ever needs a refresh.
+   *
+   * An `EventSource` cannot send the token as a header. Just before it opens the stream, the
+   * page puts the token in a cookie that only the stream's own path is sent (`SameSite=Strict`,
+   * read by no other route), so the token never appears in an address, a proxy's log or a
+   * `Referer`. The language goes as `?lang=`, for the same reason.
    */
   class TicketFeed {
     constructor({ cafeId, station = null, onReset, onChanges, onCaughtUp = () => {} }) {
       Object.assign(this, { cafeId, station, onReset, onChanges, onCaughtUp });
       this.cursor = null;
+      this.source = null;
+      this.running = false;
       this.generation = 0;
-      this.controller = null;
-      connection.onChange((online) => { if (!online) this.controller?.abort(); });
+      this.failures = 0;
+      connection.onChange((online) => {
+        if (!online) this.close();
+        else if (this.running && !this.source) this.open();
+      });
     }
 
-    path(after, wait) {
+    get streamPath() { return `/v1/cafes/${encodeURIComponent(this.cafeId)}/tickets/events`; }
+
+    query(extra = {}) {
       const parameters = new URLSearchParams();
-      if (after !== null) parameters.set('after', after);
+      if (this.cursor !== null) parameters.set('after', this.cursor);
       if (this.station) parameters.set('station', this.station);
-      if (wait) parameters.set('wait', String(wait));
+      for (const [name, value] of Object.entries(extra)) parameters.set(name, value);
       const text = parameters.toString();
-      return `/v1/cafes/${encodeURIComponent(this.cafeId)}/tickets${text ? `?${text}` : ''}`;
+      return text ? `?${text}` : '';
     }
 
-    /** Starts (again, from scratch) with `station` (null for every station). */
+    /** Starts (again, from the open tickets) with `station` (null for every station). */
     start(station = this.station) {
       this.station = station;
       this.cursor = null;
-      this.generation += 1;
-      this.controller?.abort();
-      this.run(this.generation);
+      this.running = true;
+      this.open();
     }
 
     stop() {
-      this.generation += 1;
-      this.controller?.abort();
+      this.running = false;
+      this.close();
     }
 
-    async run(generation) {
-      let failures = 0;
-      // After an outage the first question does not wait: what happened meanwhile comes at once.
-      let catchingUp = true;
-      while (generation === this.generation) {
-        this.controller = new AbortController();
-        const signal = this.controller.signal;
-        try {
-          if (this.cursor === null) {
-            const answer = await request('GET', this.path(null, 0), { timeoutMs: 15000, signal });
-            if (generation !== this.generation) return;
-            this.cursor = answer.body.cursor;
-            this.onReset(answer.body.tickets);
-          } else {
-            const wait = catchingUp ? 0 : 25;
-            const answer = await request('GET', this.path(this.cursor, wait), { timeoutMs: 40000, signal });
-            if (generation !== this.generation) return;
-            this.cursor = answer.body.cursor;
-            if (answer.body.tickets.length) this.onChanges(answer.body.tickets);
-          }
-          failures = 0;
-          catchingUp = false;
-          await this.onCaughtUp();
-        } catch (error) {
-          if (generation !== this.generation) return;
-          if (error instanceof ApiError && error.isTokenProblem) {
-            this.stop();
-            tokenRefused(error);
-            return;
-          }
-          if (error instanceof ApiError) {
-            notify(error.message, { kind: 'error' });
-            failures += 1;
-            await sleep(Math.min(10000, 1000 * 2 ** failures));
-          } else {
-            catchingUp = true;
-            await connection.whenOnline();
-          }
+    close() {
+      this.generation += 1;
+      if (this.source) this.source.close();
+      this.source = null;
+    }
+
+    /** The token, for the stream's path only (see above). */
+    presentToken() {
+      const token = encodeURIComponent(storage.get('token') || '');
+      const secure = location.protocol === 'https:' ? '; Secure' : '';
+      document.cookie = `canteen_token=${token}; Path=${this.streamPath}; Max-Age=86400; SameSite=Strict${secure}`;
+    }
+
+    open() {
+      this.close();
+      const generation = this.generation;
+      this.presentToken();
+      const source = new EventSource(this.streamPath + this.query(apiLanguage ? { lang: apiLanguage } : {}));
+      this.source = source;
+      const receive = (reset) => (event) => {
+        if (generation !== this.generation) return;
+        let page;
+        try { page = JSON.parse(event.data); } catch { return; }
+        this.cursor = page.cursor;
+        this.failures = 0;
+        connection.reached();
+        if (reset) this.onReset(page.tickets);
+        else if (page.tickets.length) this.onChanges(page.tickets);
+        this.onCaughtUp();
+      };
+      source.addEventListener('snapshot', receive(true));
+      source.addEventListener('changes', receive(false));
+      source.addEventListener('open', () => { if (generation === this.generation) connection.reached(); });
+      source.addEventListener('error', () => {
+        if (generation !== this.generation) return;
+        if (source.readyState === EventSource.CLOSED) {
+          // Refused (an error answer, not a dropped connection): find out why, then open anew.
+          this.source = null;
+          this.recover(generation);
+        } else {
+          // The browser reconnects by itself; meanwhile, is the server there at all?
+          connection.check();
+        }
+      });
+    }
+
+    /** Asks the cursor feed, which has the stream's rules, what is wrong; opens again after. */
+    async recover(generation) {
+      try {
+        const feed = `/v1/cafes/${encodeURIComponent(this.cafeId)}/tickets${this.query()}`;
+        await request('GET', feed, { timeoutMs: 15000 });
+        // The feed answers: the stream was refused for a passing reason (the database, say).
+        this.failures += 1;
+        await sleep(Math.min(10000, 500 * 2 ** this.failures));
+      } catch (error) {
+        if (generation !== this.generation) return;
+        if (error instanceof ApiError && error.isTokenProblem) {
+          this.stop();
+          tokenRefused(error);
+          return;
+        }
+        if (error instanceof ApiError) {
+          notify(error.message, { kind: 'error' });
+          this.failures += 1;
+          await sleep(Math.min(10000, 1000 * 2 ** this.failures));
+        } else {
+          await connection.whenOnline();
         }
       }
+      if (generation === this.generation && this.running && !this.source) this.open();
     }
   }
 

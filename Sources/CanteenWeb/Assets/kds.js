@@ -1,6 +1,6 @@
 // The kitchen display (`/kds?cafe=ID`, `&station=S` for one station, `&view=expo` for whole
-// orders): ticket cards from the cursor feed, tap to bump, recall, cancel, all-day counts and
-// sold-out marks. Every ticket card carries `data-ticket-id` and `data-status` (the API's).
+// orders): ticket cards from the feed's event stream, tap to bump, recall, cancel, all-day counts
+// and sold-out marks. Every ticket card carries `data-ticket-id` and `data-status` (the API's).
 // Kitchen timing: a held ticket is shown greyed with its fire time (a tap fires it now) until
 // the server fires it; ages count from when a ticket fired and turn amber and red against its
 // own prep time; the header shows each station's live median; new, changed and cancelled

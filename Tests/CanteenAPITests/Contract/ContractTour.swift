@@ -297,5 +297,14 @@ struct ContractTour {
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 204)
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 404)
         try await runMe()
+
+        // MARK: Ticket event stream (last: a stream ends only with its client or its server, so the
+        // feed is told the server stops; the stream then sends its first event and ends)
+        try await call("GET /v1/cafes/{cafeId}/tickets/events", "/v1/cafes/testcafe/tickets/events?lang=fr",
+                       token: kitchen, headers: [HTTPField.Name("Last-Event-ID")!: "x"], expecting: 400)
+        environment.services.feed.serverIsStopping()
+        let stream = try await call("GET /v1/cafes/{cafeId}/tickets/events",
+                                    "/v1/cafes/testcafe/tickets/events?station=bar", token: kitchen, expecting: 200)
+        #expect(String(buffer: stream.body).contains("event: snapshot\ndata: {"))
     }
 }
