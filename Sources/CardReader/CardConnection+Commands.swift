@@ -3,11 +3,14 @@ import NFC
 // MARK: - Reader pseudo-APDUs
 
 extension CardConnection {
-    /// Sends an APDU and requires 90 00; `what` names the step in the error.
+    /// Sends an APDU and requires 90 00; `what` names the step in the error, which carries the status word of a
+    /// refusal.
     func command(_ apdu: [UInt8], _ what: String) async throws(CardReaderError) -> [UInt8] {
         let response = try await transmit(apdu)
         guard response.isSuccess else {
-            throw CardReaderError(code: "card_error", message: "\(what): the reader answered \(response.statusWord)")
+            throw CardReaderError(
+                code: "card_error", message: "\(what): the reader answered \(response.statusWord)",
+                statusWord: [response.sw1, response.sw2])
         }
         return response.data
     }
@@ -42,10 +45,16 @@ extension CardConnection {
             throw CardReaderError(
                 code: "card_error", message: "FeliCa exchange: unexpected reader reply \(data.hexString)")
         }
-        guard data[2] == 0x00 else {
+        switch data[2] {
+        case 0x00:
+            return Array(data.dropFirst(3))
+        case 0x01:  // PN532 InDataExchange: the target has not answered in time, so it left the field
+            throw CardReaderError(
+                code: "card_removed",
+                message: "FeliCa exchange: the card did not answer (reader status 01, timeout): was it taken away?")
+        default:
             throw CardReaderError(
                 code: "card_error", message: "FeliCa exchange: reader status 0x\([data[2]].hexString)")
         }
-        return Array(data.dropFirst(3))
     }
 }

@@ -47,8 +47,10 @@ public struct CardInspector: Sendable {
         let balanceBytes: [UInt8]
         do {
             balanceBytes = try await card.feliCa(balanceFrame)
-        } catch  where error.code == "card_error" {
-            return  // the reader has no ACR122U-style FeliCa pass-through (e.g. an RC-S300): identifier only
+        } catch where error.statusWord != nil {
+            // The reader refused the pass-through by status word: it has none of the ACR122U kind (e.g. an
+            // RC-S300), so the identifier is all there is. An exchange that failed (the card taken away) is thrown.
+            return
         }
         let balanceReply = try decode { () throws(NFCDecodingError) in try FeliCaReadResponse(bytes: balanceBytes) }
         guard balanceReply.isSuccess, let block = balanceReply.blocks.first else { return }

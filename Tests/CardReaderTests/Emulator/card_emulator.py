@@ -7,8 +7,16 @@ anything longer an APDU. Cards: a FeliCa transit card (balance + history), an NT
 (writable, lock bytes, CC) and an ISO 15693 tag (NDEF Type 5). After every write the memory is saved to
 --dump as hex, so a test can check what the tag holds.
 
+A card taken away (--remove-after-reads N/--remove-after-writes N) leaves as --removal says: "close" closes
+the socket when the next read (or write) comes, without answering it (vpcd then gives an empty answer);
+"pn532-timeout" answers that read, if it is a FeliCa exchange, as an ACR122U does when the card has gone
+(D5 41 01 90 00, the PN532's timeout status), then leaves; "reset" leaves right after answering the Nth read
+(N = 0: its first answer) by resetting the connection, so that vpcd fails to send the next command and
+pcsc-lite reports the failed exchange (SCARD_E_NOT_TRANSACTED). (vpcd reads a reset met while it waits for an
+answer as an empty answer, so a reset must come between commands.)
+
   card_emulator.py --port 35963 --card ntag215 [--dump FILE] [--remove-after-writes N] [--remove-after-reads N]
-                   [--stay SECONDS]
+                   [--removal close|reset|pn532-timeout] [--stay SECONDS]
 """
 import argparse
 import signal
@@ -208,6 +216,8 @@ def main():
     parser.add_argument("--remove-after-writes", type=int, help="leave the field after this many writes")
     parser.add_argument("--remove-after-reads", type=int,
                         help="leave the field after this many reads (READ BINARY or a FeliCa exchange)")
+    parser.add_argument("--removal", choices=["close", "reset", "pn532-timeout"], default="close",
+                        help="how a card taken away mid-command shows (see above)")
     parser.add_argument("--stay", type=float, default=60.0, help="seconds to stay in the field")
     args = parser.parse_args()
     card = CARDS[args.card]()
@@ -226,6 +236,12 @@ def main():
     sock.settimeout(args.stay)
     print("in the field", flush=True)
     reads = 0
+
+    def leave(message):
+        """The card leaves the field while `message` is in flight, the way --removal says."""
+        if args.removal == "pn532-timeout" and message[:4] == b"\xFF\x00\x00\x00" and message[5:7] == b"\xD4\x40":
+            send(sock, b"\xD5\x41\x01\x90\x00")
+
     try:
         while True:
             (length,) = struct.unpack(">H", receive_exactly(sock, 2))
@@ -237,14 +253,21 @@ def main():
             if args.remove_after_writes is not None and message[:2] == b"\xFF\xD6" \
                     and card.writes >= args.remove_after_writes:
                 print("removed mid-write", flush=True)
+                leave(message)
                 break
             if message[:2] == b"\xFF\xB0" or message[:4] == b"\xFF\x00\x00\x00":
-                if args.remove_after_reads is not None and reads >= args.remove_after_reads:
+                if args.remove_after_reads is not None and reads >= args.remove_after_reads \
+                        and args.removal != "reset":
                     print("removed mid-read", flush=True)
+                    leave(message)
                     break
                 reads += 1
             reply = card.apdu(message)
             send(sock, reply)
+            if args.removal == "reset" and args.remove_after_reads is not None and reads >= args.remove_after_reads:
+                print("removed between commands", flush=True)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                break
             if args.dump and message[:2] == b"\xFF\xD6":
                 with open(args.dump, "w") as f:
                     f.write(card.memory.hex())
