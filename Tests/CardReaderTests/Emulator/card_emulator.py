@@ -274,10 +274,11 @@ def main():
     except (ConnectionError, socket.timeout):
         pass
     finally:
+        # Leave first: a reset must reach vpcd before it sends the next command (writing the dump takes time).
+        sock.close()
         if args.dump and hasattr(card, "memory"):
             with open(args.dump, "w") as f:
                 f.write(card.memory.hex())
-        sock.close()
 
 
 if __name__ == "__main__":
