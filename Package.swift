@@ -188,6 +188,9 @@ let package = Package(
                 "CardReader",
                 "NFC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -323,7 +326,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CardReaderTests",
-            dependencies: ["CardReader", "NFC"],
+            dependencies: [
+                "CardReader", "NFC",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             exclude: ["Emulator"],
             swiftSettings: swiftSettings
         ),
