@@ -187,3 +187,53 @@ class NearestAndOfflineTests(AppTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SwitchCafeTests(AppTestCase):
+    def test_switching_cafe_and_keeping_it_as_the_default_location(self):
+        server = self.app_server()
+        annex = test_cafe()
+        annex.update(id="annex", names={"en": "Annex", "ar": "الملحق", "ja": "別館"})
+        annex["beaconRegion"] = dict(annex["beaconRegion"], major=4343)
+        menu = {key: annex.pop(key) for key in ("dayParts", "categories", "items")}
+        for path, body in (("/v1/cafes/annex", annex), ("/v1/cafes/annex/menu", menu)):
+            status, answer = server.api("PUT", path, body=body)
+            self.assertIn(status, (200, 201), f"PUT {path}: {status} {answer}")
+        token = self.user_token(server, user="u-switch")
+        browser = self.app_browser(server.base)
+        browser.open(f"{server.base}/app#token={token}")
+        wait_loaded(browser)
+        self.assertEqual(browser.find(".cafe-name").text, "Test Canteen")
+
+        # Switching café for this visit: the other café's menu, reason "chosen", nothing saved.
+        browser.click(".switch-cafe")
+        browser.wait_for("#cafe-dialog[open]")
+        browser.wait_for('#cafe-dialog [data-cafe-id="annex"]')
+        shots(browser, "app-switch-cafe")
+        browser.click('#cafe-dialog [data-cafe-id="annex"]')
+        browser.wait(lambda b: b.find(".cafe-name").text == "Annex", 10, "the annex did not open")
+        self.assertEqual(browser.find(".cafe-reason").get_attribute("data-reason"), "chosen")
+        browser.wait_for('[data-item-id="latte"]')
+        status, saved = server.api("GET", "/v1/users/u-switch/preferences/defaultLocation")
+        self.assertFalse(status == 200 and saved.get("value") == "annex", "switching for one visit saves no default")
+
+        # "Always this café" keeps it as the person's default location, so the next visit opens it.
+        browser.click(".switch-cafe")
+        browser.wait_for("#cafe-dialog[open]")
+        browser.click('#cafe-dialog input[value="cafe"]')
+        browser.wait(lambda b: (server.api("GET", "/v1/users/u-switch/preferences/defaultLocation")[1] or {})
+                     .get("value") == "annex", 10, "the default location was not saved")
+        _, saved = server.api("GET", "/v1/users/u-switch/preferences/defaultLocation")
+        self.assertEqual(saved["value"], "annex")
+        browser.click("#cafe-dialog .dialog-buttons button")
+        browser.open(f"{server.base}/app")
+        wait_loaded(browser)
+        browser.wait(lambda b: b.find(".cafe-name").text == "Annex", 10, "the default café did not open")
+        self.assertEqual(browser.find(".cafe-reason").get_attribute("data-reason"), "preferred")
+
+        # And back to "nearest".
+        browser.click(".switch-cafe")
+        browser.wait_for("#cafe-dialog[open]")
+        browser.click('#cafe-dialog input[value="nearest"]')
+        browser.wait(lambda b: (server.api("GET", "/v1/users/u-switch/preferences/defaultLocation")[1] or {})
+                     .get("value") == "nearest", 10, "nearest was not saved")

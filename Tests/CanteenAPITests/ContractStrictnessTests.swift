@@ -15,7 +15,7 @@ import Testing
 struct ContractStrictnessTests {
     @Test("POST /v1/webhooks refuses \"cafeId\": null (422 naming cafeId), which would widen it to every café")
     func webhookNullCafe() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         try await withRouter(environment) { client in
             let refused = try await client.send(.post, "/v1/webhooks", token: environment.ops, json: [
                 "url": "http://127.0.0.1:9/hook", "events": ["order.ready"], "cafeId": .null,

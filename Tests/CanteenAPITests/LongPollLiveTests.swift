@@ -30,9 +30,10 @@ struct LongPollLiveTests {
         try await app.test(.live) { client in try await body(try #require(client.port)) }
     }
 
-    /// A metric's value in `GET /metrics` (0 when absent).
-    func metric(_ name: String, port: Int) throws -> Double {
-        let text = try RawHTTP(port: port, timeout: 20).exchange("GET", "/metrics").text
+    /// A metric's value in `GET /metrics` (0 when absent), read with `token` (ops).
+    func metric(_ name: String, port: Int, token: String) throws -> Double {
+        let text = try RawHTTP(port: port, timeout: 20).exchange(
+            "GET", "/metrics", headers: [("Authorization", "Bearer \(token)")]).text
         let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
         return line.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
     }
@@ -65,8 +66,10 @@ struct LongPollLiveTests {
                             "GET", "/v1/cafes/testcafe/tickets?after=\(cursor)&station=cold&wait=30",
                             headers: kitchen)))
                 let deadline = Date().addingTimeInterval(20)
-                while try metric("canteen_feed_waiters", port: port) < 2, Date() < deadline { usleep(10_000) }
-                #expect(try metric("canteen_feed_waiters", port: port) == 2)
+                while try metric("canteen_feed_waiters", port: port, token: environment.ops) < 2, Date() < deadline {
+                    usleep(10_000)
+                }
+                #expect(try metric("canteen_feed_waiters", port: port, token: environment.ops) == 2)
 
                 // When a latte (the bar's) is ordered
                 let kiosk = try RawHTTP(port: port, timeout: 20)

@@ -37,6 +37,8 @@ struct TicketEventRoutes {
         headers[.cacheControl] = "no-cache"
         // A proxy that buffers answers (nginx) would hold the events back.
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        // HEAD: the stream's head alone (its body would never end).
+        if request.method == .head { return Response(status: .ok, headers: headers) }
         let tokens = services.tokens
         let secret = credential.secret
         let stream = TicketEventStream(

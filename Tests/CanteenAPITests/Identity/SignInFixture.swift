@@ -20,23 +20,26 @@ struct SignInFixture: Sendable {
 
     /// Runs `body` with a fresh fixture and stops the provider afterwards, whatever happens.
     static func with<T: Sendable>(publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops",
+                                  clientSecret: String = TestIdentityProvider.clientSecret,
                                   _ body: (SignInFixture) async throws -> T) async throws -> T {
         let environment = try await TestEnvironment.make()
         let provider = try TestIdentityProvider(redirectURIs: [publicURL + "/auth/callback"])
         defer { provider.stop() }
         var services = environment.services
-        services.identity = try await identity(environment, provider, publicURL: publicURL, opsGroup: opsGroup)
+        services.identity = try await identity(environment, provider, publicURL: publicURL, opsGroup: opsGroup,
+                                               clientSecret: clientSecret)
         return try await body(SignInFixture(environment: environment, provider: provider, services: services,
                                             publicURL: publicURL))
     }
 
     /// Signing in with `provider` on the environment's clock (the provider's clock is set to it).
     static func identity(_ environment: TestEnvironment, _ provider: TestIdentityProvider,
-                         publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops") async throws
+                         publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops",
+                         clientSecret: String = TestIdentityProvider.clientSecret) async throws
         -> IdentitySettings {
         try await provider.setClock(environment.clock.now)
         let settings = try OpenIDSettings(issuer: provider.issuer, clientID: TestIdentityProvider.clientID,
-                                          clientSecret: TestIdentityProvider.clientSecret,
+                                          clientSecret: clientSecret,
                                           publicURL: try PublicURL(publicURL), opsGroup: opsGroup)
         return IdentitySettings(publicURL: try PublicURL(publicURL),
                                 provider: OpenIDProvider(settings: settings, clock: environment.clock.closure))

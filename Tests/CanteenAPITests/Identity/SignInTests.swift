@@ -270,6 +270,24 @@ struct SignInTests {
         }
     }
 
+    @Test("a client secret the provider does not know makes it refuse the code exchange (invalid_client), and Canteen the sign-in")
+    func wrongClientSecret() async throws {
+        try await SignInFixture.with(clientSecret: "not-the-registered-secret") { fixture in
+            try await fixture.withRouter { client in
+                // Given Canteen was started with a wrong client secret, when someone signs in
+                let response = try await fixture.signIn(client)
+                // Then the provider refuses to exchange the code, and no session is opened
+                #expect(response.status == .unauthorized)
+                #expect(response.errorCode == "token_exchange_failed")
+                let body = String(buffer: response.body)
+                #expect(body.contains("invalid_client"), "\(body)")
+                #expect(!body.contains("not-the-registered-secret"), "the secret is never echoed")
+                #expect(response.headers[values: .setCookie].allSatisfy { !$0.contains("canteen_session=") })
+                #expect(try await fixture.environment.rowCount("userSession") == 0)
+            }
+        }
+    }
+
     @Test("the provider saying no (error=access_denied) is a clear refusal")
     func providerDenied() async throws {
         try await SignInFixture.with { fixture in
