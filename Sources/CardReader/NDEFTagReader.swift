@@ -60,7 +60,7 @@ struct NDEFTagReader {
             }
             do {
                 image.memory += try await read(at: image.memory.count, before: areaEnd, blockSize)
-            } catch where error.statusWord != nil && layout == .type5 && image.reportedMemorySize == nil {
+            } catch  where error.statusWord != nil && layout == .type5 && image.reportedMemorySize == nil {
                 image.memoryLimit = image.memory.count  // the first block the tag refuses ends its memory
                 break
             }

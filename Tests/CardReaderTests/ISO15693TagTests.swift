@@ -46,7 +46,8 @@ struct ISO15693TagTests {
         log.filter { ($0.apdu.hasPrefix("FFB0") || $0.apdu.hasPrefix("FFD6")) && $0.status != "9000" }.map(\.apdu)
     }
 
-    @Test("a tag holding a message that fills it reads whole, never asking for a block past its last", arguments: shapes)
+    @Test(
+        "a tag holding a message that fills it reads whole, never asking for a block past its last", arguments: shapes)
     func readsFull(shape: Shape) throws {
         let reader = try PrivateReader()
         defer { reader.stop() }
@@ -114,8 +115,9 @@ struct ISO15693TagTests {
         #expect(Self.refused(try Self.log(log)).isEmpty)
     }
 
-    @Test("write-coupon formats a blank tag from its system information, says so, writes and reads back",
-          arguments: [false, true])
+    @Test(
+        "write-coupon formats a blank tag from its system information, says so, writes and reads back",
+        arguments: [false, true])
     func formatsBlank(lock: Bool) throws {
         let reader = try PrivateReader()
         defer { reader.stop() }
@@ -123,8 +125,10 @@ struct ISO15693TagTests {
         let log = reader.folder.appendingPathComponent("apdu.log")
         try reader.tap("iso15693-blank", arguments: ["--dump", dump.path, "--log", log.path])
         let write = try reader.canteen(
-            ["nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2", "--text", "Free coffee", "--format",
-             "json"] + (lock ? ["--lock"] : []))
+            [
+                "nfc", "write-coupon", "--url", "https://canteen.example/c/K7Q2", "--text", "Free coffee", "--format",
+                "json",
+            ] + (lock ? ["--lock"] : []))
         #expect(write.status == 0, "\(write.error)")
         #expect(
             write.error.contains(

@@ -48,6 +48,29 @@ struct KioskAgentTests {
         #expect((order.json["customer"] as? [String: Any])?["userId"] as? String == "u-ada")
     }
 
+    @Test(
+        "an ISO 15693 badge registered from its label (E0 first) or as readers give it (E0 last) names its owner",
+        arguments: ["E004010812345678", "78563412080104E0"])
+    func iso15693BadgeEitherOrder(registeredAs identifier: String) async throws {
+        let server = try LiveCanteen()
+        defer { server.stop() }
+        let reader = try PrivateReader()
+        defer { reader.stop() }
+        let ops = try server.token(role: "ops")
+        let kiosk = try server.token(role: "kiosk", cafe: "kiosktest")
+        let registered = try await server.request("POST", "/v1/cards", token: ops, json: [
+            "userId": "u-grace", "displayName": "Grace Hopper", "technology": "iso15693", "identifier": identifier,
+        ])
+        #expect(registered.status == 201, "\(registered.text)")
+        // The emulated reader gives the UID E0 last, as the air does.
+        try reader.tap("icode-slix")
+        let watch = try reader.canteen(["nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
+                                        "--count", "1"])
+        #expect(watch.status == 0, "\(watch.error)")
+        let tap = try #require(try JSONSerialization.jsonObject(with: Data(watch.output.utf8)) as? [String: Any])
+        #expect((tap["user"] as? [String: Any])?["userId"] as? String == "u-grace", "\(watch.output)")
+    }
+
     @Test("a coupon minted by ops, written to a tag and tapped at the kiosk is redeemed once in an order")
     func couponTagRedeemed() async throws {
         let server = try LiveCanteen()
