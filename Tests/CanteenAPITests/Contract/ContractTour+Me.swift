@@ -15,6 +15,9 @@ extension ContractTour {
         try await call("POST /auth/logout", "/auth/logout", token: nil, expecting: 204)
         try await call("GET /auth/callback", "/auth/callback?code=x&state=y", token: nil, expecting: provider == nil ? 404 : 400)
         if let provider {
+            // The provider's clock runs on from when it was set, the environment's stands still: set it
+            // again, or a tour longer than the 60 s of skew allowed makes its tokens come from the future.
+            try await provider.setClock(environment.clock.now)
             let login = try await call("GET /auth/login", "/auth/login?next=/app", token: nil, expecting: 302)
             let loginCookie = try #require(login.headers[values: .setCookie].first).prefix { $0 != ";" }
             let redirect = try await provider.signIn(at: try #require(login.headers[.location]))
