@@ -174,8 +174,9 @@ class Server:
             self.process.wait(timeout=30)
 
     def metric(self, name):
-        """A metric's value from GET /metrics (asked from loopback, so without a token)."""
-        with urllib.request.urlopen(f"{self.base}/metrics", timeout=10) as answer:
+        """A metric's value from GET /metrics (read with the ops token: metrics are not public)."""
+        request = urllib.request.Request(f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.ops}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
             for line in answer.read().decode().splitlines():
                 if line.startswith(name + " "):
                     return float(line.split(" ")[1])
