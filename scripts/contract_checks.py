@@ -64,6 +64,9 @@ RELATIONAL = [
     ("PUT /v1/users/{userId}/preferences/{key}", r"^(defaultLocation|locale)$", {"invalid_preference"}),
     ("PUT /v1/preferences/defaults/{key}", r"^(defaultLocation|locale)$", {"invalid_preference"}),
     ("PATCH /v1/users/{userId}/preferences", r"^defaultLocation$", {"invalid_preference"}),
+    # A host name of at most 253 characters, and a numeric host only as a.b.c.d: a pattern over the
+    # whole URL cannot bound the host's length apart from the path's, nor tell `1.2` from a name.
+    ("POST /v1/webhooks", r"^url$", {"invalid_webhook_url"}),
 ]
 
 
