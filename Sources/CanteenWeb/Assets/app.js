@@ -35,16 +35,6 @@
     return { lines: [], key: null, keyedBody: null, outcome: 'none' };
   }
 
-  // MARK: - Money
-
-  /** Minor units in the café's currency, formatted for the reader (the basket's running total). */
-  function money(amount) {
-    const currency = state.menu.currency;
-    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
-    return new Intl.NumberFormat(Canteen.locale, { style: 'currency', currency, minimumFractionDigits: digits,
-      maximumFractionDigits: digits }).format(amount / 10 ** digits);
-  }
-
   // MARK: - Signing in
 
   /** Who is signed in (the session cookie, or a stored user token); null when nobody is. */
@@ -137,7 +127,7 @@
 
   function modifierSummary(item) {
     if (!item.modifierGroups.length) return null;
-    return el('span', { class: 'item-modifiers', text: item.modifierGroups.map((group) => `${group.name} (${groupRule(group)})`).join(' · ') });
+    return el('span', { class: 'item-modifiers', text: item.modifierGroups.map((group) => `${group.name} (${Canteen.groupRule(group)})`).join(' · ') });
   }
 
   function renderMenu() {
@@ -167,99 +157,18 @@
 
   let editing = null;
 
-  function groupRule(group) {
-    if (group.min === group.max) return t('web.kiosk.choose_exactly', { count: group.min });
-    if (group.min === 0) return t('web.kiosk.choose_up_to', { max: group.max });
-    return t('web.kiosk.choose_between', { min: group.min, max: group.max });
-  }
-
-  function optionLabel(option) {
-    return option.priceDelta.amount ? `${option.name} (+${option.priceDelta.formatted})` : option.name;
-  }
-
   function openItem(itemId) {
     const item = state.items.get(itemId);
     if (!item || !item.available || state.offline || state.basket.outcome === 'unknown') return;
     const dialog = document.getElementById('item-dialog');
-    editing = { item, counts: new Map(), quantity: 1 };
-    $('.item-title', dialog).textContent = `${item.name} · ${item.price.formatted}`;
-    $('.item-description', dialog).textContent = item.description;
-    $('.item-allergens', dialog).replaceChildren(...(item.allergens.length
-      ? [el('strong', { text: `${t('web.kiosk.allergens')}: ` }), item.allergens.map((code) => t(`allergen.${code}`) || code).join(', ')]
-      : []));
-    $('.groups', dialog).replaceChildren(...item.modifierGroups.map((group) => {
-      const fieldset = el('fieldset', { class: 'group', dataset: { groupId: group.id } },
-        el('legend', {}, el('span', { text: group.name }), el('small', { text: groupRule(group) })));
-      if (group.max === 1) {
-        const choices = group.min === 0 ? [{ id: '', name: t('web.kiosk.none'), priceDelta: { amount: 0 } }, ...group.options] : group.options;
-        choices.forEach((option) => fieldset.append(el('label', { class: 'choice', dataset: { optionId: option.id } },
-          el('input', { type: 'radio', name: `group-${group.id}`, value: option.id, checked: option.id === '' && group.min === 0,
-            onchange: () => { editing.counts.set(group.id, option.id ? new Map([[option.id, 1]]) : new Map()); validateItem(); } }),
-          el('span', { text: optionLabel(option) }))));
-      } else {
-        group.options.forEach((option) => {
-          const count = el('output', { class: 'count', text: '0' });
-          const change = (delta) => {
-            const counts = editing.counts.get(group.id) || new Map();
-            const total = [...counts.values()].reduce((sum, value) => sum + value, 0);
-            const next = (counts.get(option.id) || 0) + delta;
-            if (next < 0 || (delta > 0 && total >= group.max)) return;
-            counts.set(option.id, next);
-            editing.counts.set(group.id, counts);
-            count.textContent = String(next);
-            validateItem();
-          };
-          fieldset.append(el('div', { class: 'stepper', dataset: { optionId: option.id } },
-            el('span', { class: 'stepper-name', text: optionLabel(option) }),
-            el('button', { type: 'button', class: 'step minus', 'aria-label': `${t('web.kiosk.less')} ${option.name}`, text: '−', onclick: () => change(-1) }),
-            count,
-            el('button', { type: 'button', class: 'step plus', 'aria-label': `${t('web.kiosk.more')} ${option.name}`, text: '+', onclick: () => change(1) })));
-        });
-      }
-      return fieldset;
-    }));
-    $('.quantity', dialog).textContent = '1';
-    $('input[name=note]', dialog).value = '';
-    validateItem();
+    editing = Canteen.itemChoice(dialog, item);
     dialog.returnValue = '';
     dialog.showModal();
   }
 
-  function validateItem() {
-    const dialog = document.getElementById('item-dialog');
-    let problem = '';
-    for (const group of editing.item.modifierGroups) {
-      const counts = editing.counts.get(group.id) || new Map();
-      const total = [...counts.values()].reduce((sum, value) => sum + value, 0);
-      const fieldset = dialog.querySelector(`fieldset[data-group-id="${CSS.escape(group.id)}"]`);
-      fieldset.querySelectorAll('.plus').forEach((button) => { button.disabled = total >= group.max; });
-      const valid = total >= group.min && total <= group.max;
-      fieldset.classList.toggle('is-incomplete', !valid);
-      if (!valid && !problem) problem = `${group.name}: ${groupRule(group)}`;
-    }
-    $('.selection-hint', dialog).textContent = problem;
-    $('.add-button', dialog).disabled = !!problem;
-    return !problem;
-  }
-
   function addEditedItem() {
-    if (!editing || !validateItem()) return;
-    const { item } = editing;
-    const options = [];
-    const optionNames = [];
-    let unit = item.price.amount;
-    for (const group of item.modifierGroups) {
-      for (const [optionId, count] of editing.counts.get(group.id) || []) {
-        const option = group.options.find((candidate) => candidate.id === optionId);
-        for (let i = 0; i < count; i += 1) {
-          options.push(optionId);
-          optionNames.push(option.name);
-          unit += option.priceDelta.amount;
-        }
-      }
-    }
-    const note = $('#item-dialog input[name=note]').value.trim();
-    addLine({ itemId: item.id, name: item.name, quantity: editing.quantity, options, optionNames, note, unit });
+    if (!editing || !editing.check()) return;
+    addLine(editing.line());
     editing = null;
   }
 
@@ -290,7 +199,7 @@
       return el('li', { class: `basket-line${available ? '' : ' is-unavailable'}`, dataset: { lineItemId: line.itemId } },
         el('div', { class: 'line-main' },
           el('span', { class: 'line-name', text: `${line.quantity}× ${line.name}` }),
-          el('span', { class: 'line-price', text: money(line.unit * line.quantity) })),
+          el('span', { class: 'line-price', text: Canteen.money(line.unit * line.quantity, state.menu.currency) })),
         line.optionNames.length ? el('p', { class: 'line-options', text: line.optionNames.join(', ') }) : null,
         line.note ? el('p', { class: 'line-note', text: line.note }) : null,
         available ? null : el('p', { class: 'line-problem', text: t('web.kiosk.no_longer_available') }),
@@ -303,8 +212,8 @@
             onclick: () => { state.basket.lines = state.basket.lines.filter((other) => other.key !== line.key); basketChanged(); } })));
     }));
     const subtotal = basket.lines.reduce((sum, line) => sum + line.unit * line.quantity, 0);
-    $('.subtotal-amount', ui()).textContent = money(subtotal);
-    $('.basket-total', ui()).textContent = basket.lines.length ? money(subtotal) : '';
+    $('.subtotal-amount', ui()).textContent = Canteen.money(subtotal, state.menu.currency);
+    $('.basket-total', ui()).textContent = basket.lines.length ? Canteen.money(subtotal, state.menu.currency) : '';
     $('.basket-empty', ui()).hidden = basket.lines.length > 0;
     $('.basket-count', ui()).textContent = String(units());
     const problems = unavailableLines();
@@ -454,7 +363,7 @@
     section.hidden = false;
     section.dataset.orderId = order.id;
     section.dataset.orderStatus = order.status;
-    $('.current-number', section).textContent = new Intl.NumberFormat(Canteen.locale, { useGrouping: false }).format(order.number);
+    $('.current-number', section).textContent = Canteen.wholeNumber.format(order.number);
     $('.current-status', section).textContent = order.statusLabel;
     $('.current-pickup', section).textContent = t('web.kiosk.pickup_at', { window: order.pickup.label });
     const readyAt = $('.current-ready-at', section);
@@ -463,7 +372,7 @@
       const at = new Date(order.readyAt);
       if (!Number.isNaN(at.getTime())) {
         readyAt.textContent = t('web.app.ready_at', {
-          time: new Intl.DateTimeFormat(Canteen.locale, { timeStyle: 'short', timeZone: state.cafe?.timeZone }).format(at),
+          time: Canteen.timeOfDay(state.cafe?.timeZone).format(at),
         });
       }
     }
@@ -564,7 +473,7 @@
       class: 'past-order', dataset: { orderId: order.id, orderStatus: order.status, cafeId: order.cafeId },
     },
     el('div', { class: 'past-head' },
-      el('strong', { class: 'past-number', text: `#${new Intl.NumberFormat(Canteen.locale, { useGrouping: false }).format(order.number)}` }),
+      el('strong', { class: 'past-number', text: `#${Canteen.wholeNumber.format(order.number)}` }),
       el('span', { class: `past-status status-${order.status}`, text: order.statusLabel }),
       el('span', { class: 'past-total', text: order.total.formatted })),
     el('p', { class: 'past-lines', text: order.lines.filter((line) => line.kind !== 'discount').map((line) => `${line.quantity}× ${line.name}`).join(', ') }),

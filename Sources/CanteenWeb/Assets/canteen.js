@@ -1,5 +1,5 @@
-// What the kitchen display, the kiosk and the pickup board share: their strings, the token, API
-// calls, the connection banner, the server's clock, sounds and the ticket feed. Plain JavaScript
+// What the kitchen display, the kiosk, the pickup board and /app share: their strings, the token, API
+// calls, the connection banner, the server's clock, sounds, the ticket feed and the item dialog. Plain JavaScript
 // served by `canteen serve`; no build step, nothing loaded from elsewhere.
 'use strict';
 
@@ -595,6 +595,122 @@ const Canteen = (() => {
     }
   }
 
+  // MARK: - Choosing an item (the kiosk and /app)
+
+  /** A currency's formatter for the reader and its minor-unit digits, made once per currency. */
+  const moneyFormats = new Map();
+  /** Minor units of `currency`, formatted for the reader (a basket's running total). */
+  function money(amount, currency) {
+    let format = moneyFormats.get(currency);
+    if (!format) {
+      const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+      format = { digits, formatter: new Intl.NumberFormat(locale, { style: 'currency', currency,
+        minimumFractionDigits: digits, maximumFractionDigits: digits }) };
+      moneyFormats.set(currency, format);
+    }
+    return format.formatter.format(amount / 10 ** format.digits);
+  }
+
+  /** What a modifier group asks for, in words ("Choose 1", "Up to 2", "Choose 1 to 3"). */
+  function groupRule(group) {
+    if (group.min === group.max) return t('web.kiosk.choose_exactly', { count: group.min });
+    if (group.min === 0) return t('web.kiosk.choose_up_to', { max: group.max });
+    return t('web.kiosk.choose_between', { min: group.min, max: group.max });
+  }
+
+  function optionLabel(option) {
+    return option.priceDelta.amount ? `${option.name} (+${option.priceDelta.formatted})` : option.name;
+  }
+
+  /**
+   * Fills the item dialog (`.item-title`, `.item-description`, `.item-allergens`, `.groups`,
+   * `.quantity`, the note, `.selection-hint`, `.add-button`) for `item` and returns the choice
+   * being made: `quantity` (the page's steppers change it), `check()` (every group's count within
+   * its limits; says which one is not and enables the add button) and `line()` (the basket line).
+   */
+  function itemChoice(dialog, item) {
+    const counts = new Map();
+    const choice = { item, quantity: 1, check, line };
+    const total = (groupId) => [...(counts.get(groupId) || new Map()).values()].reduce((sum, value) => sum + value, 0);
+
+    function singleChoice(group, fieldset) {
+      const choices = group.min === 0 ? [{ id: '', name: t('web.kiosk.none'), priceDelta: { amount: 0 } }, ...group.options] : group.options;
+      choices.forEach((option) => fieldset.append(el('label', { class: 'choice', dataset: { optionId: option.id } },
+        el('input', { type: 'radio', name: `group-${group.id}`, value: option.id, checked: option.id === '' && group.min === 0,
+          onchange: () => { counts.set(group.id, option.id ? new Map([[option.id, 1]]) : new Map()); check(); } }),
+        el('span', { text: optionLabel(option) }))));
+    }
+
+    function steppers(group, fieldset) {
+      group.options.forEach((option) => {
+        const count = el('output', { class: 'count', text: '0' });
+        const change = (delta) => {
+          const chosen = counts.get(group.id) || new Map();
+          const next = (chosen.get(option.id) || 0) + delta;
+          if (next < 0 || (delta > 0 && total(group.id) >= group.max)) return;
+          chosen.set(option.id, next);
+          counts.set(group.id, chosen);
+          count.textContent = String(next);
+          check();
+        };
+        fieldset.append(el('div', { class: 'stepper', dataset: { optionId: option.id } },
+          el('span', { class: 'stepper-name', text: optionLabel(option) }),
+          el('button', { type: 'button', class: 'step minus', 'aria-label': `${t('web.kiosk.less')} ${option.name}`, text: '−', onclick: () => change(-1) }),
+          count,
+          el('button', { type: 'button', class: 'step plus', 'aria-label': `${t('web.kiosk.more')} ${option.name}`, text: '+', onclick: () => change(1) })));
+      });
+    }
+
+    function check() {
+      let problem = '';
+      for (const group of item.modifierGroups) {
+        const chosen = total(group.id);
+        const fieldset = dialog.querySelector(`fieldset[data-group-id="${CSS.escape(group.id)}"]`);
+        fieldset.querySelectorAll('.plus').forEach((button) => { button.disabled = chosen >= group.max; });
+        const valid = chosen >= group.min && chosen <= group.max;
+        fieldset.classList.toggle('is-incomplete', !valid);
+        if (!valid && !problem) problem = `${group.name}: ${groupRule(group)}`;
+      }
+      dialog.querySelector('.selection-hint').textContent = problem;
+      dialog.querySelector('.add-button').disabled = !!problem;
+      return !problem;
+    }
+
+    function line() {
+      const options = [];
+      const optionNames = [];
+      let unit = item.price.amount;
+      for (const group of item.modifierGroups) {
+        for (const [optionId, count] of counts.get(group.id) || []) {
+          const option = group.options.find((candidate) => candidate.id === optionId);
+          for (let i = 0; i < count; i += 1) {
+            options.push(optionId);
+            optionNames.push(option.name);
+            unit += option.priceDelta.amount;
+          }
+        }
+      }
+      const note = dialog.querySelector('input[name=note]').value.trim();
+      return { itemId: item.id, name: item.name, quantity: choice.quantity, options, optionNames, note, unit };
+    }
+
+    dialog.querySelector('.item-title').textContent = `${item.name} · ${item.price.formatted}`;
+    dialog.querySelector('.item-description').textContent = item.description;
+    dialog.querySelector('.item-allergens').replaceChildren(...(item.allergens.length
+      ? [el('strong', { text: `${t('web.kiosk.allergens')}: ` }), item.allergens.map((code) => t(`allergen.${code}`) || code).join(', ')]
+      : []));
+    dialog.querySelector('.groups').replaceChildren(...item.modifierGroups.map((group) => {
+      const fieldset = el('fieldset', { class: 'group', dataset: { groupId: group.id } },
+        el('legend', {}, el('span', { text: group.name }), el('small', { text: groupRule(group) })));
+      (group.max === 1 ? singleChoice : steppers)(group, fieldset);
+      return fieldset;
+    }));
+    dialog.querySelector('.quantity').textContent = '1';
+    dialog.querySelector('input[name=note]').value = '';
+    check();
+    return choice;
+  }
+
   // MARK: - Small helpers
 
   /** `m:ss` (or `h:mm:ss`) of a duration, in the page's digits. */
@@ -609,6 +725,19 @@ const Canteen = (() => {
       ? `${oneDigit.format(hours)}:${twoDigits.format(minutes)}:${twoDigits.format(seconds)}`
       : `${oneDigit.format(minutes)}:${twoDigits.format(seconds)}`;
   }
+
+  /** Times of day (12:41) in `timeZone` for the reader; one formatter per zone, made once. */
+  const timeFormats = new Map();
+  function timeOfDay(timeZone) {
+    const key = timeZone || '';
+    if (!timeFormats.has(key)) {
+      timeFormats.set(key, new Intl.DateTimeFormat(locale, { timeZone: timeZone || undefined, timeStyle: 'short' }));
+    }
+    return timeFormats.get(key);
+  }
+
+  /** A whole number (an order's number) in the page's digits, without grouping. */
+  const wholeNumber = new Intl.NumberFormat(locale, { useGrouping: false });
 
   /** A clock (HH:MM) in the café's time zone. */
   function startClock(element, timeZone) {
@@ -642,6 +771,7 @@ const Canteen = (() => {
 
   return {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
-    notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus,
+    notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
+    itemChoice, timeOfDay, wholeNumber,
   };
 })();

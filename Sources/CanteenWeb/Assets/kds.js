@@ -331,13 +331,12 @@
     return ticket.firedAt || ticket.fireAt || ticket.createdAt;
   }
 
-  const fireTime = () => new Intl.DateTimeFormat(Canteen.locale, { timeZone: state.cafe.timeZone, timeStyle: 'short' });
 
   /** A held ticket's fire time, shown instead of its age. */
   function heldNote(ticket) {
     if (ticket.status !== 'held' || !ticket.fireAt) return null;
     return el('p', { class: 'held-note', dataset: { fireAt: ticket.fireAt } },
-      t('web.kds.fires_at', { time: fireTime().format(new Date(ticket.fireAt)) }));
+      t('web.kds.fires_at', { time: Canteen.timeOfDay(state.cafe.timeZone).format(new Date(ticket.fireAt)) }));
   }
 
   /** The age element of a ticket or order: counts from when it fired; amber and red against its prep time. */
@@ -680,7 +679,7 @@
   function renderSoldOut() {
     const dialog = document.getElementById('soldout-dialog');
     if (!state.menu) return;
-    const time = new Intl.DateTimeFormat(Canteen.locale, { timeZone: state.cafe.timeZone, timeStyle: 'short' });
+    const time = Canteen.timeOfDay(state.cafe.timeZone);
     const rows = [];
     for (const category of state.menu.categories) {
       for (const item of category.items) {
