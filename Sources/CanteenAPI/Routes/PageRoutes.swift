@@ -105,21 +105,18 @@ struct PageRoutes {
             throw CanteenError(.notFound, code: .assetNotFound, message: "no file '\(name)' under /assets",
                                parameters: ["name": name])
         }
-        var headers = HTTPFields()
-        headers[.eTag] = asset.etag
-        headers[.cacheControl] = "no-cache"
-        headers[.xContentTypeOptions] = "nosniff"
-        if let condition = request.headers[.ifNoneMatch], EntityTags.noneMatch(condition, asset.etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = asset.contentType
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+        return Self.answer(asset, to: request)
     }
 
     func serviceWorker(_ request: Request) throws -> Response {
         guard let asset = try loaded().asset(named: "app-sw.js") else {
             throw CanteenError(.notFound, code: .assetNotFound, message: "no service worker", parameters: ["name": "app-sw.js"])
         }
+        return Self.answer(asset, to: request)
+    }
+
+    /// A file of the pages, revalidated by its ETag (304 when the browser's copy is current).
+    private static func answer(_ asset: WebAssets.Asset, to request: Request) -> Response {
         var headers = HTTPFields()
         headers[.eTag] = asset.etag
         headers[.cacheControl] = "no-cache"
