@@ -15,7 +15,7 @@
 #
 # Every figure is also recorded (scripts/bench-lib.sh, Benchmarks/BenchFigures) and written by
 # scripts/bench-report.py to $BENCH_OUT/results.json and results.md (default bench/, which also
-# updates the table in README.md); `make bench-check` compares a run with bench/results.json.
+# updates the table in docs/benchmarks.md); `make bench-check` compares a run with bench/results.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${BENCH_OUT:-bench}"
@@ -87,6 +87,6 @@ echo; echo "### Kitchen timing (scripts/bench-kitchen.sh)"
 scripts/bench-kitchen.sh --skip-build
 
 echo; echo "### Report ($out/results.json, $out/results.md)"
-readme=()
-[ "$out" = bench ] && readme=(--readme README.md)
-python3 scripts/bench-report.py write "$BENCH_FIGURES" "$out" --load-before "$load_before" "${readme[@]}"
+table_in=()
+[ "$out" = bench ] && table_in=(--table-in docs/benchmarks.md)
+python3 scripts/bench-report.py write "$BENCH_FIGURES" "$out" --load-before "$load_before" "${table_in[@]}"

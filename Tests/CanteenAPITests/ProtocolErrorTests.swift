@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Testing
 
 /// HTTP/1.1 as a client expects it, over a real socket: malformed requests get the JSON error the
-/// README promises and a closed connection, framing the server does not implement is 501, HTTP/1.0
+/// docs/operating.md promises and a closed connection, framing the server does not implement is 501, HTTP/1.0
 /// closes unless kept alive, `Expect: 100-continue` is honoured, and an oversized body is refused
 /// as soon as it is declared.
 @Suite("protocol errors over a real socket", .serialized)
