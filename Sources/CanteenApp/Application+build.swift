@@ -33,6 +33,12 @@ public struct CanteenStores: Sendable {
     public let coupons: any CouponRepository
     public let orderEvents: any OrderEventRepository
     public let webhooks: any WebhookRepository
+    public let sessions: any SessionRepository
+    public let personalData: any PersonalDataRepository
+    /// The kitchen's queue and the firing of held tickets.
+    public let kitchen: any KitchenRepository
+    /// What is left of limited dishes.
+    public let dailyStock: any DailyStockRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -68,7 +74,11 @@ public struct CanteenStores: Sendable {
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
                              cards: CardStore(database: database, key: key, clock: clock),
                              coupons: CouponStore(database: database, key: key, clock: clock),
-                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
+                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
+                             sessions: SessionStore(database: database, ids: ids, clock: clock),
+                             personalData: PersonalDataStore(database: database),
+                             kitchen: tickets,
+                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -95,7 +105,10 @@ public struct CanteenStores: Sendable {
             beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
             cards: PostgresCardStore(database: database, key: key, clock: clock),
             coupons: PostgresCouponStore(database: database, key: key, clock: clock),
-            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock))
+            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
+            sessions: PostgresSessionStore(database: database, ids: ids, clock: clock),
+            personalData: PostgresPersonalDataStore(database: database),
+            kitchen: tickets, dailyStock: PostgresDailyStockStore(database: database, cafes: cafes, clock: clock))
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
@@ -151,13 +164,18 @@ public struct CanteenStores: Sendable {
                             windows: PickupWindowFormatter = PickupWindowFormatter(),
                             heartbeat: Duration = .seconds(15),
                             clock: @escaping @Sendable () -> Date = Date.init,
-                            metrics: CanteenMetrics = CanteenMetrics()) -> APIServices {
+                            metrics: CanteenMetrics = CanteenMetrics(),
+                            webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(),
+                            hostResolver: any HostResolver = SystemHostResolver()) -> APIServices {
         var services = APIServices(
             cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-            preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
+            preferences: preferences, beacons: beacons, cards: cards, coupons: coupons, sessions: sessions,
+            personalData: personalData,
             presenter: Presenter(strings: strings, prices: prices, windows: windows),
             feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
-            orderEvents: orderEvents, webhooks: webhooks, clock: clock, metrics: metrics)
+            orderEvents: orderEvents, webhooks: webhooks, webhookPolicy: webhookPolicy,
+            hostResolver: hostResolver, kitchen: kitchen, dailyStock: dailyStock,
+            clock: clock, metrics: metrics)
         services.readiness = Readiness(cafes: cafes, database: health)
         return services
     }
@@ -197,12 +215,15 @@ public func buildApplication(_ configuration: AppConfiguration,
     // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
     if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
-    var configured = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                        windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
-                                        heartbeat: configuration.eventStreamHeartbeat, clock: clock,
-                                        metrics: configuration.metrics ?? CanteenMetrics())
-    configured.tracesRequests = configuration.tracing
-    let services = configured
+    var built = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
+                                   windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+                                   heartbeat: configuration.eventStreamHeartbeat, clock: clock,
+                                   metrics: configuration.metrics ?? CanteenMetrics(),
+                                   webhookPolicy: configuration.webhooks.addressPolicy)
+    built.identity = configuration.identity
+    built.metricsArePublic = configuration.metricsArePublic
+    built.tracesRequests = configuration.tracing
+    let services = built
     var deliveries = configuration.webhooks
     deliveries.traced = configuration.tracing
     if case .failure(let error) = services.pages {
@@ -227,7 +248,7 @@ public func buildApplication(_ configuration: AppConfiguration,
                                         maxHeaderFieldCount: APILimits.maxHeaderFields))
     var app = Application(
         router: routes.router,
-        server: .http1(configuration: http1),
+        server: .canteenHTTP1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -238,7 +259,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     if let hold { app.addServices(hold) }
     // The database first: services stop in reverse order, so it closes last.
     app.addServices(stores.databaseService, services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks,
+                    TicketFiringService(kitchen: stores.kitchen, clock: clock, clockRate: configuration.clockRate,
+                                        pollInterval: configuration.firingPollInterval, logger: logger))
     return app
 }
 

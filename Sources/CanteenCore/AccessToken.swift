@@ -10,6 +10,8 @@ public enum Role: String, CaseIterable, Hashable, Sendable, Codable {
     case ops
     /// One user's own phone or app: that user's preferences, café and orders, and nothing else.
     case user
+    /// A metrics scraper (Prometheus): reads `GET /metrics` and nothing else.
+    case metrics
 }
 
 /// A stored access token (its secret is kept only as a hash).
@@ -45,7 +47,7 @@ public struct AccessToken: Hashable, Sendable, Codable {
         switch role {
         case .kiosk, .ops: true
         case .user: userID == other
-        case .kitchen: false
+        case .kitchen, .metrics: false
         }
     }
 }
@@ -82,9 +84,10 @@ public struct TokenSpec: Hashable, Sendable {
                 throw CanteenError(.invalid, code: .invalidField, message: "a user token is bound to a user, not a café",
                                    field: "cafeId")
             }
-        case .ops:
+        case .ops, .metrics:
             if cafeID != nil || userID != nil {
-                throw CanteenError(.invalid, code: .invalidField, message: "an ops token is bound to no café and no user",
+                throw CanteenError(.invalid, code: .invalidField,
+                                   message: "an \(role.rawValue) token is bound to no café and no user",
                                    field: cafeID != nil ? "cafeId" : "userId")
             }
         case .kiosk, .kitchen:

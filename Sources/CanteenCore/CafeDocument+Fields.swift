@@ -89,10 +89,9 @@ extension CafeDocument {
         return "\(currency.code) prices are whole minor units (\(unit)); expected a whole number"
     }
 
-    private static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
-
-    /// An IANA zone name (`America/Chicago`, `UTC`); abbreviations and offsets (`EST`, `GMT+5`) are not.
+    /// A zone name of tzdata (`America/Chicago`, `Asia/Kolkata`, `UTC`); abbreviations and offsets
+    /// (`EST`, `GMT+5`) are not (`CafeTimeZone.refusal(of:)`).
     public static func isKnownTimeZone(_ identifier: String) -> Bool {
-        knownTimeZones.contains(identifier) || identifier == "UTC"
+        CafeTimeZone.refusal(of: identifier) == nil
     }
 }

@@ -25,6 +25,9 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
         /// succeed (503). Nothing was changed by this request, or it is safe to retry (orders carry
         /// an idempotency key).
         case unavailable
+        /// Too many failed attempts lately (wrong codes, unknown cards): nothing was checked;
+        /// `parameters["seconds"]` says when to try again (429).
+        case throttled
     }
 
     public var kind: Kind

@@ -62,27 +62,12 @@ public struct WebhookRegistration: Hashable, Sendable {
     }
 
     /// The longest URL accepted.
-    public static let maximumURLLength = 2048
+    public static let maximumURLLength = WebhookDestination.maximumLength
 
-    /// An absolute `http` or `https` URL with a host and no credentials. Private and loopback
-    /// addresses are allowed: a company's receivers often live on its own network.
+    /// An absolute `http` or `https` URL, read strictly (see `WebhookDestination`). Where it
+    /// points is judged apart, by the `WebhookAddressPolicy` (it needs the resolver).
     static func checkedURL(_ text: String) throws(CanteenError) -> String {
-        func invalid(_ message: String) -> CanteenError {
-            CanteenError(.invalid, code: .invalidWebhookUrl, message: message, field: "url")
-        }
-        guard text.utf8.count <= maximumURLLength else {
-            throw invalid("the URL is longer than \(maximumURLLength) bytes")
-        }
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
-            throw invalid("'\(text.prefix(200))' is not an absolute URL")
-        }
-        guard scheme == "http" || scheme == "https" else {
-            throw invalid("a webhook URL is http or https, not \(scheme.prefix(20))")
-        }
-        guard let host = components.host, !host.isEmpty else { throw invalid("the URL has no host") }
-        guard components.user == nil, components.password == nil else {
-            throw invalid("a webhook URL carries no credentials; receivers check the Canteen-Signature header instead")
-        }
+        _ = try WebhookDestination(url: text)
         return text
     }
 }

@@ -14,15 +14,10 @@ public enum FormatInput {
         return Locale(identifier: identifier)
     }
 
-    /// An IANA time zone (`America/Chicago`, `UTC`); `unknown_time_zone` otherwise, including
-    /// for abbreviations and offsets such as `EST` or `GMT+5`.
+    /// A time zone as a café may have one (`America/Chicago`, `Asia/Kolkata`, `UTC`);
+    /// `unknown_time_zone` otherwise, including for abbreviations and offsets such as `EST` or `GMT+5`.
     public static func timeZone(_ identifier: String) throws(CanteenError) -> TimeZone {
-        guard CafeDocument.isKnownTimeZone(identifier), let timeZone = TimeZone(identifier: identifier) else {
-            throw CanteenError(.invalid, code: .unknownTimeZone,
-                               message: "'\(identifier)' is not an IANA time zone such as America/Chicago",
-                               parameters: ["timeZone": identifier])
-        }
-        return timeZone
+        try CafeTimeZone(identifier).zone
     }
 
     /// An RFC 3339 timestamp (`2026-03-08T01:45:00-06:00`, fractional seconds allowed);

@@ -17,6 +17,12 @@ import Synchronization
 /// process). Everything it knows is in the database, so a restart, even after SIGKILL in the
 /// middle of a request, resumes where the outbox stands: an attempt whose result was not
 /// recorded is made again once its lease ends.
+///
+/// Before each attempt the URL's host is resolved and every address judged by the settings'
+/// `addressPolicy`; the request goes to the address judged (`PinnedClients`). Only the
+/// receiver's status is kept, never its body. On graceful shutdown the attempts in flight are
+/// cancelled and recorded as interrupted, due again at once: the server stops without waiting
+/// for a receiver that does not answer.
 public final class WebhookDeliveryService: Service, Sendable {
     /// Renders an event's JSON body (after its commit, outside the database writer).
     public typealias Renderer = @Sendable (OrderEvent) async throws -> [UInt8]
@@ -24,6 +30,7 @@ public final class WebhookDeliveryService: Service, Sendable {
     private let webhooks: any WebhookRepository
     private let render: Renderer
     private let settings: WebhookDeliverySettings
+    private let resolver: any HostResolver
     private let logger: Logger
     private let clock: @Sendable () -> Date
     private let doorbell = Doorbell()
@@ -33,13 +40,16 @@ public final class WebhookDeliveryService: Service, Sendable {
 
     /// - Parameters:
     ///   - events: this process's order events ring the service's doorbell as they commit.
+    ///   - resolver: resolves receivers' host names before each attempt.
     ///   - clock: wall time of attempts and due dates (the real one outside tests).
     public init(webhooks: any WebhookRepository, events: any OrderEventRepository, render: @escaping Renderer,
                 settings: WebhookDeliverySettings = WebhookDeliverySettings(),
+                resolver: any HostResolver = SystemHostResolver(),
                 logger: Logger = Logger(label: "canteen.webhooks"), clock: @escaping @Sendable () -> Date = Date.init) {
         self.webhooks = webhooks
         self.render = render
         self.settings = settings
+        self.resolver = resolver
         self.logger = logger
         self.clock = clock
         events.onOrderEvents { [doorbell] _ in doorbell.ring() }
@@ -52,10 +62,12 @@ public final class WebhookDeliveryService: Service, Sendable {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = settings.maxConcurrentDeliveries
         // Each attempt's client span is DeliveryTracing's (by today's HTTP conventions), not the client's own.
         configuration.tracing.tracer = nil
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let clients = PinnedClients(configuration: configuration)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                await self.loop(client: client, group: &group)
+                await self.loop(clients: clients, group: &group)
+                // Stopping: the attempts in flight end now, recorded as interrupted (`attempt`).
+                group.cancelAll()
             }
         } onGracefulShutdown: { [doorbell] in
             doorbell.close()
@@ -73,11 +85,11 @@ public final class WebhookDeliveryService: Service, Sendable {
                 logger.warning("recording the last webhook attempts failed: \(error)")
             }
         }
-        try? await client.shutdown()
+        for client in clients.takeAll() { try? await client.shutdown() }
     }
 
     /// Rounds until shutdown or cancellation; attempts run as tasks of `group`.
-    private func loop(client: HTTPClient, group: inout DiscardingTaskGroup) async {
+    private func loop(clients: PinnedClients, group: inout DiscardingTaskGroup) async {
         var lastRound = ContinuousClock.now - settings.roundSpacing
         while !doorbell.isClosed && !Task.isCancelled {
             // Space rounds out: each is a write transaction, and orders need the writer more.
@@ -100,10 +112,13 @@ public final class WebhookDeliveryService: Service, Sendable {
                 continue
             }
             forgetBodies(keepingFor: round.jobs)
+            for client in clients.takeIdle(for: Self.idleClientLifetime) {
+                group.addTask { try? await client.shutdown() }
+            }
             for job in round.jobs {
                 inFlight.add(1, ordering: .relaxed)
                 group.addTask {
-                    let result = await self.attempt(job, client: client)
+                    let result = await self.attempt(job, clients: clients)
                     self.finished.withLock { $0.append(result) }
                     self.inFlight.subtract(1, ordering: .relaxed)
                     self.doorbell.ring()
@@ -120,40 +135,50 @@ public final class WebhookDeliveryService: Service, Sendable {
 
     // MARK: - One attempt
 
+    /// How long a receiver's client is kept without attempts before it is shut down.
+    static let idleClientLifetime: Duration = .seconds(300)
+
+    /// The most bytes of a receiver's answer read (and dropped) so that its connection can be reused.
+    static let drainedBodyBytes = 64 * 1024
+
     /// Posts a job's event once and says what happens next.
-    func attempt(_ job: WebhookJob, client: HTTPClient) async -> WebhookAttemptResult {
+    func attempt(_ job: WebhookJob, clients: PinnedClients) async -> WebhookAttemptResult {
         let attemptedAt = clock()
         let started = ContinuousClock.now
         let timeout = settings.attemptTimeout(leasedUntil: job.leasedUntil, now: attemptedAt)
         var statusCode: Int?
         var failure: String?
+        var refused = false
         do {
-            let body = try await body(for: job.event)
-            var request = HTTPClientRequest(url: job.url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "User-Agent", value: "Canteen-Webhooks/1")
-            request.headers.add(name: "Canteen-Event-Id", value: job.event.id)
-            request.headers.add(name: "Canteen-Event-Type", value: job.event.type.rawValue)
-            request.headers.add(name: WebhookSignature.headerName,
-                                value: WebhookSignature.header(body: body, secrets: job.secrets, at: clock()))
-            request.body = .bytes(body)
-            let response = try await DeliveryTracing.send(request, job: job, traced: settings.traced) { request in
-                try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)), logger: logger)
+            let destination = try WebhookDestination(url: job.url)
+            switch await settings.addressPolicy.verdict(for: destination, resolver: resolver) {
+            case .refused(let reason):
+                failure = "refused: \(reason)"
+                refused = true
+            case .unresolved(let error):
+                failure = "\(error)"
+            case .connect(let address):
+                let body = try await body(for: job.event)
+                let status = try await clients.withClient(for: destination, address: address) { client in
+                    try await post(body, for: job, client: client, timeout: timeout)
+                }
+                statusCode = status
+                if !(200..<300).contains(status) { failure = "HTTP \(status)" }
             }
-            statusCode = Int(response.status.code)
-            let snippet = try await Self.prefix(of: response.body, bytes: 200)
-            if !(200..<300).contains(Int(response.status.code)) {
-                failure = "HTTP \(response.status.code)" + (snippet.isEmpty ? "" : ": \(snippet)")
-            }
+        } catch let error as CanteenError where error.code == .invalidWebhookUrl {
+            failure = "refused: \(error.message)"
+            refused = true
         } catch {
             failure = describe(error, timeout: timeout)
         }
         let latency = ContinuousClock.now - started
-        let attempt = WebhookAttempt(attemptedAt: attemptedAt, statusCode: statusCode,
-                                     latencyMilliseconds: Int(latency.seconds * 1000), error: failure)
         let next: WebhookAttemptResult.Next
-        if failure == nil {
+        if Task.isCancelled && statusCode == nil && !refused {
+            // The server is stopping and cut the attempt short. It is recorded (the receiver may
+            // have had the request) and due again at once, whatever the retry period says.
+            failure = "interrupted after \(Self.seconds(latency)): the server shut down"
+            next = .retry(at: clock())
+        } else if failure == nil {
             next = .delivered
         } else if clock().timeIntervalSince(job.firstAttemptAt ?? attemptedAt) >= settings.retryPeriod.seconds {
             next = .failed
@@ -162,8 +187,38 @@ public final class WebhookDeliveryService: Service, Sendable {
             let delay = settings.retryDelay(afterAttempt: job.attempt, random: Double.random(in: 0..<1))
             next = .retry(at: clock().addingTimeInterval(delay.seconds))
         }
+        let attempt = WebhookAttempt(attemptedAt: attemptedAt, statusCode: statusCode,
+                                     latencyMilliseconds: Int(latency.seconds * 1000), error: failure)
         return WebhookAttemptResult(endpointID: job.endpointID, eventSequence: job.event.sequence,
                                     leasedUntil: job.leasedUntil, attempt: attempt, next: next)
+    }
+
+    /// Sends the request and returns the receiver's status. Its answer's body is read up to
+    /// `drainedBodyBytes` and dropped (never kept, logged or shown); the status is what counts,
+    /// so a body cut short changes nothing.
+    private func post(_ body: [UInt8], for job: WebhookJob, client: HTTPClient, timeout: Duration) async throws -> Int {
+        var request = HTTPClientRequest(url: job.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "Canteen-Webhooks/1")
+        request.headers.add(name: "Canteen-Event-Id", value: job.event.id)
+        request.headers.add(name: "Canteen-Event-Type", value: job.event.type.rawValue)
+        request.headers.add(name: WebhookSignature.headerName,
+                            value: WebhookSignature.header(body: body, secrets: job.secrets, at: clock()))
+        request.body = .bytes(body)
+        let response = try await DeliveryTracing.send(request, job: job, traced: settings.traced) { request in
+            try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)), logger: logger)
+        }
+        var drained = 0
+        do {
+            for try await buffer in response.body {
+                drained += buffer.readableBytes
+                if drained >= Self.drainedBodyBytes { break }
+            }
+        } catch {
+            logger.debug("the answer of webhook \(job.endpointID) ended early: \(error)")
+        }
+        return Int(response.status.code)
     }
 
     /// The event's body, rendered once for every endpoint it goes to.
@@ -183,28 +238,28 @@ public final class WebhookDeliveryService: Service, Sendable {
         }
     }
 
-    /// The first `bytes` bytes of a body as text (the rest is read and dropped).
-    private static func prefix(of body: HTTPClientResponse.Body, bytes limit: Int) async throws -> String {
-        var kept: [UInt8] = []
-        for try await buffer in body where kept.count < limit {
-            kept += buffer.readableBytesView.prefix(limit - kept.count)
-        }
-        return String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// What went wrong, for the attempt's record.
+    /// What went wrong, in a few words of ours (never the receiver's).
     private func describe(_ error: any Error, timeout: Duration) -> String {
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout:
-                return "timed out after \(timeout)"
+                return "timed out after \(Self.seconds(timeout))"
             case .remoteConnectionClosed:
                 return "the receiver closed the connection"
             default:
-                return "\(error)"
+                return String("\(error)".prefix(200))
             }
         }
+        if let error = error as? IOError { return "could not connect: \(String(cString: strerror(error.errnoCode)))" }
         if let error = error as? CanteenError { return "the event could not be rendered: \(error.message)" }
-        return String(describing: error)
+        return String(String(describing: error).prefix(200))
+    }
+
+    /// `10 s`, `8.6 s`, `26 ms`.
+    static func seconds(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
+        if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        return "\((seconds * 10).rounded() / 10) s"
     }
 }

@@ -1,7 +1,9 @@
+import CanteenCore
 import Foundation
 
 /// How webhooks are delivered: the request timeout, the retry schedule, how many requests run
-/// at once. Tests shorten the delays through `AppConfiguration`.
+/// at once, which internal addresses they may go to. Tests shorten the delays through
+/// `AppConfiguration`.
 public struct WebhookDeliverySettings: Hashable, Sendable {
     /// The longest one request may take, from connecting to the answer's head (10 s).
     public var timeout: Duration
@@ -22,11 +24,15 @@ public struct WebhookDeliverySettings: Hashable, Sendable {
     public var roundSpacing: Duration
     /// Whether each attempt is a client span that sends its `traceparent` (`--otel-endpoint`).
     public var traced = false
+    /// Where webhooks may go: public addresses, and the internal ranges ops allowed
+    /// (`--webhook-allow-private`). Judged at registration and before every attempt.
+    public var addressPolicy: WebhookAddressPolicy
 
     public init(timeout: Duration = .seconds(10), firstRetryDelay: Duration = .seconds(5),
                 maxRetryDelay: Duration = .seconds(3600), retryPeriod: Duration = .seconds(24 * 3600),
                 maxConcurrentDeliveries: Int = 32, pollInterval: Duration = .seconds(1),
-                roundSpacing: Duration = .milliseconds(50)) {
+                roundSpacing: Duration = .milliseconds(50),
+                addressPolicy: WebhookAddressPolicy = WebhookAddressPolicy()) {
         self.timeout = timeout
         self.firstRetryDelay = firstRetryDelay
         self.maxRetryDelay = maxRetryDelay
@@ -34,6 +40,7 @@ public struct WebhookDeliverySettings: Hashable, Sendable {
         self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
         self.pollInterval = pollInterval
         self.roundSpacing = roundSpacing
+        self.addressPolicy = addressPolicy
     }
 
     /// How long a handed-out delivery stays leased: longer than any attempt, so that no other

@@ -27,6 +27,10 @@ enum Migrations {
         Migration(version: 2, name: "change notifications for tickets, tokens and cafés", statements: notificationsV2),
         Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
                       + "order events and webhooks, the server key", statements: statements(schemaV3)),
+        Migration(version: 4, name: "webhook attempts keep no receiver answers", statements: [scrubWebhookAnswersV4]),
+        Migration(version: 5, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV5)),
+        Migration(version: 6, name: "kitchen timing (prep times, held tickets, ready times) and daily quantities",
+                  statements: statements(schemaV6)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -411,6 +415,82 @@ enum Migrations {
         CREATE TABLE serverKey (
             id BIGINT PRIMARY KEY CHECK (id = 1),
             key BYTEA NOT NULL CHECK (length(key) >= 32)
+        )
+        """
+
+    /// Attempts used to keep up to 200 bytes of a receiver's error answer ("HTTP 500: <body>"),
+    /// shown in the deliveries: an internal service's answers could be read through a webhook.
+    /// Only the status is kept now; this scrubs what older versions stored.
+    static let scrubWebhookAnswersV4 = """
+        UPDATE webhookAttempt SET error = 'HTTP ' || CAST(statusCode AS TEXT)
+        WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
+        """
+
+    // MARK: - v5
+
+    /// What SQLite's v14 added: sessions of people signed in with the identity provider, sign-ins
+    /// under way (secrets as SHA-256 hashes only) and the networks of each café's building.
+    static let schemaV5 = """
+        ALTER TABLE cafe ADD COLUMN networks TEXT NOT NULL DEFAULT '[]';
+        CREATE TABLE userSession (
+            id TEXT PRIMARY KEY,
+            secretHash BYTEA NOT NULL UNIQUE,
+            userId TEXT NOT NULL,
+            role TEXT NOT NULL,
+            name TEXT,
+            email TEXT,
+            createdAt TIMESTAMPTZ NOT NULL,
+            lastSeenAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX userSession_on_userId ON userSession(userId);
+        CREATE INDEX userSession_on_lastSeenAt ON userSession(lastSeenAt);
+        CREATE TABLE loginAttempt (
+            browserHash BYTEA PRIMARY KEY,
+            state TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            codeVerifier TEXT NOT NULL,
+            next TEXT NOT NULL,
+            createdAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt)
+        """
+
+    // MARK: - v6
+
+    /// What SQLite's v13 added: tickets' kitchen times (a held ticket's `fireAt`, `firedAt`,
+    /// `startedAt`, `finishedAt`), orders' expected ready time, station prep times and firing
+    /// by prep time, the display's allowance, items' prep time and daily quantity, and what is
+    /// left of limited items per café-local day with what each order took.
+    static let schemaV6 = """
+        ALTER TABLE ticket ADD COLUMN prepSeconds BIGINT;
+        ALTER TABLE ticket ADD COLUMN fireAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN firedAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN startedAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN finishedAt TIMESTAMPTZ;
+        UPDATE ticket SET firedAt = createdAt;
+        CREATE INDEX ticket_held_on_fireAt ON ticket(fireAt) WHERE status = 'held';
+        CREATE INDEX ticket_open_on_cafeId ON ticket(cafeId, station)
+            WHERE status IN ('held', 'new', 'preparing', 'ready');
+        CREATE INDEX ticket_on_cafeId_finishedAt ON ticket(cafeId, finishedAt) WHERE finishedAt IS NOT NULL;
+        ALTER TABLE customerOrder ADD COLUMN readyAt TIMESTAMPTZ;
+        ALTER TABLE cafe ADD COLUMN stations TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE cafe ADD COLUMN fireByPrepTime BOOLEAN NOT NULL DEFAULT true;
+        ALTER TABLE cafe ADD COLUMN displayTicketAllowanceMinutes BIGINT NOT NULL DEFAULT 3;
+        ALTER TABLE menuItem ADD COLUMN prepSeconds BIGINT;
+        ALTER TABLE menuItem ADD COLUMN dailyQuantity BIGINT;
+        CREATE TABLE dailyStock (
+            cafeId TEXT NOT NULL REFERENCES cafe(id) ON DELETE CASCADE,
+            itemId TEXT NOT NULL,
+            localDate TEXT NOT NULL,
+            remaining BIGINT NOT NULL CHECK (remaining >= 0),
+            PRIMARY KEY (cafeId, itemId, localDate)
+        );
+        CREATE TABLE stockTaken (
+            orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+            itemId TEXT NOT NULL,
+            localDate TEXT NOT NULL,
+            quantity BIGINT NOT NULL CHECK (quantity > 0),
+            PRIMARY KEY (orderId, itemId)
         )
         """
 

@@ -26,15 +26,31 @@ public final class CardStore: CardRepository {
         return mac.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The hashes a card may be stored under, its canonical spelling's first (`CardIdentifier.spellings`).
+    func hashes(technology: CardTechnology, identifier: CardIdentifier) -> [String] {
+        identifier.spellings(for: technology).map { hash(technology: technology, identifier: $0) }
+    }
+
+    /// A card registered under another spelling (an ISO 15693 UID before they were made canonical) is stored under
+    /// the canonical one (`hashes[0]`) from now on, unless that is taken.
+    static func storeCanonically(_ hashes: [String], _ db: Database) throws {
+        for legacy in hashes.dropFirst() {
+            try db.execute(
+                sql: """
+                    UPDATE card SET identifierHash = ? WHERE identifierHash = ?
+                    AND NOT EXISTS (SELECT 1 FROM card WHERE identifierHash = ?)
+                    """, arguments: [hashes[0], legacy, hashes[0]])
+        }
+    }
+
     public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
     {
-        guard !registration.userID.isEmpty, registration.userID.count <= 128 else {
-            throw CanteenError(
-                .invalid, code: .invalidField, message: "a user id has 1 to 128 characters", field: "userId")
-        }
-        let hash = hash(technology: registration.technology, identifier: identifier)
+        try UserID.validate(registration.userID)
+        let hashes = hashes(technology: registration.technology, identifier: identifier)
+        let hash = hashes[0]
         let now = clock()
         return try await database.writer.write { db in
+            try Self.storeCanonically(hashes, db)
             if let existing = try Row.fetchOne(
                 db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash])
             {
@@ -52,11 +68,13 @@ public final class CardStore: CardRepository {
     }
 
     public func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration {
-        let hash = hash(technology: technology, identifier: identifier)
+        let hashes = hashes(technology: technology, identifier: identifier)
         return try await database.writer.read { db in
             guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
+                let row = try hashes.lazy.compactMap({ hash in
+                    try Row.fetchOne(
+                        db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
+                }).first
             else { throw CanteenError.cardNotRegistered }
             return CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
         }
@@ -64,15 +82,13 @@ public final class CardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    /// The alphabet of one-time codes: no 0/O, 1/I/L look-alikes.
-    static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-
     public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
-        let code = String((0..<8).map { _ in Self.codeAlphabet.randomElement()! })
+        try UserID.validate(userID)
+        let code = EnrolmentCode.make()
         try await database.writer.write { db in
             try db.execute(
                 sql: "INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (?, ?, ?, ?)",
-                arguments: [Self.codeHash(code), userID, displayName, expiresAt])
+                arguments: [Self.codeHash(EnrolmentCode.normalized(code)), userID, displayName, expiresAt])
         }
         return code
     }
@@ -80,10 +96,12 @@ public final class CardStore: CardRepository {
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
         -> CardRegistration
     {
-        let hash = hash(technology: technology, identifier: identifier)
+        let hashes = hashes(technology: technology, identifier: identifier)
+        let hash = hashes[0]
         let now = clock()
         return try await database.writer.write { db in
-            let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+            try Self.storeCanonically(hashes, db)
+            let normalized = EnrolmentCode.normalized(code)
             guard let row = try Row.fetchOne(
                     db, sql: "SELECT userId, displayName FROM cardEnrolment WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?",
                     arguments: [Self.codeHash(normalized), now])

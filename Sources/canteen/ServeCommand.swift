@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanteenAPI
 import CanteenApp
+import CanteenCore
 import CanteenNotify
 import Foundation
 import Hummingbird
@@ -12,6 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve", abstract: "Run the HTTP API (imports Menus/ into an empty database).")
 
     @OptionGroup var data: DataOptions
+    @OptionGroup(title: "Signing people in") var identity: IdentityOptions
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
@@ -32,6 +34,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The longest wait between two webhook retries, in seconds.") var webhookMaxRetryDelay: Double = 3600
     @Option(help: "Seconds a failing webhook delivery is retried before it is marked failed.")
     var webhookRetryPeriod: Double = 86_400
+    @Option(help: ArgumentHelp("An internal range webhooks may be sent to (loopback, private, link-local, …), "
+                               + "e.g. 10.20.0.0/16; repeat it for more. By default only public addresses are.",
+                               valueName: "CIDR"))
+    var webhookAllowPrivate: [String] = []
+    @Flag(help: "Answer GET /metrics without a token (by default it needs an ops or metrics token).")
+    var metricsPublic = false
 
     func validate() throws {
         guard headerTimeout > 0, headerTimeout <= 3600 else { throw ValidationError("--header-timeout is 0 to 3600 seconds") }
@@ -43,12 +51,20 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) is a number of seconds above 0 and at most 30 days")
             }
         }
+        for range in webhookAllowPrivate {
+            do {
+                _ = try IPAddressRange(range)
+            } catch {
+                throw ValidationError("--webhook-allow-private: \(error)")
+            }
+        }
     }
 
     func run() async throws {
         func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
         let observability = try ServeObservability.bootstrap(format: logFormat, otelEndpoint: otelEndpoint,
                                                              logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+        let allowedRanges = webhookAllowPrivate.compactMap { try? IPAddressRange($0) }  // checked in validate()
         var configuration = AppConfiguration(
             host: host, port: port, dataDirectory: URL(fileURLWithPath: data.dataDirectory),
             menusDirectory: InstalledFiles.folder(menus, default: "Menus"),
@@ -57,8 +73,13 @@ struct ServeCommand: AsyncParsableCommand {
             headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
             webhooks: WebhookDeliverySettings(timeout: duration(webhookTimeout), firstRetryDelay: duration(webhookFirstRetry),
                                               maxRetryDelay: duration(webhookMaxRetryDelay),
-                                              retryPeriod: duration(webhookRetryPeriod)))
+                                              retryPeriod: duration(webhookRetryPeriod),
+                                              addressPolicy: WebhookAddressPolicy(allowing: allowedRanges)))
         configuration.tracing = observability.tracing
+        configuration.metricsArePublic = metricsPublic
+        configuration.identity = try observability.reportingFailures {
+            try identity.settings(logger: Logger(label: "canteen.oidc"))
+        }
         let location = try observability.reportingFailures { try data.location() }
         let storage: String
         let tokenOption: String

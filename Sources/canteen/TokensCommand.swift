@@ -12,13 +12,13 @@ struct TokensCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a token and print it alone on stdout.")
         @OptionGroup var data: DataOptions
-        @Option(help: "kiosk, kitchen, ops or user.") var role: Role
+        @Option(help: "kiosk, kitchen, ops, user or metrics (reads GET /metrics only).") var role: Role
         @Option(help: "Bind a kiosk or kitchen token to one café.") var cafe: String?
         @Option(help: "The user a user token acts for (its preferences, café and orders only).") var user: String?
         @Option(help: "A name to recognise the token by.") var name: String?
 
         func validate() throws {
-            if (role == .ops || role == .user) && cafe != nil {
+            if (role == .ops || role == .user || role == .metrics) && cafe != nil {
                 throw ValidationError("--cafe binds kiosk and kitchen tokens only")
             }
             if role == .user && user == nil { throw ValidationError("a user token needs --user ID") }

@@ -13,7 +13,7 @@ import Testing
 /// and tokens of each role, for the test café ("here") and for another café ("there").
 enum Principal: String, CaseIterable, Sendable {
     case none, malformed, unknown, revoked
-    case kioskHere, kioskThere, kitchenHere, kitchenThere, user, otherUser, ops
+    case kioskHere, kioskThere, kitchenHere, kitchenThere, user, otherUser, ops, metrics
 }
 
 /// The statuses one route answers each principal, and what the request carries so that an
@@ -27,13 +27,14 @@ struct AccessRow: Sendable {
 
     /// Columns in the order of the table's header: kiosk here, kiosk there, kitchen here,
     /// kitchen there, user, other user, ops. Without a token, with a malformed header, an unknown
-    /// or a revoked token: `anonymous` (401 unless the route is public).
+    /// or a revoked token: `anonymous` (401 unless the route is public). A metrics token: 403
+    /// unless the row says otherwise.
     init(_ kioskHere: Int, _ kioskThere: Int, _ kitchenHere: Int, _ kitchenThere: Int, _ user: Int, _ otherUser: Int,
-         _ ops: Int, anonymous: Int = 401, body: String? = nil, headers: [(String, String)] = [],
+         _ ops: Int, anonymous: Int = 401, metrics: Int = 403, body: String? = nil, headers: [(String, String)] = [],
          path: String? = nil) {
         statuses = [.none: anonymous, .malformed: anonymous, .unknown: anonymous, .revoked: anonymous,
                     .kioskHere: kioskHere, .kioskThere: kioskThere, .kitchenHere: kitchenHere,
-                    .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops]
+                    .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops, .metrics: metrics]
         self.body = body
         self.headers = headers
         self.path = path
@@ -41,7 +42,7 @@ struct AccessRow: Sendable {
 
     /// Every principal gets `status`, whatever `Authorization` says.
     static func everyone(_ status: Int) -> AccessRow {
-        AccessRow(status, status, status, status, status, status, status, anonymous: status)
+        AccessRow(status, status, status, status, status, status, status, anonymous: status, metrics: status)
     }
 }
 
@@ -64,11 +65,12 @@ struct AccessControlTests {
         "GET /kds": .everyone(200),
         "GET /kiosk": .everyone(200),
         "GET /board": .everyone(200),
+        "GET /app": .everyone(200),
+        "GET /app-sw.js": .everyone(200),
         "GET /assets/{name}": .everyone(200),
         "GET /v1/token": AccessRow(200, 200, 200, 200, 200, 200, 200),
-        // In process a request has no peer address, so no token is refused here; from loopback it
-        // is allowed (ConnectionLimitsTests), and MetricsAccess is tested address by address.
-        "GET /metrics": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        // Wherever the request comes from (MetricsAccessTests asks over loopback too).
+        "GET /metrics": AccessRow(403, 403, 403, 403, 403, 403, 200, metrics: 200),
         "GET /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"role":"user","userId":"u-9"}"#, headers: json),
         "DELETE /v1/tokens/{tokenId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
@@ -80,10 +82,18 @@ struct AccessControlTests {
         "PUT /v1/cafes/{cafeId}/menu": AccessRow(403, 403, 403, 403, 403, 403, 200, body: menu, headers: json),
         "PATCH /v1/cafes/{cafeId}/menu/items/{itemId}": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"soldOut":true}"#, headers: json),
         "GET /v1/cafes/{cafeId}/pickup-windows": AccessRow(200, 403, 200, 403, 200, 200, 200),
-        "POST /v1/orders": AccessRow(201, 403, 403, 403, 403, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
+        "GET /v1/cafes/{cafeId}/kitchen": AccessRow(200, 403, 200, 403, 200, 200, 200),
+        // The fixture's latte is not a limited dish: those allowed meet the route's rule (422).
+        "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining": AccessRow(403, 403, 422, 403, 403, 403, 422, body: #"{"remaining":3}"#, headers: json),
+        // A person orders for themselves (the order is u-1's), never for someone else.
+        "POST /v1/orders": AccessRow(201, 403, 403, 403, 201, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
         "GET /v1/orders/{orderId}": AccessRow(200, 403, 200, 403, 200, 403, 200),
         "POST /v1/orders/{orderId}/cancel": AccessRow(200, 403, 403, 403, 403, 403, 200),
         "GET /v1/cafes/{cafeId}/tickets": AccessRow(200, 403, 200, 403, 403, 403, 200),
+        // A stream that opens does not end: a bad cursor shows who passes the token check (400)
+        // without opening one.
+        "GET /v1/cafes/{cafeId}/tickets/events": AccessRow(400, 403, 400, 403, 403, 403, 400,
+                                                           path: "/v1/cafes/{cafeId}/tickets/events?after=x"),
         "POST /v1/tickets/{ticketId}/status": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"status":"preparing"}"#, headers: json),
         "GET /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200),
         "PATCH /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200, body: #"{"theme":"blue"}"#, headers: json),
@@ -120,6 +130,15 @@ struct AccessControlTests {
         "GET /v1/webhooks/{webhookId}/deliveries": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/webhooks/{webhookId}/deliveries/{eventId}/redeliver": AccessRow(403, 403, 403, 403, 403, 403, 202),
         "DELETE /v1/coupons/{couponId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        // Signing in (no identity provider in this fixture) and the person's own data: tokens that
+        // act for nobody in particular (kiosk, kitchen, ops) have no "me".
+        "GET /auth/login": .everyone(404),
+        "GET /auth/callback": .everyone(404),
+        "POST /auth/logout": .everyone(204),
+        "GET /v1/me": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "GET /v1/me/orders": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "GET /v1/me/data": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "DELETE /v1/me": AccessRow(403, 403, 403, 403, 204, 204, 403),
     ]
 
     static let cafeConfiguration = String(decoding: JSONValue.object(Fixtures.cafeConfiguration()).encoded(), as: UTF8.self)
@@ -187,7 +206,7 @@ struct AccessFixture: Sendable {
     let parameters: [String: String]
 
     static func make() async throws -> AccessFixture {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let tokens = environment.stores.tokens
         func secret(_ spec: TokenSpec) async throws -> String { try await tokens.createToken(spec).secret }
         let revoked = try await tokens.createToken(TokenSpec(role: .ops))
@@ -207,8 +226,11 @@ struct AccessFixture: Sendable {
             .user: try await secret(TokenSpec(role: .user, userID: "u-1")),
             .otherUser: try await secret(TokenSpec(role: .user, userID: "u-2")),
             .ops: environment.ops,
+            .metrics: try await secret(TokenSpec(role: .metrics)),
         ]
-        for principal in [Principal.kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops] {
+        let tokenHolders: [Principal] = [.kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops,
+                                         .metrics]
+        for principal in tokenHolders {
             authorization[principal] = "Bearer \(authorization[principal]!)"
         }
         func place(_ key: String) async throws -> Order {

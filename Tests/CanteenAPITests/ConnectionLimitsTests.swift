@@ -15,7 +15,7 @@ func blocking<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) a
 }
 
 /// What a real socket sees: half requests, slow clients, oversized and cut-short bodies,
-/// oversized heads, metrics from loopback.
+/// oversized heads, metrics over a real socket.
 @Suite("the real server's connections: timeouts, closing answers, oversized heads")
 struct ConnectionLimitsTests {
     /// A real server (port 0) with short timeouts, a kiosk token and its data dir.
@@ -140,13 +140,14 @@ struct ConnectionLimitsTests {
         }
     }
 
-    @Test("GET /metrics from loopback needs no token; its answer is Prometheus text; the request id comes back")
-    func metricsFromLoopback() async throws {
+    @Test("GET /metrics with an ops token is Prometheus text; the request id comes back; an unknown token is 401")
+    func metricsOverASocket() async throws {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
                 #expect(try connection.exchange("GET", "/v1/cafes/tokyo/menu", headers: [("Authorization", "Bearer \(token)")]).status == 200)
-                let response = try connection.exchange("GET", "/metrics", headers: [("X-Request-ID", "scrape-1")])
+                let response = try connection.exchange(
+                    "GET", "/metrics", headers: [("X-Request-ID", "scrape-1"), ("Authorization", "Bearer \(token)")])
                 #expect(response.status == 200)
                 #expect(response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
                 #expect(response.headers["x-request-id"] == "scrape-1")

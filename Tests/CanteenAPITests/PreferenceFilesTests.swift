@@ -43,7 +43,8 @@ struct PreferenceFilesTests {
     }
 
     @Test("an import with any problem changes nothing",
-          arguments: ["{\"defaultLocation\": \"nosuchcafe\", \"a\": 1}", "[1]", "{\"a\": ", "{\"locale\": \"??\"}", "{\"a\": null}"])
+          arguments: ["{\"defaultLocation\": \"nosuchcafe\", \"a\": 1}", "[1]", "{\"a\": ", "{\"locale\": \"??\"}",
+                      "{\"a\": null}", "{\"a\": \"nul \\u0000\"}"])
     func badImport(_ file: String) async throws {
         let environment = try await TestEnvironment.make()
         let preferences = environment.stores.preferences

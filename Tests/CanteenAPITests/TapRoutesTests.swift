@@ -115,7 +115,8 @@ struct TapRoutesTests {
                                              json: ["userId": "u-grace", "displayName": "Grace"])
             #expect(made.status == .created)
             let code = try #require(try made.json["code"]?.stringValue)
-            #expect(code.count == 8)
+            #expect(code.count == 14 && code.split(separator: "-").map(\.count) == [4, 4, 4], "\(code)")
+            #expect(code.allSatisfy { $0 == "-" || EnrolmentCode.alphabet.contains($0) })
             var body = Self.badge.objectValue ?? [:]
             body["code"] = .string(code.lowercased())
             let enrolled = try await client.send(.post, "/v1/cards/enrol", token: environment.kiosk, json: .object(body))

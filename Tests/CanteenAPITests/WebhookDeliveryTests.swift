@@ -13,20 +13,23 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// Short delays for tests: retries after 50 ms (doubling up to 400 ms), requests time out after 2 s.
-// Short retries, and the product's own 10 s timeout: a busy machine may take seconds to answer.
+/// Short delays for tests: retries after 50 ms (doubling up to 400 ms), and the product's own 10 s
+/// timeout (a busy machine may take seconds to answer); the receivers on loopback are allowed.
 let quickDelivery = WebhookDeliverySettings(timeout: .seconds(10), firstRetryDelay: .milliseconds(50),
                                             maxRetryDelay: .milliseconds(400), maxConcurrentDeliveries: 16,
-                                            pollInterval: .milliseconds(200), roundSpacing: .milliseconds(10))
+                                            pollInterval: .milliseconds(200), roundSpacing: .milliseconds(10),
+                                            addressPolicy: TestEnvironment.loopbackWebhooks)
 
 /// Runs the delivery service over the environment's stores while `body` runs.
 func withDeliveryService<Value: Sendable>(_ environment: TestEnvironment, settings: WebhookDeliverySettings = quickDelivery,
+                                          resolver: any HostResolver = SystemHostResolver(),
                                           _ body: @Sendable () async throws -> Value) async throws -> Value {
     let renderer = OrderEventRenderer(services: environment.services)
     var logger = Logger(label: "webhooks-test")
     logger.logLevel = .warning
     let service = WebhookDeliveryService(webhooks: environment.stores.webhooks, events: environment.stores.orderEvents,
-                                         render: { try await renderer.webhookBody($0) }, settings: settings, logger: logger)
+                                         render: { try await renderer.webhookBody($0) }, settings: settings,
+                                         resolver: resolver, logger: logger)
     let group = ServiceGroup(configuration: .init(services: [service], logger: logger))
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { try await group.run() }
@@ -68,7 +71,7 @@ extension TestClientProtocol {
 struct WebhookDeliveryTests {
     @Test("a receiver that fails twice then accepts gets the event accepted exactly once, signed, with one id throughout")
     func failsTwiceThenAccepts() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let receiver = WebhookReceiver { request in request.earlier < 2 ? .status(500) : .status(200) }
         try await receiver.serve { port in
             try await withRouter(environment) { client in
@@ -114,7 +117,7 @@ struct WebhookDeliveryTests {
 
     @Test("events of one order arrive in order; a failing order holds back only its own events")
     func orderPerOrder() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let blocked = Mutex<String?>(nil)
         let receiver = WebhookReceiver { request in
             blocked.withLock { $0 } == request.orderID ? .status(503) : .status(200)
@@ -164,7 +167,7 @@ struct WebhookDeliveryTests {
 
     @Test("a redirect is not followed and counts as a failed attempt; a receiver slower than the timeout is retried")
     func redirectsAndTimeouts() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let receiver = WebhookReceiver { request in
             switch request.path {
             case "/moved": .redirect("/elsewhere")
@@ -175,7 +178,8 @@ struct WebhookDeliveryTests {
         // The timeout is long enough for a loaded machine to answer the redirect, and far below the slow answer.
         let settings = WebhookDeliverySettings(timeout: .seconds(4), firstRetryDelay: .milliseconds(50),
                                                maxRetryDelay: .milliseconds(200), pollInterval: .milliseconds(200),
-                                               roundSpacing: .milliseconds(10))
+                                               roundSpacing: .milliseconds(10),
+                                               addressPolicy: TestEnvironment.loopbackWebhooks)
         try await receiver.serve { port in
             try await withRouter(environment) { client in
                 let moved = try await client.registerWebhook(url: "http://127.0.0.1:\(port)/moved", events: ["order.placed"],
@@ -220,7 +224,7 @@ struct WebhookDeliveryTests {
 
     @Test("after a rotation both secrets sign for the overlap; a redelivery sends the same event id again")
     func rotationAndRedelivery() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let receiver = WebhookReceiver()
         try await receiver.serve { port in
             try await withRouter(environment) { client in
@@ -265,11 +269,14 @@ struct WebhookDeliveryTests {
 
     @Test("1,000 orders bumped to ready while a slow receiver (200 ms a request) listens: every event arrives, in order per order")
     func thousandOrdersSlowReceiver() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let receiver = WebhookReceiver { _ in .delayed(.milliseconds(200), 200) }
-        let settings = WebhookDeliverySettings(timeout: .seconds(5), firstRetryDelay: .milliseconds(100),
+        // An attempt that outlives its timeout is made again (at least once), so the timeout is far
+        // above the receiver's 200 ms: "each once" must hold on a slow, busy machine too.
+        let settings = WebhookDeliverySettings(timeout: .seconds(60), firstRetryDelay: .milliseconds(100),
                                                maxRetryDelay: .seconds(1), maxConcurrentDeliveries: 64,
-                                               pollInterval: .milliseconds(500))
+                                               pollInterval: .milliseconds(500),
+                                               addressPolicy: TestEnvironment.loopbackWebhooks)
         let orders = 1_000
         try await receiver.serve { port in
             try await withRouter(environment) { client in

@@ -30,6 +30,8 @@ final class WebhookReceiver: Sendable {
     /// What the receiver does with a request.
     enum Answer: Sendable {
         case status(Int)
+        /// Answers the status with this body (text).
+        case statusAndBody(Int, String)
         /// Waits, then answers with the status.
         case delayed(Duration, Int)
         /// Answers 302 with a Location.
@@ -71,9 +73,14 @@ final class WebhookReceiver: Sendable {
             }
             let status: Int
             var headers = HTTPFields()
+            var body = ResponseBody()
             switch await self.answer(incoming) {
             case .status(let code):
                 status = code
+            case .statusAndBody(let code, let text):
+                status = code
+                headers[.contentType] = "text/plain"
+                body = ResponseBody(byteBuffer: ByteBuffer(string: text))
             case .delayed(let wait, let code):
                 try? await Task.sleep(for: wait)
                 status = code
@@ -85,7 +92,7 @@ final class WebhookReceiver: Sendable {
                 status = code
             }
             self.answered.withLock { $0.append((incoming, status)) }
-            return Response(status: .init(code: status), headers: headers)
+            return Response(status: .init(code: status), headers: headers, body: body)
         }
         let bound = Mutex<Int?>(nil)
         var logger = Logger(label: "webhook-receiver")
@@ -96,7 +103,7 @@ final class WebhookReceiver: Sendable {
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(60)  // a busy machine may take long to bind
             while bound.withLock({ $0 }) == nil {
                 guard ContinuousClock.now < deadline else { throw TestFailure("the receiver did not start") }
                 try await Task.sleep(for: .milliseconds(10))

@@ -21,8 +21,9 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     private let process = Process()
 
-    /// Starts `canteen serve` on `port` with short webhook retry delays and waits until it answers.
-    init(dataDirectory: URL, port: Int, http: HTTPClient) async throws {
+    /// Starts `canteen serve` on `port` with short webhook retry delays (and `extra` options) and
+    /// waits until it answers.
+    init(dataDirectory: URL, port: Int, http: HTTPClient, extra: [String] = []) async throws {
         self.port = port
         process.executableURL = Self.executable
         let root = Fixtures.repositoryRoot
@@ -30,7 +31,8 @@ final class ServerProcess: @unchecked Sendable {
             "serve", "--data-dir", dataDirectory.path, "--port", "\(port)",
             "--menus", root.appendingPathComponent("Menus").path, "--locales", root.appendingPathComponent("Locales").path,
             "--log-level", "error", "--webhook-timeout", "1", "--webhook-first-retry", "0.1", "--webhook-max-retry-delay", "0.5",
-        ]
+            "--webhook-allow-private", "127.0.0.0/8",
+        ] + extra
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let deadline = ContinuousClock.now + .seconds(30)
@@ -48,6 +50,19 @@ final class ServerProcess: @unchecked Sendable {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// SIGTERM, and how long the process took to exit (nil when it still ran after `limit`).
+    func sigterm(waitingUpTo limit: Duration) -> Duration? {
+        let start = ContinuousClock.now
+        process.terminate()
+        while process.isRunning && ContinuousClock.now - start < limit { usleep(10_000) }
+        return process.isRunning ? nil : ContinuousClock.now - start
+    }
+
+    /// How the process ended: `(.exit, 0)` for a clean exit.
+    var termination: (reason: Process.TerminationReason, status: Int32) {
+        (process.terminationReason, process.terminationStatus)
     }
 
     /// SIGTERM, then SIGKILL when it lingers.
@@ -189,13 +204,13 @@ struct WebhookRestartTests {
 
                 // A request in flight when the server is killed is made again after the restart.
                 hang.withLock { $0 = true }
-                let before = receiver.requests.count
                 let late = try await api.ok(.POST, "/v1/orders", token: kiosk, json: [
                     "cafeId": "allday", "lines": [["itemId": "salad", "quantity": 1]], "pickup": "asap",
                     "customer": ["name": "Late"],
                 ], key: "restart-late")
                 let lateID = try #require(late["id"]?.stringValue)
-                #expect(try await eventually { receiver.requests.count > before })
+                // Its own request, not any: an earlier event sent once more (at least once) would do too.
+                #expect(try await eventually { receiver.requests.contains { $0.orderID == lateID } })
                 second.kill()
                 hang.withLock { $0 = false }
                 let third = try await ServerProcess(dataDirectory: directory, port: serverPort, http: http)
@@ -207,6 +222,87 @@ struct WebhookRestartTests {
                 third.stop()
             }
         } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    @Test("SIGTERM during an attempt to a receiver that never answers: the server exits at once, not after the webhook timeout, and delivers the event once restarted")
+    func sigtermDuringAttempt() async throws {
+        let directory = TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ops = try ServerProcess.command(["tokens", "create", "--role", "ops", "--data-dir", directory.path])
+        let kiosk = try ServerProcess.command(["tokens", "create", "--role", "kiosk", "--data-dir", directory.path])
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let serverPort = try WebhookReceiver.freePort()
+        // A timeout far longer than any bound below: waiting it out cannot pass for an exit.
+        let options = ["--webhook-timeout", "60"]
+        let servers = Mutex<[ServerProcess]>([])
+        defer { servers.withLock { $0.forEach { $0.stop() } } }
+        let hang = Mutex(true)
+        let receiver = WebhookReceiver { _ in
+            hang.withLock { $0 } ? .hold(while: { hang.withLock { $0 } }, then: 503) : .status(200)
+        }
+        do {
+            try await receiver.serve { receiverPort in
+                // Whatever happens, the held request is let go, so that the receiver can stop.
+                defer { hang.withLock { $0 = false } }
+                let first = try await ServerProcess(dataDirectory: directory, port: serverPort, http: http,
+                                                    extra: options)
+                servers.withLock { $0.append(first) }
+                let api = LiveAPI(http: http, port: serverPort)
+                let cafe = Self.alldayCafe()
+                _ = try await api.ok(.PUT, "/v1/cafes/allday", token: ops, json: cafe.configuration)
+                _ = try await api.ok(.PUT, "/v1/cafes/allday/menu", token: ops, json: cafe.menu)
+                let hook = try await api.ok(.POST, "/v1/webhooks", token: ops,
+                                            json: ["url": .string("http://127.0.0.1:\(receiverPort)/canteen"),
+                                                   "events": ["order.placed"]])
+                let hookID = try #require(hook["id"]?.stringValue)
+                let order = try await api.ok(.POST, "/v1/orders", token: kiosk, json: [
+                    "cafeId": "allday", "lines": [["itemId": "salad", "quantity": 1]], "pickup": "asap",
+                    "customer": ["name": "Held"],
+                ], key: "sigterm-held")
+                let orderID = try #require(order["id"]?.stringValue)
+                try #require(try await eventually { receiver.requests.contains { $0.orderID == orderID } },
+                             "the attempt never reached the receiver")
+
+                // The receiver holds the request; SIGTERM now.
+                let exit = first.sigterm(waitingUpTo: .seconds(30))
+                print("canteen serve exited \(exit.map { "\($0)" } ?? "not at all (30 s)") after SIGTERM "
+                      + "with a webhook attempt in flight (timeout 60 s)")
+                let exited = try #require(exit, "the server did not exit within 30 s")
+                // Generous for a busy machine; waiting out the attempt would take 60 s.
+                #expect(exited < .seconds(5), "the server took \(exited) to exit")
+                #expect(first.termination.reason == .exit && first.termination.status == 0,
+                        "a clean exit, not a crash: \(first.termination)")
+
+                // Started again, with a receiver that now answers: the event is delivered, once accepted.
+                hang.withLock { $0 = false }
+                let second = try await ServerProcess(dataDirectory: directory, port: serverPort, http: http,
+                                                     extra: options)
+                servers.withLock { $0.append(second) }
+                #expect(try await eventually(within: .seconds(30)) {
+                    receiver.accepted.contains { $0.orderID == orderID }
+                })
+                #expect(Set(receiver.requests.filter { $0.orderID == orderID }.map(\.eventID)).count == 1,
+                        "the same event, sent again")
+                #expect(try await eventually {
+                    let listing = try await api.ok(.GET, "/v1/webhooks/\(hookID)/deliveries", token: ops)
+                    return listing["deliveries", 0, "state"] == "delivered"
+                })
+                let listing = try await api.ok(.GET, "/v1/webhooks/\(hookID)/deliveries", token: ops)
+                let attempts = listing["deliveries", 0, "attempts"]
+                print("attempts after the restart: \(attempts.map { "\($0)" } ?? "none")")
+                let interrupted = attempts?[0]?["error"]?.stringValue ?? ""
+                #expect(interrupted.hasPrefix("interrupted after") && interrupted.hasSuffix("the server shut down"),
+                        "\(interrupted)")
+                #expect(attempts?[0]?["statusCode"] == nil)
+                #expect(attempts?[1]?["statusCode"] == 200)
+                second.stop()
+            }
+        } catch {
+            hang.withLock { $0 = false }
             try? await http.shutdown()
             throw error
         }

@@ -71,8 +71,22 @@ struct WebhookRoutesTests {
             }
             let private10 = try await client.send(.post, "/v1/webhooks", token: environment.ops,
                                                   json: ["url": "http://10.1.2.3:8080/hook", "events": ["order.ready"]])
-            #expect(private10.status == .created, "a company's own network is allowed")
-            #expect(try await environment.rowCount("webhookEndpoint") == 1)
+            #expect(private10.status.code == 422, "a private address needs ops to allow its range")
+            #expect(private10.errorCode == "webhook_address_not_allowed")
+            #expect(private10.errorField == "url")
+            #expect(try await environment.rowCount("webhookEndpoint") == 0)
+        }
+        // A company's own network, allowed by ops (`--webhook-allow-private 10.0.0.0/8`).
+        let allowing = try await TestEnvironment.make(
+            webhookPolicy: WebhookAddressPolicy(allowing: [try IPAddressRange("10.0.0.0/8")]))
+        try await withRouter(allowing) { client in
+            let private10 = try await client.send(.post, "/v1/webhooks", token: allowing.ops,
+                                                  json: ["url": "http://10.1.2.3:8080/hook", "events": ["order.ready"]])
+            #expect(private10.status == .created)
+            let loopback = try await client.send(.post, "/v1/webhooks", token: allowing.ops,
+                                                 json: ["url": "http://127.0.0.1:8080/hook", "events": ["order.ready"]])
+            #expect(loopback.errorCode == "webhook_address_not_allowed", "only the range allowed")
+            #expect(try await allowing.rowCount("webhookEndpoint") == 1)
         }
     }
 
@@ -94,7 +108,7 @@ struct WebhookRoutesTests {
 
     @Test("an endpoint is sent only the events committed after it was registered, of its café and types")
     func fanOutFilters() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         try await withRouter(environment) { client in
             let early = try await client.placed(saladOrder(name: "Early"), token: environment.kiosk)
             let hook = try await client.registerWebhook(url: "http://127.0.0.1:9/", events: ["order.ready"], cafeID: "testcafe",
@@ -127,7 +141,7 @@ struct WebhookRoutesTests {
 
     @Test("an endpoint has at most so many open deliveries; the rest of its events wait in the outbox, none lost")
     func openDeliveriesCap() async throws {
-        let environment = try await TestEnvironment.make()
+        let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let store = WebhookStore(database: environment.stores.sqliteDatabase!, openPerEndpoint: 3)
         try await withRouter(environment) { client in
             let hook = try await client.registerWebhook(url: "http://127.0.0.1:9/", events: ["order.placed"], token: environment.ops)

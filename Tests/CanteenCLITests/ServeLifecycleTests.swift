@@ -16,17 +16,19 @@ struct ServeLifecycleTests {
         defer { try? FileManager.default.removeItem(at: data) }
         let kitchen = try CanteenProcess.run(["tokens", "create", "--role", "kitchen", "--data-dir", data.path]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        let scraper = try CanteenProcess.run(["tokens", "create", "--role", "metrics", "--data-dir", data.path]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ServerProcess(dataDirectory: data)
         let display = try RawHTTP(port: server.port, timeout: 40)
         let first = try display.exchange("GET", "/v1/cafes/tokyo/tickets", headers: [("Authorization", "Bearer \(kitchen)")])
         let cursor = try #require(first.headers["etag"]?.trimmingCharacters(in: ["\""]))
         #expect(display.send(RawHTTP.request("GET", "/v1/cafes/tokyo/tickets?after=\(cursor)&wait=30",
                                              headers: [("Authorization", "Bearer \(kitchen)")])))
-        // Parked: the metrics (from loopback, no token) count one waiting display.
+        // Parked: the metrics count one waiting display.
         let metrics = try RawHTTP(port: server.port)
         var parked = false
         for _ in 0..<200 where !parked {
-            let text = try metrics.exchange("GET", "/metrics").text
+            let text = try metrics.exchange("GET", "/metrics", headers: [("Authorization", "Bearer \(scraper)")]).text
             parked = text.split(separator: "\n").contains {
                 $0.hasPrefix("canteen_feed_waiters ") && Double($0.split(separator: " ").last ?? "") == 1
             }

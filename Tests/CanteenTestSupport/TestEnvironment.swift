@@ -18,9 +18,13 @@ public struct TestEnvironment: Sendable {
     public let kitchen: String
     public let boundKiosk: String
 
-    /// - Parameter dataDirectory: a folder for a real SQLite file (WAL, pool); nil keeps it in memory.
+    /// - Parameters:
+    ///   - dataDirectory: a folder for a real SQLite file (WAL, pool); nil keeps it in memory.
+    ///   - webhookPolicy: where webhooks may be registered to (tests with loopback receivers allow loopback).
     public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false,
-                            dataDirectory: URL? = nil) async throws -> TestEnvironment {
+                            dataDirectory: URL? = nil,
+                            webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy())
+        async throws -> TestEnvironment {
         let clock = TestClock(instant)
         let stores = try CanteenStores.open(dataDirectory: dataDirectory, clock: clock.closure)
         var documents = [try Fixtures.cafeAndMenu()]
@@ -29,7 +33,7 @@ public struct TestEnvironment: Sendable {
         if sampleCafes {
             try await stores.cafes.importCafes(try CafeFiles.load(directory: Fixtures.menusDirectory).get())
         }
-        var services = stores.apiServices(strings: Self.strings, clock: clock.closure)
+        var services = stores.apiServices(strings: Self.strings, clock: clock.closure, webhookPolicy: webhookPolicy)
         // Tests run side by side on a busy machine: a readiness check is not cut at 3 s here.
         services.readiness = Readiness(cafes: stores.cafes, database: stores.health, timeout: .seconds(60))
         return TestEnvironment(
@@ -39,6 +43,10 @@ public struct TestEnvironment: Sendable {
             kitchen: try await stores.tokens.createToken(role: .kitchen, cafeID: nil, name: "kitchen").secret,
             boundKiosk: try await stores.tokens.createToken(role: .kiosk, cafeID: "testcafe", name: "bound").secret)
     }
+
+    /// Webhooks may go to loopback (127.0.0.0/8): what the tests' receivers listen on, as
+    /// `canteen serve --webhook-allow-private 127.0.0.0/8` would allow.
+    public static let loopbackWebhooks = WebhookAddressPolicy(allowing: [try! IPAddressRange("127.0.0.0/8")])
 
     /// The repository's `Locales/`, loaded once.
     public static let strings: Strings = {

@@ -3,9 +3,18 @@ import Foundation
 import Hummingbird
 
 /// `POST /v1/cards` (ops) registers a badge card to a user; `POST /v1/cards/identify` (kiosk of a café, or
-/// ops) answers whose card was tapped: user id, display name and preferred café.
+/// ops) answers whose card was tapped: user id, display name and preferred café. Wrong enrolment codes
+/// and unknown cards are counted per token and per café (`GuessLimiter`), each kind on its own.
 struct CardRoutes {
     let services: APIServices
+    let enrolmentGuesses: GuessLimiter
+    let cardGuesses: GuessLimiter
+
+    init(services: APIServices) {
+        self.services = services
+        enrolmentGuesses = GuessLimiter(clock: services.clock)
+        cardGuesses = GuessLimiter(clock: services.clock)
+    }
 
     func register(on routes: RouteTable) {
         routes.on(.post, "/v1/cards") { request, context in try await registerCard(request, context) }
@@ -38,18 +47,21 @@ struct CardRoutes {
 
     /// `{"code", "technology", "identifier"}` (kiosk): registers the tapped card to the code's user.
     func enrol(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
-        try context.require(.kiosk)
+        let token = try context.require(.kiosk)
         var request = request
         let body = try Self.object(try await request.jsonBody())
         for key in body.keys where !["code", "technology", "identifier"].contains(key) {
             throw CanteenError(.invalid, code: .unknownField, message: "unknown field \(key)", field: key)
         }
         guard let code = body["code"]?.stringValue, (1...32).contains(code.count) else {
-            throw CanteenError(.invalid, code: .invalidField, message: "code is the one-time code ops gave (8 characters)",
+            throw CanteenError(.invalid, code: .invalidField,
+                               message: "code is the one-time code ops gave (12 characters, such as 7KQM-X2PA-9RTD)",
                                field: "code")
         }
         let (technology, identifier) = try Self.card(body)
-        let saved = try await services.cards.enrol(code: code, technology: technology, identifier: identifier)
+        let saved = try await enrolmentGuesses.guess(by: token, isFailure: { $0.code == .enrolmentCodeInvalid }) {
+            try await services.cards.enrol(code: code, technology: technology, identifier: identifier)
+        }
         return try JSONResponse.make(
             RegistrationDTO(userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),
             status: .created)
@@ -77,17 +89,19 @@ struct CardRoutes {
         return (technology, try CardIdentifier(identifier))
     }
 
-    /// `userId` (1–128 characters) and `displayName` (at most 200) of a body; with `allowed`, no other member.
+    /// `userId` (`UserID`'s rule) and `displayName` (at most 200) of a body; with `allowed`, no other member.
     static func user(_ body: [String: JSONValue], allowed: Set<String>?) throws -> (String, String?) {
         if let allowed {
             for key in body.keys.sorted() where !allowed.contains(key) {
                 throw CanteenError(.invalid, code: .unknownField, message: "unknown field \(key)", field: key)
             }
         }
-        guard let userID = body["userId"]?.stringValue, !userID.isEmpty, userID.count <= 128 else {
+        guard let userID = body["userId"]?.stringValue else {
             throw CanteenError(
-                .invalid, code: .invalidField, message: "userId has 1 to 128 characters", field: "userId")
+                .invalid, code: .invalidField,
+                message: "userId is a string: 1–128 of letters, digits, '-', '_', '.' and '@'", field: "userId")
         }
+        try UserID.validate(userID)
         var displayName: String?
         if let value = body["displayName"], value != .null {
             guard let name = value.stringValue else {
@@ -123,15 +137,20 @@ struct CardRoutes {
     }
 
     func identify(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
-        try context.require(.kiosk, .ops)
+        let token = try context.require(.kiosk, .ops)
         var request = request
         let (technology, identifier) = try Self.card(try Self.object(try await request.jsonBody()))
-        return try JSONResponse.make(try await identification(technology: technology, identifier: identifier))
+        let found = try await identification(technology: technology, identifier: identifier, by: token)
+        return try JSONResponse.make(found)
     }
 
-    /// Whose card this is, with their preferred café; `card_not_registered` when nobody's.
-    func identification(technology: CardTechnology, identifier: CardIdentifier) async throws -> RegistrationDTO {
-        let found = try await services.cards.identify(technology: technology, identifier: identifier)
+    /// Whose card this is, with their preferred café; `card_not_registered` when nobody's (a failed
+    /// guess of `token`'s), `too_many_attempts` after too many of those.
+    func identification(technology: CardTechnology, identifier: CardIdentifier,
+                        by token: AccessToken) async throws -> RegistrationDTO {
+        let found = try await cardGuesses.guess(by: token, isFailure: { $0.code == .cardNotRegistered }) {
+            try await services.cards.identify(technology: technology, identifier: identifier)
+        }
         var preferred: String?
         if case .cafe(let cafeID) = try await services.preferences.defaultLocation(userID: found.userID).location {
             preferred = cafeID

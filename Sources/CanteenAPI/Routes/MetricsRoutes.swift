@@ -2,8 +2,8 @@ import CanteenCore
 import Hummingbird
 import NIOCore
 
-/// `GET /metrics`: Prometheus text format. Without a token only from this machine (loopback);
-/// from elsewhere with an ops token.
+/// `GET /metrics`: Prometheus text format, for an ops or a metrics token, or anyone when the
+/// server runs with `--metrics-public`.
 struct MetricsRoutes {
     let services: APIServices
 
@@ -12,9 +12,11 @@ struct MetricsRoutes {
     }
 
     func scrape(_ context: CanteenRequestContext) async throws -> Response {
-        try MetricsAccess.authorize(token: context.token, remoteAddress: context.remoteAddress)
+        try MetricsAccess.authorize(token: context.token, metricsArePublic: services.metricsArePublic)
         let metrics = services.metrics
         metrics.setFeedWaiters(services.feed.waitingDisplays)
+        metrics.setOrderFollowers(services.feed.orderFollowers)
+        metrics.setFeedStreams(services.feed.openStreams)
         for cafe in try await services.cafes.cafes() {
             metrics.setOpenTickets(try await services.tickets.openTicketCount(cafeID: cafe.cafe.id), cafeID: cafe.cafe.id)
         }
@@ -24,27 +26,21 @@ struct MetricsRoutes {
 
 }
 
-/// Who may read `GET /metrics`.
+/// Who may read `GET /metrics`. Never decided by the peer's address: behind a reverse proxy on the
+/// same host, every request comes from loopback.
 public enum MetricsAccess {
-    /// An ops token from anywhere; no token from loopback only (401 otherwise); any other token is 403.
-    public static func authorize(token: AccessToken?, remoteAddress: SocketAddress?) throws(CanteenError) {
-        if let token {
-            guard token.role == .ops else {
-                throw CanteenError(.forbidden, code: .forbidden,
-                                   message: "a \(token.role.rawValue) token cannot read metrics; it needs ops",
-                                   parameters: ["role": token.role.rawValue])
-            }
-            return
-        }
-        guard isLoopback(remoteAddress) else {
+    /// Anyone when the metrics are public; otherwise an ops or a metrics token (401 without a
+    /// token, 403 with another role).
+    public static func authorize(token: AccessToken?, metricsArePublic: Bool) throws(CanteenError) {
+        if metricsArePublic { return }
+        guard let token else {
             throw CanteenError(.unauthenticated, code: .unauthenticated,
-                               message: "metrics need an ops token unless asked from this machine (loopback)")
+                               message: "metrics need an ops or metrics token (or canteen serve --metrics-public)")
         }
-    }
-
-    /// 127.0.0.0/8, ::1 and IPv4-mapped 127.x addresses.
-    public static func isLoopback(_ address: SocketAddress?) -> Bool {
-        guard let ip = address?.ipAddress else { return false }
-        return ip.hasPrefix("127.") || ip == "::1" || ip.lowercased().hasPrefix("::ffff:127.")
+        guard token.role == .ops || token.role == .metrics else {
+            throw CanteenError(.forbidden, code: .forbidden,
+                               message: "a \(token.role.rawValue) token cannot read metrics; it needs ops or metrics",
+                               parameters: ["role": token.role.rawValue])
+        }
     }
 }

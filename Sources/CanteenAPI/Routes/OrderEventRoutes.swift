@@ -42,6 +42,8 @@ struct OrderEventRoutes {
         var headers = presentation.headers
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
+        // HEAD: the stream's head alone (its body lasts until the order is picked up).
+        if request.method == .head { return Response(status: .ok, headers: headers) }
         let stream = OrderEventStream(follower: follower, order: followed.order, finished: finished, history: history,
                                       lastEventID: lastEventID ?? 0, events: services.orderEvents, cafe: cafe,
                                       presentation: presentation, heartbeat: services.feed.heartbeat)
@@ -77,6 +79,8 @@ struct OrderEventStream: Sendable {
     /// Streams until the order is finished, the client goes away or the server shuts down
     /// (the server waits for open requests: a stream must end for it to stop).
     func write(to writer: inout any ResponseBodyWriter) async throws {
+        // Done following when the stream ends, however it ends (not when the answer is freed).
+        defer { follower.stop() }
         try await withGracefulShutdownHandler {
             try await stream(to: &writer)
         } onGracefulShutdown: { [follower] in
@@ -126,8 +130,9 @@ struct OrderEventStream: Sendable {
 }
 
 extension CanteenRequestContext {
-    /// Who may follow an order: the kiosk token that placed it, ops, and the kitchens serving
-    /// its café; 403 for anyone else.
+    /// Who may read an order, follow it (long-poll, event stream) or, if also kiosk or ops, cancel
+    /// it: the kiosk token that placed it, ops, the kitchens serving its café and its own user's
+    /// token; 403 for anyone else, the same on every one of these routes.
     func requireFollower(of order: FollowedOrder) throws(CanteenError) {
         let token = try requireToken()
         switch token.role {
@@ -145,6 +150,8 @@ extension CanteenRequestContext {
             guard let userID = order.order.customer.userID, userID == token.userID else {
                 throw CanteenError(.forbidden, code: .forbidden, message: "a user token follows its own user's orders only")
             }
+        case .metrics:
+            throw .metricsOnly
         }
     }
 }

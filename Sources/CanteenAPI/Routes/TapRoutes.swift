@@ -62,7 +62,7 @@ struct TapRoutes {
             kind = "badge"
             let (technology, identifier) = try CardRoutes.card(body)
             do {
-                user = try await cards.identification(technology: technology, identifier: identifier)
+                user = try await cards.identification(technology: technology, identifier: identifier, by: token)
             } catch let error as CanteenError where error.code == .cardNotRegistered {
                 problem = error
             }

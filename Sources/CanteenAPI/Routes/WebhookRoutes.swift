@@ -10,6 +10,10 @@ struct WebhookRoutes {
     /// The most deliveries one listing shows.
     static let maxDeliveries = 200
 
+    /// How long registration waits for the URL's host name to resolve; a name that does not
+    /// resolve by then is accepted (every attempt resolves it again, and judges what it finds).
+    static let resolutionTimeout: Duration = .seconds(5)
+
     func register(on routes: RouteTable) {
         routes.on(.post, "/v1/webhooks") { request, context in try await create(request, context) }
         routes.on(.get, "/v1/webhooks") { request, context in try await list(request, context) }
@@ -34,6 +38,10 @@ struct WebhookRoutes {
         if var reader = JSONObjectReader(body, path: "", problems: problems) {
             url = reader.string("url")
             cafeID = reader.string("cafeId", required: false)
+            // Absent means every café: a null must not widen an endpoint to every café by accident.
+            if reader.isNull("cafeId") {
+                problems.add("cafeId", "a café id, or no cafeId for every café; not null", code: .invalidType)
+            }
             for (path, value) in reader.elements("events") {
                 guard let name = value.stringValue else {
                     problems.add(path, "expected an event type, found \(value.typeName)", code: .invalidType)
@@ -48,9 +56,33 @@ struct WebhookRoutes {
             throw CanteenError(.invalid, code: .invalidField, message: "'\(cafeID.prefix(100))' is not a café id", field: "cafeId")
         }
         let registration = try WebhookRegistration(url: url!, cafeID: cafeID, events: names)
+        try await checkDestination(registration.url)
         let (endpoint, secret) = try await services.webhooks.createEndpoint(registration)
         return JSONResponse.make(writing: WebhookDTO(endpoint, secret: secret), status: .created,
                                  headers: [.location: "/v1/webhooks/\(endpoint.id)"])
+    }
+
+    /// Refuses (`webhook_address_not_allowed`, field `url`) a URL whose host is an internal
+    /// address, or a name resolving to one, unless the server allows that range.
+    private func checkDestination(_ url: String) async throws {
+        let destination = try WebhookDestination(url: url)
+        let policy = services.webhookPolicy
+        let resolver = services.hostResolver
+        let verdict = await withTaskGroup(of: WebhookAddressPolicy.Verdict?.self) { group in
+            group.addTask { await policy.verdict(for: destination, resolver: resolver) }
+            group.addTask {
+                try? await Task.sleep(for: Self.resolutionTimeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard case .refused(let reason) = verdict else { return }
+        throw CanteenError(.invalid, code: .webhookAddressNotAllowed,
+                           message: "webhooks are not sent to internal addresses: \(reason); a server started with "
+                               + "--webhook-allow-private CIDR sends to that range",
+                           field: "url", parameters: ["reason": reason])
     }
 
     func list(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {

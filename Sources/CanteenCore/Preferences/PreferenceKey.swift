@@ -40,6 +40,9 @@ public enum PreferenceKey {
         if value == .null {
             throw invalid(key, "null is not a preference value; remove the key instead")
         }
+        if let place = nul(in: value, at: "the value") {
+            throw invalid(key, "a preference value holds no NUL character (U+0000); \(place) has one")
+        }
         switch key {
         case defaultLocation:
             guard let location = DefaultLocation(value) else {
@@ -55,6 +58,28 @@ public enum PreferenceKey {
             }
         default:
             break
+        }
+    }
+
+    /// Where `value` holds a NUL (in a string or a member name), or nil. PostgreSQL cannot store
+    /// one, and no app means one.
+    static func nul(in value: JSONValue, at place: String) -> String? {
+        switch value {
+        case .string(let text):
+            return text.utf8.contains(0) ? place : nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = nul(in: element, at: "\(place)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for name in members.keys.sorted() {
+                if name.utf8.contains(0) { return "a member name of \(place)" }
+                if let found = nul(in: members[name]!, at: "\(place).\(name)") { return found }
+            }
+            return nil
+        case .null, .bool, .int, .double:
+            return nil
         }
     }
 
