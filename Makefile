@@ -124,19 +124,39 @@ test-traces: deps venv
 	$(VENV)/bin/python Tests/Tracing/run.py --bin "$$($(SWIFT) build --show-bin-path)/canteen"
 # The Debian package (issue 31). `make dist`: the release binary with the Swift runtime linked
 # statically (built in .build-dist/), packaged by packaging/build-deb.sh as
-# dist/canteen_VERSION_amd64.deb and .tar.gz; VERSION is the latest versioned entry of CHANGELOG.md.
+# dist/canteen_VERSION_ARCH.deb and .tar.gz; VERSION is the latest versioned entry of CHANGELOG.md.
 # `make test-install`: that package installed with apt on a Debian 12 system booted under qemu
-# (Tests/InstallVM/; the system is debootstrapped once into .build-install/, git-ignored). Needs root
-# (debootstrap, chroot).
+# (Tests/InstallVM/; the system is debootstrapped once into .build-install/, git-ignored; needs root
+# for debootstrap and chroot). `make test` installs the same package made from its own debug build
+# instead (INSTALL_BUILD=debug: the debug objects relinked with the runtime static, a minute, where
+# a release build takes 15-20 on this machine), so that the whole run stays well under 45 minutes.
 APT_PACKAGES += dpkg-dev
 VERSION := $(shell sed -n -E 's/^\#\# \[?([0-9]+\.[0-9]+\.[0-9]+[^] ]*)\]? - [0-9-]+.*/\1/p' CHANGELOG.md | head -n 1)
-DIST_SWIFT_FLAGS ?=
-TEST_SUITES += test-install
-.PHONY: dist test-install
+ARCH := $(shell dpkg --print-architecture)
+# SwiftPM 6.3 links the static Foundation libraries without the ones they need after them
+# (swiftlang/swift-package-manager#10564: undefined swift_udat_*, kCFBoolean* in a debug build):
+# name them again in one group, so that the linker resolves them among themselves.
+STATIC_FOUNDATION := FoundationNetworking _CFURLSessionInterface Foundation FoundationInternationalization \
+	FoundationEssentials CoreFoundation _FoundationCollections _FoundationCShims _FoundationICU
+DIST_SWIFT_FLAGS ?= --static-swift-stdlib -Xlinker --start-group \
+	$(foreach library,$(STATIC_FOUNDATION),-Xlinker -l$(library)) -Xlinker --end-group
+INSTALL_BUILD ?= release
+TEST_SUITES += test-install-debug
+.PHONY: dist test-install test-install-debug
 
 dist: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product canteen --scratch-path .build-dist $(DIST_SWIFT_FLAGS)
+	$(SWIFT) build -c release --product canteen --scratch-path .build-dist $(DIST_SWIFT_FLAGS)
 	packaging/build-deb.sh "$$($(SWIFT) build -c release --scratch-path .build-dist --show-bin-path)/canteen" dist
 
+ifeq ($(INSTALL_BUILD),release)
 test-install: dist
-	Tests/InstallVM/run.sh dist/canteen_$(VERSION)_$$(dpkg --print-architecture).deb
+	Tests/InstallVM/run.sh dist/canteen_$(VERSION)_$(ARCH).deb
+else
+test-install: deps
+	$(SWIFT) build --product canteen $(DIST_SWIFT_FLAGS)
+	CANTEEN_DEB_QUICK=1 packaging/build-deb.sh "$$($(SWIFT) build --show-bin-path)/canteen" .build-install/debug-package
+	Tests/InstallVM/run.sh .build-install/debug-package/canteen_$(VERSION)_$(ARCH).deb
+endif
+
+test-install-debug:
+	@$(MAKE) --no-print-directory test-install INSTALL_BUILD=debug

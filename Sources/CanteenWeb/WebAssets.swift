@@ -57,10 +57,12 @@ public struct WebAssets: Sendable {
     // MARK: - The files shipped with Canteen
 
     /// The files of this target's `Assets/` folder: from the resource bundle next to the
-    /// executable, else from the source tree this binary was built from.
+    /// executable, else installed in `PREFIX/share/canteen/Assets` for `PREFIX/bin/canteen` (the
+    /// Debian package), else from the source tree this binary was built from.
     public static let bundled: Result<WebAssets, WebAssetsError> = {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("Canteen_CanteenWeb.resources/Assets"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("share/canteen/Assets"),
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Assets"),
         ]
         var firstError: WebAssetsError?
@@ -73,7 +75,8 @@ public struct WebAssets: Sendable {
             }
         }
         return .failure(firstError ?? WebAssetsError(
-            path: candidates[0].path, problem: "no Assets folder here nor at \(candidates[1].path)"))
+            path: candidates[0].path,
+            problem: "no Assets folder here, at \(candidates[1].path) nor at \(candidates[2].path)"))
     }()
 
     static let contentTypes = [

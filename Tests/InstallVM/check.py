@@ -172,6 +172,16 @@ check("/healthz answers 200 from the host through the forwarded port", status ==
 status, body = wait_for_http("/readyz", 30)
 check("/readyz answers 200 ready from the host", status == 200 and '"ready"' in body, f"{status} {body}")
 transcript.write(f"$ curl -s http://VM:8080/readyz\n{body}\n")
+pages = {}
+for path in ("/kds", "/kiosk", "/board", "/app", "/assets/canteen.js"):
+    try:
+        status, headers, payload = request("GET", path)
+    except OSError as error:
+        status, headers, payload = None, {}, str(error)
+    pages[path] = (status, headers.get("Content-Type", ""), len(payload))
+check("the pages and their files are served by the installed binary (/usr/share/canteen/Assets)",
+      all(status == 200 and ("html" in kind or "javascript" in kind) and size > 200
+          for status, kind, size in pages.values()), str(pages))
 
 # --- An order ---
 _, ops = ssh("sudo -u canteen canteen tokens create --role ops --name 'test-install' --data-dir /var/lib/canteen",
