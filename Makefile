@@ -152,9 +152,18 @@ ifeq ($(INSTALL_BUILD),release)
 test-install: dist
 	Tests/InstallVM/run.sh dist/canteen_$(VERSION)_$(ARCH).deb
 else
+# The debug build the other suites made, linked with the static runtime (SwiftPM compiles a few
+# modules again for it: Hummingbird, HummingbirdCore, SwiftProtobuf), copied out with the pages'
+# files; then the objects compiled for the static runtime (their autolink entries name
+# _FoundationCollections) are removed and the dynamic build is made again, as it was.
 test-install: deps
 	$(SWIFT) build --product canteen $(DIST_SWIFT_FLAGS)
-	CANTEEN_DEB_QUICK=1 packaging/build-deb.sh "$$($(SWIFT) build --show-bin-path)/canteen" .build-install/debug-package
+	rm -rf .build-install/debug-binary && mkdir -p .build-install/debug-binary
+	cp -R "$$($(SWIFT) build --show-bin-path)"/canteen "$$($(SWIFT) build --show-bin-path)"/Canteen_CanteenWeb.resources \
+		.build-install/debug-binary/
+	find .build/ -name '*.o' -print0 | xargs -0 grep -l --null _FoundationCollections | xargs -0 rm -f
+	$(SWIFT) build --product canteen
+	CANTEEN_DEB_QUICK=1 packaging/build-deb.sh .build-install/debug-binary/canteen .build-install/debug-package
 	Tests/InstallVM/run.sh .build-install/debug-package/canteen_$(VERSION)_$(ARCH).deb
 endif
 
