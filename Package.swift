@@ -35,13 +35,17 @@ let package = Package(
     targets: [
         // MARK: - Libraries
         .target(
+            name: "CanteenJSON",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CanteenJSON", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CanteenFormat",
-            dependencies: ["CanteenCore"],
+            dependencies: ["CanteenCore", "CanteenJSON"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -80,6 +84,7 @@ let package = Package(
             name: "CanteenStore",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,6 +96,7 @@ let package = Package(
             name: "CanteenPostgres",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,6 +126,7 @@ let package = Package(
             name: "CanteenIdentity",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -133,6 +140,7 @@ let package = Package(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenIdentity",
                 "CanteenFormat",
                 "CanteenWeb",
@@ -157,6 +165,7 @@ let package = Package(
             name: "CanteenApp",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenStore",
                 "CanteenPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -176,6 +185,7 @@ let package = Package(
             name: "CanteenSimulation",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -187,6 +197,7 @@ let package = Package(
             dependencies: [
                 "CanteenApp",
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenFormat",
                 "CanteenPostgres",
                 "CanteenSimulation",
@@ -243,7 +254,7 @@ let package = Package(
         ),
         .target(
             name: "FuzzTargets",
-            dependencies: ["Beacons", "NFC", "CanteenCore"],
+            dependencies: ["Beacons", "NFC", "CanteenCore", "CanteenJSON"],
             path: "Benchmarks/FuzzTargets",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -264,6 +275,7 @@ let package = Package(
             name: "CanteenTestSupport",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenStore",
                 "CanteenPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -282,7 +294,12 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "CanteenCoreTests",
-            dependencies: ["CanteenCore", "CanteenTestSupport"],
+            dependencies: ["CanteenCore", "CanteenJSON", "CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CanteenJSONTests",
+            dependencies: ["CanteenJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -293,7 +310,7 @@ let package = Package(
         .testTarget(
             name: "CanteenStoreTests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenPostgres", "CanteenApp", "CanteenTestSupport",
+                "CanteenCore", "CanteenJSON", "CanteenStore", "CanteenPostgres", "CanteenApp", "CanteenTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -303,7 +320,8 @@ let package = Package(
         .testTarget(
             name: "CanteenAPITests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
+                "CanteenCore", "CanteenJSON", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport",
+                "Beacons",
                 "CanteenFormat", "CanteenWeb", "CanteenIdentity",
                 "CanteenNotify",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
