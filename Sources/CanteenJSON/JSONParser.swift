@@ -1,7 +1,8 @@
 /// Reads RFC 8259 JSON text into a `JSONValue` in one pass over its UTF-8 bytes.
 ///
 /// Every request body goes through this, so it is written for the job rather than through
-/// `JSONDecoder` and `Decodable` (which cost an eighth of the server's time per order). It is
+/// `JSONDecoder` and `Decodable` (a large share of the server's time per order when measured;
+/// docs/benchmarks.md has the figure). It is
 /// strict: UTF-8 only, no comments, no trailing commas, no leading zeros, no lone surrogates,
 /// no duplicate member names (names equal after Unicode normalization are the same name, as
 /// for Swift's `String`), and at most `maxDepth` nested arrays and objects, so a hostile body
