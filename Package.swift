@@ -81,10 +81,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenPersistence",
+            dependencies: ["CanteenCore", "CanteenJSON"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenStore",
             dependencies: [
                 "CanteenCore",
                 "CanteenJSON",
+                "CanteenPersistence",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,6 +103,7 @@ let package = Package(
             dependencies: [
                 "CanteenCore",
                 "CanteenJSON",
+                "CanteenPersistence",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,6 +175,7 @@ let package = Package(
                 "CanteenJSON",
                 "CanteenStore",
                 "CanteenPostgres",
+                "CanteenPersistence",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenAPI",
                 "CanteenNotify",
@@ -278,6 +286,7 @@ let package = Package(
                 "CanteenJSON",
                 "CanteenStore",
                 "CanteenPostgres",
+                "CanteenPersistence",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenApp",
@@ -298,6 +307,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CanteenPersistenceTests",
+            dependencies: ["CanteenPersistence", "CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CanteenJSONTests",
             dependencies: ["CanteenJSON"],
             swiftSettings: swiftSettings
@@ -310,7 +324,8 @@ let package = Package(
         .testTarget(
             name: "CanteenStoreTests",
             dependencies: [
-                "CanteenCore", "CanteenJSON", "CanteenStore", "CanteenPostgres", "CanteenApp", "CanteenTestSupport",
+                "CanteenCore", "CanteenJSON", "CanteenStore", "CanteenPostgres", "CanteenPersistence", "CanteenApp",
+                "CanteenTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
