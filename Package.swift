@@ -49,7 +49,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenRandom",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Beacons",
+            dependencies: ["CanteenRandom"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -193,6 +198,7 @@ let package = Package(
             name: "CanteenSimulation",
             dependencies: [
                 "CanteenCore",
+                "CanteenRandom",
                 "CanteenJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -359,13 +365,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconsTests",
-            dependencies: ["Beacons"],
+            dependencies: ["Beacons", "CanteenRandom"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NFCTests",
-            dependencies: ["NFC"],
+            dependencies: ["NFC", "CanteenRandom"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
