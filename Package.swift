@@ -38,17 +38,26 @@ let package = Package(
     targets: [
         // MARK: - Libraries
         .target(
+            name: "CanteenJSON",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CanteenJSON", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CanteenFormat",
-            dependencies: ["CanteenCore"],
+            dependencies: ["CanteenCore", "CanteenJSON"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CanteenRandom",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "Beacons",
+            dependencies: ["CanteenRandom"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -80,9 +89,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CanteenPersistence",
+            dependencies: ["CanteenCore", "CanteenJSON"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CanteenStore",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
+                "CanteenPersistence",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,6 +111,8 @@ let package = Package(
             name: "CanteenPostgres",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
+                "CanteenPersistence",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,6 +144,7 @@ let package = Package(
             name: "CanteenIdentity",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -139,6 +158,7 @@ let package = Package(
             name: "CanteenAPI",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenIdentity",
                 "CanteenFormat",
                 "CanteenWeb",
@@ -164,8 +184,10 @@ let package = Package(
             name: "CanteenApp",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenStore",
                 "CanteenPostgres",
+                "CanteenPersistence",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenAPI",
                 "CanteenNotify",
@@ -183,6 +205,8 @@ let package = Package(
             name: "CanteenSimulation",
             dependencies: [
                 "CanteenCore",
+                "CanteenRandom",
+                "CanteenJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -195,6 +219,7 @@ let package = Package(
                 "CanteenApp",
                 "CanteenCore",
                 "CanteenStore",
+                "CanteenJSON",
                 "CanteenFormat",
                 "CanteenPostgres",
                 "CanteenSimulation",
@@ -252,7 +277,7 @@ let package = Package(
         ),
         .target(
             name: "FuzzTargets",
-            dependencies: ["Beacons", "NFC", "CanteenCore"],
+            dependencies: ["Beacons", "NFC", "CanteenCore", "CanteenJSON"],
             path: "Benchmarks/FuzzTargets",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -273,8 +298,10 @@ let package = Package(
             name: "CanteenTestSupport",
             dependencies: [
                 "CanteenCore",
+                "CanteenJSON",
                 "CanteenStore",
                 "CanteenPostgres",
+                "CanteenPersistence",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CanteenApp",
@@ -291,7 +318,17 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "CanteenCoreTests",
-            dependencies: ["CanteenCore", "CanteenTestSupport"],
+            dependencies: ["CanteenCore", "CanteenJSON", "CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CanteenPersistenceTests",
+            dependencies: ["CanteenPersistence", "CanteenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CanteenJSONTests",
+            dependencies: ["CanteenJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -302,7 +339,8 @@ let package = Package(
         .testTarget(
             name: "CanteenStoreTests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenPostgres", "CanteenApp", "CanteenTestSupport",
+                "CanteenCore", "CanteenJSON", "CanteenStore", "CanteenPostgres", "CanteenPersistence", "CanteenApp",
+                "CanteenTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -312,7 +350,8 @@ let package = Package(
         .testTarget(
             name: "CanteenAPITests",
             dependencies: [
-                "CanteenCore", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport", "Beacons",
+                "CanteenCore", "CanteenJSON", "CanteenStore", "CanteenAPI", "CanteenApp", "CanteenTestSupport",
+                "Beacons",
                 "CanteenPostgres", "CanteenFormat", "CanteenWeb", "CanteenIdentity",
                 "CanteenNotify",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -335,13 +374,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconsTests",
-            dependencies: ["Beacons"],
+            dependencies: ["Beacons", "CanteenRandom"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NFCTests",
-            dependencies: ["NFC"],
+            dependencies: ["NFC", "CanteenRandom"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

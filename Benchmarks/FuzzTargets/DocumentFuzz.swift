@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// JSON text: whatever the parser accepts is written back canonically and reads the same.

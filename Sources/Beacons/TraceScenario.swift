@@ -1,3 +1,4 @@
+import CanteenRandom
 import Foundation
 
 // MARK: - TraceScenario

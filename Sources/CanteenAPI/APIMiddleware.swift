@@ -14,9 +14,9 @@ import Logging
 /// 3. **Authentication**: a bearer token, when sent, is verified (`Authentication`).
 ///
 /// One middleware, not three: each middleware is an async frame that every answer returns
-/// through with its own copy of the request's context. As three, a `GET /healthz` cost 236,509
-/// instructions and each of 2,000 woken kitchen displays 95,356; as one, 228,675 and 94,637
-/// (`scripts/count-instructions.sh`, docs/benchmarks.md).
+/// through with its own copy of the request's context, so one costs fewer instructions per
+/// request and per woken display (measured with `scripts/count-instructions.sh`: the figures
+/// are in docs/benchmarks.md, "Figures that were in doc comments").
 ///
 /// An answer whose body is in hand (every one but a stream), and every answer to HEAD, is measured
 /// when the route returns and passed on untouched, so Hummingbird writes its head, body and end in

@@ -21,7 +21,13 @@ struct ErrorAnswers: Sendable {
                                         message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
         }
         if canteenError.kind == .unavailable {
-            context.logger.debug("request failed: database unavailable")
+            // The answer's own log line says 503; a cause (SQLite busy) is logged here, never sent.
+            if let cause = canteenError.underlying {
+                context.logger.notice("request failed: database unavailable",
+                                      metadata: ["cause": "\(Self.describe(cause))"])
+            } else {
+                context.logger.debug("request failed: database unavailable")
+            }
         }
         if canteenError.kind == .internal {
             // Logged in full (a corrupt row is named there); the client learns only that it failed.
@@ -38,10 +44,19 @@ struct ErrorAnswers: Sendable {
         return response
     }
 
+    /// An error as the log shows it: in full, any token in it redacted.
+    static func describe(_ error: any Error) -> String {
+        Redaction.redactingTokens(String(reflecting: error))
+    }
+
     static func canteenError(for error: any Error) -> CanteenError {
         switch error {
         case let error as CanteenError:
             return error
+        case let error as any CanteenErrorConvertible:
+            return error.canteenError
+                ?? CanteenError(.internal, code: .internalError, message: "something went wrong on our side",
+                                underlying: error)
         case let error as ValidationError:
             return error.firstError
         case let error as HTTPParserError:

@@ -1,5 +1,6 @@
 import CanteenCore
 import CanteenFormat
+import CanteenJSON
 import Foundation
 import Hummingbird
 import NIOCore

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Reads a folder of café files (`Menus/*.json`), validating each.

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenPersistence
 import CanteenPostgres
 import CanteenStore
 import Foundation

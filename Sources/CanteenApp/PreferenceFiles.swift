@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// A user's own preference document as a file: what `canteen prefs export` prints and

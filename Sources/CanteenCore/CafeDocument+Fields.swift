@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 extension CafeDocument {

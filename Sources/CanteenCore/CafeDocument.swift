@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// Reads and validates café files (`Menus/*.json`) and the ops API's café and menu bodies.

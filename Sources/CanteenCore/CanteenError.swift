@@ -1,7 +1,8 @@
 import Foundation
 
 /// A domain error: a stable machine-readable `code`, an English message, the JSON path of the
-/// offending field when there is one, and the values the message was built from (for translation).
+/// offending field when there is one, the values the message was built from (for translation),
+/// and the error that caused it, if any (for the log).
 public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure this is, in domain terms; the API layer decides how to answer it.
     public enum Kind: String, Sendable, Hashable {
@@ -39,14 +40,32 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
     public var field: String?
     /// Named values used in the message, so a translation can place them.
     public var parameters: [String: String]
+    /// What caused this error beneath Canteen (SQLite's `SQLITE_BUSY`, a driver's error): logged
+    /// where the error is answered, never shown to a client, and not part of equality.
+    public var underlying: (any Error)?
 
     public init(_ kind: Kind, code: ErrorCode, message: String, field: String? = nil,
-                parameters: [String: String] = [:]) {
+                parameters: [String: String] = [:], underlying: (any Error)? = nil) {
         self.kind = kind
         self.code = code
         self.message = message
         self.field = field
         self.parameters = parameters
+        self.underlying = underlying
+    }
+
+    /// Errors are equal when a client would see the same: the cause is not compared.
+    public static func == (lhs: CanteenError, rhs: CanteenError) -> Bool {
+        lhs.kind == rhs.kind && lhs.code == rhs.code && lhs.message == rhs.message && lhs.field == rhs.field
+            && lhs.parameters == rhs.parameters
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(field)
+        hasher.combine(parameters)
     }
 
     public var description: String {

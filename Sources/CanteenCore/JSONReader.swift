@@ -1,3 +1,5 @@
+import CanteenJSON
+
 /// One problem found while reading a JSON document: where (`items[3].price`) and what.
 public struct ValidationProblem: Hashable, Sendable, CustomStringConvertible {
     public var path: String

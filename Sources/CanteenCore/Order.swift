@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// What a kiosk asks for: validated shape, not yet priced or checked against the menu.
@@ -56,6 +57,15 @@ public struct Customer: Hashable, Sendable, Codable {
     private enum CodingKeys: String, CodingKey {
         case name
         case userID = "userId"
+    }
+}
+
+extension Customer: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.object { object in
+            object.field("name", name)
+            object.field("userId", userID)
+        }
     }
 }
 

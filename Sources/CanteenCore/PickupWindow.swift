@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// A span of real time in which orders are collected: `start ..< end`.
@@ -31,7 +32,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
               (1...12).contains(month), (1...31).contains(day), year >= 1970
         else { return nil }
         // A day past the month's end (2026-02-30) comes back from the round trip as another date.
-        let days = Self.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
+        let days = RFC3339.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
         guard RFC3339.civilDate(daysSinceEpoch: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
         self.init(year: year, month: month, day: day)
     }
@@ -46,26 +47,15 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
             return
         }
         let local = Int64(interval) + Int64(calendar.timeZone.secondsFromGMT(for: instant))
-        let days = local.floorDivided(by: 86_400)
-        let (year, month, day) = RFC3339.civilDate(daysSinceEpoch: days)
+        let (year, month, day) = RFC3339.civilDate(unixSeconds: local)
         self.init(year: Int(year), month: Int(month), day: Int(day))
     }
 
     /// The day of the week (1970-01-01 was a Thursday).
     public var weekday: Weekday {
-        let days = Self.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
+        let days = RFC3339.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
         let thursdayFirst: [Weekday] = [.thursday, .friday, .saturday, .sunday, .monday, .tuesday, .wednesday]
         return thursdayFirst[Int(((days % 7) + 7) % 7)]
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     public var description: String {

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Checks the text inputs of formatting (command-line arguments, query parameters) and turns

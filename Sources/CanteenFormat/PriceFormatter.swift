@@ -12,8 +12,8 @@ import Foundation
 ///
 /// Rendered strings are also remembered per style (up to 4,096 amounts): a menu
 /// shows the same few hundred prices over and over, and ICU's rendering of a `Decimal` costs
-/// ~3 µs. An amount seen before costs one dictionary lookup; every new one still goes through
-/// the real `FormatStyle`.
+/// far more than a dictionary lookup (docs/benchmarks.md has the figures). An amount seen before
+/// costs one lookup; every new one still goes through the real `FormatStyle`.
 public final class PriceFormatter: Sendable {
     private let styles: BoundedCache<StyleKey, CurrencyStyles>
 

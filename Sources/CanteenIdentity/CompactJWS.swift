@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// A JSON Web Signature in compact form (`header.payload.signature`), split and decoded but not

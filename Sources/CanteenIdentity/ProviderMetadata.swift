@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// What the provider's discovery document (`/.well-known/openid-configuration`) says Canteen needs.

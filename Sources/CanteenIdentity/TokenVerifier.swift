@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Verifies a provider's token as OpenID Connect Core §3.1.3.7 (ID tokens) and RFC 9068 (JWT

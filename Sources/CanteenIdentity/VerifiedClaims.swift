@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// The claims of a provider's token that passed every check, and who they say the person is.

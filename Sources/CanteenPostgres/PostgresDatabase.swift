@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenPersistence
 import Foundation
 import Logging
 import PostgresNIO
@@ -22,17 +23,17 @@ public final class PostgresDatabase: Service, Sendable {
     let logger: Logger
     private let leaseTimeout: Duration
     private let operationTimeout: Duration
-    private let readiness = Readiness()
+    private let readiness = MigrationGate()
     /// The key stored in the database, read once migrated.
     private let storedKey = Mutex<[UInt8]?>(nil)
-    private let reachable = Atomic<Bool>(true)
+    let reachable = Atomic<Bool>(true)
     private let started = Atomic<Bool>(false)
     /// Calls in flight, to be answered 503 at once when the listener loses the database (a
     /// query sent as a connection dies may otherwise wait for its deadline).
-    private let inFlight = Mutex<(next: UInt64, abandon: [UInt64: @Sendable () -> Void])>((0, [:]))
-    private let ticketHandlers = Mutex<[@Sendable () async -> Void]>([])
+    let inFlight = Mutex<(next: UInt64, abandon: [UInt64: @Sendable () -> Void])>((0, [:]))
+    let ticketHandlers = Mutex<[@Sendable () async -> Void]>([])
     /// Hints waiting for the handlers: at most one (a burst of notifications is one re-read).
-    private let ticketHints = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let ticketHints = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     /// The channel every change is announced on; the payload names the topic (`tickets`, `tokens`, `cafes`).
     static let channel = "canteen_changes"
@@ -87,67 +88,6 @@ public final class PostgresDatabase: Service, Sendable {
     func storedServerKey() throws -> [UInt8] {
         guard let key = storedKey.withLock({ $0 }) else { throw DatabaseFailure.unavailable }
         return key
-    }
-
-    /// Called for every hint that tickets changed on some server, and after every reconnection
-    /// of the listener (notifications sent meanwhile are lost: re-read from the cursor).
-    func onTicketHint(_ action: @escaping @Sendable () async -> Void) {
-        ticketHandlers.withLock { $0.append(action) }
-    }
-
-    // MARK: - Listening
-
-    /// Holds a dedicated connection listening on `channel`, reconnecting after every loss.
-    private func listen(_ configuration: PostgresConnection.Configuration) async {
-        var attempt = 0
-        while !Task.isCancelled {
-            do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-                do {
-                    try await consumeNotifications(on: connection, attempt: &attempt)
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-                try? await connection.close()
-            } catch {
-                if Task.isCancelled { break }
-                if reachable.exchange(false, ordering: .acquiringAndReleasing) {
-                    logger.warning("lost the database (\(url)); answering 503 until it is back: \(DatabaseFailure.describe(error))")
-                }
-                for abandon in inFlight.withLock({ $0.abandon.values }) { abandon() }
-            }
-            changes.setFollowing(false)
-            if Task.isCancelled { break }
-            attempt += 1
-            try? await Task.sleep(for: .milliseconds(min(1000, 50 * (1 << min(attempt, 5)))))
-        }
-        changes.setFollowing(false)
-    }
-
-    /// Listens on `connection` until it fails: every notification is a hint, never the truth.
-    private func consumeNotifications(on connection: PostgresConnection, attempt: inout Int) async throws {
-                try await connection.listen(on: Self.channel) { notifications in
-                    attempt = 0
-                    if !reachable.exchange(true, ordering: .acquiringAndReleasing) {
-                        logger.notice("the database is reachable again: \(url)")
-                    }
-                    // Listening from here on: what happened before is re-read once.
-                    changes.setFollowing(true)
-                    hintTickets()
-                    for try await notification in notifications {
-                        switch notification.payload {
-                        case "tickets": hintTickets()
-                        case "tokens": changes.changed(.tokens)
-                        case "cafes": changes.changed(.cafes)
-                        default: logger.debug("unknown change notification '\(notification.payload)'")
-                        }
-                    }
-                }
-    }
-
-    private func hintTickets() {
-        ticketHints.continuation.yield()
     }
 
     // MARK: - Connections
@@ -246,85 +186,6 @@ public final class PostgresDatabase: Service, Sendable {
             try await race.outcome()
         } onCancel: {
             work.cancel()
-        }
-    }
-}
-
-/// The first of a database call's outcome and its deadlines.
-private final class DeadlineRace<T: Sendable>: Sendable {
-    /// Whether a connection was leased (set by the call, read by the deadline).
-    let granted = Atomic<Bool>(false)
-    private let state = Mutex<(result: Result<T, any Error>?, waiter: CheckedContinuation<T, any Error>?)>((nil, nil))
-
-    /// Settles the race; false when it was settled already.
-    @discardableResult
-    func finish(_ result: Result<T, any Error>) -> Bool {
-        let (settled, waiter) = state.withLock { state -> (Bool, CheckedContinuation<T, any Error>?) in
-            guard state.result == nil else { return (false, nil) }
-            state.result = result
-            defer { state.waiter = nil }
-            return (true, state.waiter)
-        }
-        waiter?.resume(with: result)
-        return settled
-    }
-
-    /// The outcome, once settled.
-    func outcome() async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let result = state.withLock { state -> Result<T, any Error>? in
-                if state.result == nil { state.waiter = continuation }
-                return state.result
-            }
-            if let result { continuation.resume(with: result) }
-        }
-    }
-}
-
-/// Opens once the schema is migrated; store calls wait for it (or fail with its error).
-private final class Readiness: Sendable {
-    private enum State {
-        case waiting([CheckedContinuation<Void, any Error>])
-        case open
-        case failed(any Error)
-    }
-
-    private let state = Mutex(State.waiting([]))
-    private let isOpen = Atomic<Bool>(false)
-
-    func wait() async throws {
-        if isOpen.load(ordering: .acquiring) { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome: Result<Void, any Error>? = state.withLock { state in
-                switch state {
-                case .waiting(var waiters):
-                    waiters.append(continuation)
-                    state = .waiting(waiters)
-                    return nil
-                case .open: return .success(())
-                case .failed(let error): return .failure(error)
-                }
-            }
-            if let outcome { continuation.resume(with: outcome) }
-        }
-    }
-
-    func open() { settle(.open) }
-
-    func fail(_ error: any Error) { settle(.failed(error)) }
-
-    private func settle(_ final: State) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard case .waiting(let waiters) = state else { return [] }
-            state = final
-            return waiters
-        }
-        if case .open = final { isOpen.store(true, ordering: .releasing) }
-        for waiter in waiters {
-            switch final {
-            case .failed(let error): waiter.resume(throwing: error)
-            default: waiter.resume()
-            }
         }
     }
 }

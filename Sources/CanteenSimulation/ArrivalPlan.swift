@@ -1,3 +1,4 @@
+import CanteenRandom
 import Foundation
 
 /// When orders arrive in a scenario and what each asks for: a Poisson process of the scenario's
@@ -18,7 +19,7 @@ public struct ArrivalPlan: Sendable {
     public let arrivals: [Arrival]
 
     public init(_ scenario: KitchenScenario, seed: UInt64) {
-        var random = SeededGenerator.derived(seed: seed, [SeededGenerator.stableHash(scenario.name)])
+        var random = SeededRandom.derived(seed: seed, [SeededRandom.stableHash(scenario.name)])
         let peak = max(scenario.peakRate, scenario.baseRate)
         let total = scenario.dishes.reduce(0) { $0 + $1.weight }
         var arrivals: [Arrival] = []

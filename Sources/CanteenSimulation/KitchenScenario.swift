@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// One simulated service: how orders arrive, what they ask for, and the cooks who make them.

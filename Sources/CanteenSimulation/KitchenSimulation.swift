@@ -1,4 +1,6 @@
 import CanteenCore
+import CanteenJSON
+import CanteenRandom
 import Foundation
 import NIOHTTP1
 import Synchronization
@@ -137,12 +139,12 @@ public struct KitchenSimulation: Sendable {
             _ = try api.expect(
                 try await api.send(.POST, "/v1/tickets/\(ticket.id)/status", json: ["status": "preparing"]),
                 [200], "preparing")
-            var random = SeededGenerator.derived(
+            var random = SeededRandom.derived(
                 seed: seed,
                 [
-                    SeededGenerator.stableHash(scenario.name),
+                    SeededRandom.stableHash(scenario.name),
                     UInt64(ticket.orderNumber),
-                    SeededGenerator.stableHash(ticket.station),
+                    SeededRandom.stableHash(ticket.station),
                 ])
             let factor = 1 + scenario.spread * (2 * random.unit() - 1)
             try await clock.sleep(until: started + Double(ticket.prepSeconds) * factor)

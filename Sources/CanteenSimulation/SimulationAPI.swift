@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CanteenCore
+import CanteenJSON
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenPersistence
 import Foundation
 import GRDB
 

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenPersistence
 import GRDB
 import Logging
 import ServiceLifecycle

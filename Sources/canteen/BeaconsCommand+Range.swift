@@ -1,6 +1,7 @@
 import ArgumentParser
 import Beacons
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 extension BeaconsCommand {

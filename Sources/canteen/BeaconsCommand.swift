@@ -3,6 +3,7 @@ import Beacons
 import BlueZScanner
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 // MARK: - BeaconsCommand

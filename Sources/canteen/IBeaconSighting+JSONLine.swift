@@ -1,5 +1,6 @@
 import Beacons
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 // MARK: - JSON line

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// `canteen prefs get|set|delete|export|import`: a user's preferences on the local database.

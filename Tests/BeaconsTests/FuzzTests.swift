@@ -1,3 +1,4 @@
+import CanteenRandom
 import Foundation
 import Testing
 @testable import Beacons

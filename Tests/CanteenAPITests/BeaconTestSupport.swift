@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Beacons of the test cafés: `testcafe` has major 900 and `othercafe` 901, both with minor 1

@@ -1,5 +1,6 @@
 @testable import CanteenAPI
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import Testing

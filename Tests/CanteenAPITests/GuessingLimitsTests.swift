@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import HTTPTypes

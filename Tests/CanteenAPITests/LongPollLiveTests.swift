@@ -1,5 +1,6 @@
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import HTTPTypes

@@ -2,6 +2,7 @@ import CanteenAPI
 import CanteenApp
 import CanteenCore
 import CanteenFormat
+import CanteenJSON
 import CanteenTestSupport
 import CanteenWeb
 import Foundation

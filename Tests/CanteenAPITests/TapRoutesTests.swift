@@ -1,5 +1,6 @@
 import CanteenAPI
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import HTTPTypes

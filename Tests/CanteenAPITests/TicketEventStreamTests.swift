@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import HTTPTypes

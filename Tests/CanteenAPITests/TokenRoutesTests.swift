@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenStore
 import CanteenTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenNotify
 import CanteenStore
 import CanteenTestSupport

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CanteenCore
+import CanteenJSON
 import CanteenNotify
 import CanteenTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 import CanteenCore
 import CanteenTestSupport

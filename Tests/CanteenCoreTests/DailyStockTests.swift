@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Testing
 
 @Suite("Reading JSON objects field by field")

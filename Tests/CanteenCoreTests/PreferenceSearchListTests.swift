@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Testing
 
 @Suite("Preference search list: user → site → registered")

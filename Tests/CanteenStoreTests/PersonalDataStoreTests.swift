@@ -1,5 +1,6 @@
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenStore
 import CanteenTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import CanteenPostgres
 import CanteenStore
 import CanteenTestSupport

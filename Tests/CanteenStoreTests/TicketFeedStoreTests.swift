@@ -1,5 +1,6 @@
 import CanteenApp
 import CanteenCore
+import CanteenPersistence
 import CanteenPostgres
 import CanteenTestSupport
 import Foundation

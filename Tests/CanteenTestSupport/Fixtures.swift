@@ -1,5 +1,6 @@
 import CanteenApp
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Small, valid café documents for tests, as JSON values that a test can bend.

@@ -1,3 +1,4 @@
+import CanteenRandom
 import NFC
 import Testing
 

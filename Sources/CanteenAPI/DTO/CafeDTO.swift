@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// A café as the API shows it: the same fields as a café file (so it can be sent back with

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// A coupon on the wire: its terms, its signed code (what a tag or a link carries) and where it stands.

@@ -1,5 +1,6 @@
 import Beacons
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// The body of `POST /v1/locate` and `POST /v1/users/{userId}/cafe`:

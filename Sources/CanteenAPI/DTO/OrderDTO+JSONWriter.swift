@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 
 // Orders are rendered for every order placed and tickets for every display poll: these write
 // themselves without `JSONEncoder`, member by member in the sorted order `JSONEncoder` uses.

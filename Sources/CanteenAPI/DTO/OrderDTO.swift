@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// A pickup window on the wire: RFC 3339 instants with the café's UTC offset.

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// An order event as webhooks and an order's event stream send it: its id, type, sequence,

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Every key a user sees: `{"values", "sources", "version"}`.

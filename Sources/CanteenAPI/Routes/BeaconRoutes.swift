@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 import Hummingbird
 

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Hummingbird
 
 /// Cafés: list and read (any token serving the café), create or update (ops).

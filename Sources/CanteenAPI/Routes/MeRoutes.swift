@@ -1,5 +1,6 @@
 import CanteenCore
 import CanteenIdentity
+import CanteenJSON
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,6 @@
 import CanteenCore
 import CanteenFormat
+import CanteenJSON
 import Crypto
 import Foundation
 import HTTPTypes

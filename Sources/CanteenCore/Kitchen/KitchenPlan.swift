@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// When each ticket of an order fires and when the order will be ready.

@@ -1,3 +1,5 @@
+import CanteenJSON
+
 /// The `defaultLocation` preference: let the beacons decide, or always one café.
 public enum DefaultLocation: Hashable, Sendable {
     /// Choose the nearest café from the device's beacon sightings.

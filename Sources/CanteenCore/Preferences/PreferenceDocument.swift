@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// One user's own preference values (the user domain) and the version that moves on every write.

@@ -1,3 +1,5 @@
+import CanteenJSON
+
 /// Where a preference's value came from, in lookup order: the user's own values, the site
 /// defaults ops set, then the defaults built into the product (UserDefaults' search list).
 public enum PreferenceDomain: String, Sendable, Hashable, CaseIterable, Codable {

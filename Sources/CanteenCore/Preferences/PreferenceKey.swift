@@ -1,3 +1,5 @@
+import CanteenJSON
+
 /// Preference keys: the shape every key must have, and the keys Canteen itself understands
 /// (their values are validated; every other key belongs to the apps and is stored as given).
 public enum PreferenceKey {

@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// The size limits of one preference document (a user's, or the site defaults).

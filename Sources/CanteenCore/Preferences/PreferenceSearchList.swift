@@ -1,3 +1,5 @@
+import CanteenJSON
+
 /// One key's value and the domain that answered it.
 public struct ResolvedPreference: Hashable, Sendable {
     public var key: String

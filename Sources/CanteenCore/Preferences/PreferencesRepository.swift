@@ -1,3 +1,5 @@
+import CanteenJSON
+
 /// Where preferences are kept: one document per user, and the site defaults.
 ///
 /// Every write validates inside its transaction (café ids against the cafés stored at that

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenPersistence
 import GRDB
 
 /// Fetching records so that a row that does not decode (JSON that does not parse, a value of

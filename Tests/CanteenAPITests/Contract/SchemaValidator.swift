@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Foundation
 
 /// Checks a JSON value against a schema of `openapi.yaml` (the JSON Schema keywords the document

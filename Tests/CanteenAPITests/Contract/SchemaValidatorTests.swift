@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import Testing
 
 /// The contract tests are only as good as their checker: these show it refuses what it must.

@@ -1,5 +1,6 @@
 import CanteenAPI
 import CanteenApp
+import CanteenJSON
 import CanteenStore
 import CanteenCore
 import CanteenTestSupport

@@ -1,6 +1,7 @@
 import CanteenAPI
 import CanteenCore
 import CanteenIdentity
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import HTTPTypes

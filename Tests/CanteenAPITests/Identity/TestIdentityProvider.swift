@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
 import Foundation
 import NIOCore

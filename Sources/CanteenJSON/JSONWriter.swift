@@ -204,12 +204,3 @@ extension Dictionary: JSONWritable where Key == String, Value: JSONWritable {
         }
     }
 }
-
-extension Customer: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.object { object in
-            object.field("name", name)
-            object.field("userId", userID)
-        }
-    }
-}

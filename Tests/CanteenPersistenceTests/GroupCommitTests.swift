@@ -1,4 +1,4 @@
-@testable import CanteenCore
+@testable import CanteenPersistence
 import CanteenTestSupport
 import Foundation
 import Synchronization

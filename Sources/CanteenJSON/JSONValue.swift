@@ -69,24 +69,6 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Parses UTF-8 JSON text; a syntax error becomes `malformed_json` naming where it broke.
-    public static func parse(_ data: Data) throws(CanteenError) -> JSONValue {
-        let result = data.withUnsafeBytes { bytes in Result { () throws(CanteenError) in try parse(bytes) } }
-        return try result.get()
-    }
-
-    /// Parses UTF-8 JSON text in place (a request body's buffer).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(CanteenError) -> JSONValue {
-        do {
-            return try JSONParser.parse(bytes)
-        } catch {
-            if error.tooDeep {
-                throw CanteenError(.malformed, code: .jsonTooDeep, message: "the body is refused: \(error.description)")
-            }
-            throw CanteenError(.malformed, code: .malformedJson, message: "the body is not valid JSON: \(error.description)")
-        }
-    }
-
     /// Canonical JSON text: keys sorted, no insignificant white space (as `JSONEncoder` with
     /// `.sortedKeys` writes it).
     public func encoded() -> Data {

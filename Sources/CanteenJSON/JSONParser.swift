@@ -1,16 +1,17 @@
 /// Reads RFC 8259 JSON text into a `JSONValue` in one pass over its UTF-8 bytes.
 ///
 /// Every request body goes through this, so it is written for the job rather than through
-/// `JSONDecoder` and `Decodable` (which cost an eighth of the server's time per order). It is
+/// `JSONDecoder` and `Decodable` (a large share of the server's time per order when measured;
+/// docs/benchmarks.md has the figure). It is
 /// strict: UTF-8 only, no comments, no trailing commas, no leading zeros, no lone surrogates,
 /// no duplicate member names (names equal after Unicode normalization are the same name, as
 /// for Swift's `String`), and at most `maxDepth` nested arrays and objects, so a hostile body
 /// gets an error, never a stack overflow. Errors name the line and column. A whole number
 /// written with a fraction or exponent (`2.0`, `1e2`) reads as an integer, as `JSONDecoder`
 /// read it.
-struct JSONParser {
+public struct JSONParser {
     /// How deep arrays and objects may nest.
-    static let maxDepth = 64
+    public static let maxDepth = 64
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -21,7 +22,7 @@ struct JSONParser {
     }
 
     /// The single JSON value of `bytes`, white space around it allowed.
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes)
         // A UTF-8 byte-order mark (editors on Windows write one) is ignored, as RFC 8259 allows.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
@@ -296,12 +297,12 @@ struct JSONParser {
 }
 
 /// Where and why a text is not JSON.
-struct JSONSyntaxError: Error, Equatable {
-    let message: String
-    let line: Int
-    let column: Int
+public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public let line: Int
+    public let column: Int
     /// The text may be valid JSON, but nests deeper than the parser reads.
-    var tooDeep = false
+    public internal(set) var tooDeep = false
 
     init(message: String, line: Int, column: Int) {
         self.message = message
@@ -309,5 +310,5 @@ struct JSONSyntaxError: Error, Equatable {
         self.column = column
     }
 
-    var description: String { "\(message) (line \(line), column \(column))" }
+    public var description: String { "\(message) (line \(line), column \(column))" }
 }

@@ -1,4 +1,4 @@
-import CanteenCore
+import CanteenPersistence
 import CanteenTestSupport
 import Foundation
 import Synchronization

@@ -53,7 +53,7 @@ public enum RFC3339 {
             return nil
         }
         guard index == bytes.count else { return nil }
-        let local = LocalDate.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+        let local = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
         if second == 60 {
             // A leap second is the last second of a UTC day.
             let utcMinute = (local - offset).floorDivided(by: 60)
@@ -143,7 +143,7 @@ public enum RFC3339 {
     }
 
     /// `value` in decimal, zero-padded to `width` digits.
-    static func pad(_ value: Int64, _ width: Int) -> String {
+    public static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return text.utf8.count >= width ? text : String(repeating: "0", count: width - text.utf8.count) + text
     }
@@ -203,8 +203,23 @@ public enum RFC3339 {
         return Int64(micros.isFinite ? max(Double(Int64.min / 2), min(Double(Int64.max / 2), micros)) : 0)
     }
 
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Year, month, day of the day that `seconds` since 1970-01-01 00:00 fall in (any Int64).
+    public static func civilDate(unixSeconds seconds: Int64) -> (Int64, Int64, Int64) {
+        civilDate(daysSinceEpoch: seconds.floorDivided(by: 86_400))
+    }
+
     /// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-    static func civilDate(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
+    public static func civilDate(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = z.floorDivided(by: 146_097)
         let dayOfEra = z - era * 146_097

@@ -1,4 +1,4 @@
-import CanteenCore
+import CanteenJSON
 import Foundation
 import Testing
 
@@ -36,9 +36,22 @@ import Testing
         #expect(written(dates) == (try encoded(dates)))
     }
 
+    /// A nested object with an optional member (a customer as an order names one).
+    struct Person: Encodable, JSONWritable {
+        var name: String
+        var userId: String?
+
+        func write(to json: inout JSONWriter) {
+            json.object { object in
+                object.field("name", name)
+                object.field("userId", userId)
+            }
+        }
+    }
+
     struct Sample: Encodable, JSONWritable {
         var amount: Int64
-        var customer: Customer
+        var customer: Person
         var lines: [String]
         var note: String?
         var when: Date
@@ -57,9 +70,9 @@ import Testing
     @Test("objects: members in order, nil optionals left out, nesting and empty arrays")
     func objects() throws {
         let samples = [
-            Sample(amount: 1250, customer: Customer(name: "Ana \"A\"", userID: "u1"), lines: ["a", "b"], note: "no ice",
+            Sample(amount: 1250, customer: Person(name: "Ana \"A\"", userId: "u1"), lines: ["a", "b"], note: "no ice",
                    when: Date(timeIntervalSince1970: 1_795_000_000)),
-            Sample(amount: -3, customer: Customer(name: "Bo", userID: nil), lines: [], note: nil,
+            Sample(amount: -3, customer: Person(name: "Bo", userId: nil), lines: [], note: nil,
                    when: Date(timeIntervalSince1970: 1)),
         ]
         for sample in samples {

@@ -1,3 +1,5 @@
+import CanteenCore
+
 /// Errors for stored data that does not parse: they name the table, the row and what is wrong,
 /// and are never replaced by a silent default.
 public enum StoredRow {

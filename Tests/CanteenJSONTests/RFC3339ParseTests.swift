@@ -1,4 +1,4 @@
-import CanteenCore
+import CanteenJSON
 import Foundation
 import Testing
 

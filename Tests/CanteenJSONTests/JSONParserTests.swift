@@ -1,12 +1,19 @@
-import CanteenCore
+import CanteenJSON
 import Foundation
 import Testing
 
-/// `JSONValue.parse` is a hand-written parser (request bodies are hot); `JSONDecoder` is the
+/// `JSONParser` is a hand-written parser (request bodies are hot); `JSONDecoder` is the
 /// reference it is compared with, and every kind of malformed text gets a named error.
 @Suite("JSON parsing")
 struct JSONParserTests {
-    func parse(_ text: String) throws(CanteenError) -> JSONValue { try JSONValue.parse(Data(text.utf8)) }
+    func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(bytes: Array(text.utf8)) }
+
+    func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        let result = bytes.withUnsafeBytes { bytes in
+            Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes) }
+        }
+        return try result.get()
+    }
 
     func reference(_ data: Data) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: data) }
 
@@ -41,8 +48,10 @@ struct JSONParserTests {
             == .array([.int(450), .double(4.5), .int(450), .int(450), .int(0), .double(9_223_372_036_854_775_808),
                        .double(1e300)]))
         // A UTF-8 byte-order mark before the value is ignored; anywhere else it is an error.
-        #expect(try JSONValue.parse(Data([0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8))) == .object(["a": .int(1)]))
-        #expect(throws: CanteenError.self) { try JSONValue.parse(Data(Array("[".utf8) + [0xEF, 0xBB, 0xBF] + Array("1]".utf8))) }
+        #expect(try parse(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)) == .object(["a": .int(1)]))
+        #expect(throws: JSONSyntaxError.self) {
+            try parse(bytes: Array("[".utf8) + [0xEF, 0xBB, 0xBF] + Array("1]".utf8))
+        }
         #expect(try parse(#"{"a":"\u00e9\ud83d\ude00"}"#) == .object(["a": .string("\u{E9}\u{1F600}")]))
     }
 
@@ -75,16 +84,16 @@ struct JSONParserTests {
         ("{\"a\":1", "the text ends inside an object (line 1, column 7)"),
     ])
     func malformed(text: String, message: String) {
-        #expect(throws: CanteenError(.malformed, code: .malformedJson, message: "the body is not valid JSON: \(message)")) {
-            try parse(text)
-        }
+        let error = #expect(throws: JSONSyntaxError.self) { try parse(text) }
+        #expect(error?.description == message)
+        #expect(error?.tooDeep == false)
     }
 
     @Test("bytes that are not UTF-8 are refused, inside and outside strings")
     func notUTF8() {
         for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
                                [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22], [0xFE, 0xFF, 0x7B, 0x7D]] {
-            #expect(throws: CanteenError.self, "\(bytes)") { try JSONValue.parse(Data(bytes)) }
+            #expect(throws: JSONSyntaxError.self, "\(bytes)") { try parse(bytes: bytes) }
         }
     }
 
@@ -92,9 +101,10 @@ struct JSONParserTests {
     func depth() throws {
         let deepest = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
         _ = try parse(deepest)
-        #expect(throws: CanteenError.self) { try parse("[" + deepest + "]") }
-        #expect(throws: CanteenError.self) { try parse(String(repeating: "[", count: 1 << 20)) }
-        #expect(throws: CanteenError.self) { try parse(String(repeating: "{\"a\":", count: 100_000)) }
+        let tooDeep = #expect(throws: JSONSyntaxError.self) { try parse("[" + deepest + "]") }
+        #expect(tooDeep?.tooDeep == true)
+        #expect(throws: JSONSyntaxError.self) { try parse(String(repeating: "[", count: 1 << 20)) }
+        #expect(throws: JSONSyntaxError.self) { try parse(String(repeating: "{\"a\":", count: 100_000)) }
     }
 
     @Test("mutated documents never crash; whatever is accepted, JSONDecoder reads the same")
@@ -116,7 +126,7 @@ struct JSONParserTests {
                 default: if position < bytes.count { bytes[position] = alphabet[next() % alphabet.count] }
                 }
             }
-            guard let mine = try? JSONValue.parse(Data(bytes)) else { continue }
+            guard let mine = try? parse(bytes: bytes) else { continue }
             accepted += 1
             let theirs = reference(Data(bytes))
             #expect(theirs.map { same(mine, $0) } ?? false, "\(String(decoding: bytes, as: UTF8.self))")
