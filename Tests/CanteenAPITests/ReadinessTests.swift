@@ -83,8 +83,8 @@ struct ReadinessTests {
         let app = Application(router: CanteenRouter.build(services).router)
         try await app.test(.router) { client in
             // Given another process in a write transaction (held until stopped).
-            let holder = try LockHolder(database: directory.appendingPathComponent("canteen.sqlite").path, seconds: 120)
-            defer { holder.stop() }
+            let holder = try SQLiteWriteLock(database: directory.appendingPathComponent("canteen.sqlite").path)
+            defer { holder.release() }
 
             // When a load balancer probes, and keeps probing while that check waits for the lock
             // (SQLite's busy timeout is 5 s).
@@ -109,7 +109,7 @@ struct ReadinessTests {
             #expect(reasons.contains { $0.contains("has not finished") }, "\(reasons)")
 
             // And once the lock is gone the database is ready again.
-            holder.stop()
+            holder.release()
             var ready = try await client.send(.get, "/readyz")
             let until = ContinuousClock.now + .seconds(60)
             while ready.status != .ok && ContinuousClock.now < until {
@@ -149,41 +149,6 @@ enum ReadOnlyFile {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CanteenError(.internal, code: .internalError, message: "\(tool) \(arguments) failed")
-        }
-    }
-}
-
-/// Another process (Python's sqlite3) holding the database's write lock (`BEGIN IMMEDIATE`).
-final class LockHolder: @unchecked Sendable {
-    private let process = Process()
-
-    init(database: String, seconds: Int) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            """
-            import sqlite3, sys, time
-            connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-            connection.execute("BEGIN IMMEDIATE")
-            print("locked", flush=True)
-            time.sleep(float(sys.argv[2]))
-            """, database, String(seconds),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // Wait until it holds the lock.
-        let line = output.fileHandleForReading.availableData
-        guard String(decoding: line, as: UTF8.self).contains("locked") else {
-            process.terminate()
-            throw CanteenError(.internal, code: .internalError, message: "the lock holder did not take the lock")
-        }
-    }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
         }
     }
 }
