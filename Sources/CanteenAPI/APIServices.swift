@@ -24,6 +24,10 @@ public struct APIServices: Sendable {
     public var orderEvents: any OrderEventRepository
     /// Webhook endpoints and their deliveries.
     public var webhooks: any WebhookRepository
+    /// The audit log (written by the stores with each change; read here).
+    public var audit: any AuditRepository
+    /// Sales, kitchen and pickup-window reports.
+    public var reports: any ReportRepository
     /// Where webhooks may be sent (judged at registration, as the delivery service judges each attempt).
     public var webhookPolicy: WebhookAddressPolicy
     /// Resolves a webhook URL's host name at registration.
@@ -42,7 +46,7 @@ public struct APIServices: Sendable {
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
                 cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
-                webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
+                audit: any AuditRepository, reports: any ReportRepository, webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
@@ -57,6 +61,8 @@ public struct APIServices: Sendable {
         self.coupons = coupons
         self.orderEvents = orderEvents
         self.webhooks = webhooks
+        self.audit = audit
+        self.reports = reports
         self.webhookPolicy = webhookPolicy
         self.hostResolver = hostResolver
         self.clock = clock

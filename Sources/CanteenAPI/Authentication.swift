@@ -11,7 +11,7 @@ struct Authentication: Sendable {
     let tokens: any TokenRepository
 
     /// Paths answered without looking at `Authorization` at all.
-    static let unauthenticatedPaths: Set<String> = ["/healthz", "/kds", "/kiosk", "/board"]
+    static let unauthenticatedPaths: Set<String> = ["/healthz", "/kds", "/kiosk", "/board", "/ops"]
 
     /// `context` with the request's verified token, if it sent one.
     func verified(_ request: Request, _ context: CanteenRequestContext) async throws -> CanteenRequestContext {

@@ -34,6 +34,9 @@ public enum CanteenRouter {
         PageRoutes(services: services, assets: services.pages).register(on: routes)
         OrderEventRoutes(services: services).register(on: routes)
         WebhookRoutes(services: services).register(on: routes)
+        ReportRoutes(services: services).register(on: routes)
+        AuditRoutes(services: services).register(on: routes)
+        OverviewRoutes(services: services).register(on: routes)
         return routes
     }
 }

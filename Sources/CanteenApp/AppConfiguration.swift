@@ -30,6 +30,10 @@ public struct AppConfiguration: Sendable {
     public var eventStreamHeartbeat: Duration
     /// Whether `GET /metrics` answers without a token (by default it needs an ops or metrics token).
     public var metricsArePublic = false
+    /// On the start that imports the sample cafés into an empty database: make the first
+    /// minute's tokens, and hand the text with their links here once the server listens (nil:
+    /// make none; `canteen serve` prints them to a terminal).
+    public var welcome: (@Sendable (String) -> Void)?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),

@@ -33,6 +33,9 @@ public struct CanteenStores: Sendable {
     public let coupons: any CouponRepository
     public let orderEvents: any OrderEventRepository
     public let webhooks: any WebhookRepository
+    /// The audit log the other stores write, and the reports read from orders.
+    public let audit: any AuditRepository
+    public let reports: any ReportRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -68,7 +71,8 @@ public struct CanteenStores: Sendable {
                              beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
                              cards: CardStore(database: database, key: key, clock: clock),
                              coupons: CouponStore(database: database, key: key, clock: clock),
-                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock))
+                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
+                             audit: AuditStore(database: database), reports: ReportStore(database: database))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -95,7 +99,8 @@ public struct CanteenStores: Sendable {
             beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
             cards: PostgresCardStore(database: database, key: key, clock: clock),
             coupons: PostgresCouponStore(database: database, key: key, clock: clock),
-            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock))
+            orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
+            audit: PostgresAuditStore(database: database), reports: PostgresReportStore(database: database))
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
@@ -150,7 +155,8 @@ public struct CanteenStores: Sendable {
                     preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
-                    orderEvents: orderEvents, webhooks: webhooks, webhookPolicy: webhookPolicy,
+                    orderEvents: orderEvents, webhooks: webhooks, audit: audit, reports: reports,
+                    webhookPolicy: webhookPolicy,
                     hostResolver: hostResolver, clock: clock, metrics: metrics)
     }
 
@@ -175,10 +181,15 @@ public func buildApplication(_ configuration: AppConfiguration,
     logger.logLevel = configuration.logLevel
     let stores = try CanteenStores.open(configuration.store, clock: clock, checked: true)
     let importLogger = logger
+    let firstMinute = FirstMinute()
     let importSamples: @Sendable () async throws -> Void = {
         if let menus = configuration.menusDirectory {
             let imported = try await stores.importSampleCafesIfEmpty(from: menus)
             if imported > 0 { importLogger.info("imported \(imported) cafés from \(menus.relativePath)") }
+            // Only the start that imported (once, whatever servers start together) makes them.
+            if imported > 0, configuration.welcome != nil {
+                try await firstMinute.provision(tokens: stores.tokens, cafeID: try await stores.cafes.cafes().first?.cafe.id)
+            }
         }
     }
     // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
@@ -218,6 +229,10 @@ public func buildApplication(_ configuration: AppConfiguration,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
+            if let welcome = configuration.welcome,
+               let text = firstMinute.takeText(base: FirstMinute.base(host: configuration.host, port: port)) {
+                welcome(text)
+            }
         },
         logger: logger)
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }

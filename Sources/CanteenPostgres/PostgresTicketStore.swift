@@ -80,6 +80,7 @@ public final class PostgresTicketStore: TicketRepository {
                 UPDATE ticket SET status = \(ticket.status.rawValue), sequence = \(ticket.sequence), updatedAt = \(now)
                 WHERE id = \(id)
                 """, logger: logger)
+            try await Self.noteReady(connection, ticketID: id, status: status, at: now, logger: logger)
             let before = siblings.map { $0.id == ticket.id ? current : $0.status }
             let after = siblings.map { $0.id == ticket.id ? ticket : $0 }
             let event = try await self.events.insertIfStatusChanged(
@@ -90,6 +91,17 @@ public final class PostgresTicketStore: TicketRepository {
         published([view.ticket.cafeID: view.ticket.sequence])
         if let event { events.published([event]) }
         return view
+    }
+
+    /// Notes when a ticket was marked ready (the kitchen report's times): each time it is, or
+    /// when it is picked up without having been.
+    static func noteReady(_ connection: PostgresConnection, ticketID: String, status: TicketStatus, at now: Date,
+                          logger: Logger) async throws {
+        guard status == .ready || status == .pickedUp else { return }
+        try await connection.run("""
+            UPDATE ticket SET markedReadyAt = CASE WHEN \(status == .ready) THEN \(now) ELSE COALESCE(markedReadyAt, \(now)) END
+            WHERE id = \(ticketID)
+            """, logger: logger)
     }
 
     // MARK: - Reading

@@ -372,6 +372,46 @@ extension AppDatabase {
                 WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
                 """)
         }
+        migrator.registerMigration("v14: the audit log, tokens' last use, refused orders, when tickets were ready") { db in
+            // `auditEntry` is written by the stores in the transaction of each change it records.
+            // `tokenUse` is apart from `accessToken` so that noting a use does not make every
+            // server forget its cached tokens (the triggers of v12). `markedReadyAt` is when a
+            // ticket was last marked ready (or picked up without being marked ready): tickets
+            // already ready or picked up take it from what is known. The reports read orders by
+            // (cafeId, localDate) through the UNIQUE index of v2; the windows report by pickup start.
+            try db.execute(sql: """
+                CREATE TABLE auditEntry (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at DATETIME NOT NULL,
+                    tokenId TEXT,
+                    tokenName TEXT,
+                    role TEXT NOT NULL,
+                    userId TEXT,
+                    action TEXT NOT NULL,
+                    targetKind TEXT NOT NULL,
+                    targetId TEXT NOT NULL,
+                    cafeId TEXT,
+                    changes TEXT NOT NULL
+                );
+                CREATE INDEX auditEntry_on_cafeId_id ON auditEntry(cafeId, id);
+                CREATE TABLE tokenUse (
+                    tokenId TEXT PRIMARY KEY NOT NULL,
+                    lastUsedAt DATETIME NOT NULL
+                );
+                CREATE TABLE pickupRefusal (
+                    cafeId TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    refused INTEGER NOT NULL,
+                    PRIMARY KEY (cafeId, start)
+                );
+                ALTER TABLE ticket ADD COLUMN markedReadyAt DATETIME;
+                UPDATE ticket SET markedReadyAt = updatedAt WHERE status = 'ready';
+                UPDATE ticket SET markedReadyAt = (
+                    SELECT MIN(createdAt) FROM orderEvent e WHERE e.orderId = ticket.orderId AND e.type = 'order.ready'
+                ) WHERE status = 'picked_up';
+                CREATE INDEX customerOrder_on_cafeId_pickupStart ON customerOrder(cafeId, pickupStart);
+                """)
+        }
         return migrator
     }
 }

@@ -42,6 +42,7 @@ public final class TicketStore: TicketRepository {
             record.sequence = try Self.nextSequence(db)
             record.updatedAt = now
             try record.update(db)
+            try Self.noteReady(db, ticketID: id, status: status, at: now)
             let siblings = try TicketRecord.filter(Column("orderId") == record.orderId).fetchAll(db).map { try $0.ticket() }
             let before = siblings.map { $0.id == record.id ? current : $0.status }
             if let event = try events.insertIfStatusChanged(db, orderID: record.orderId, cafeID: record.cafeId,
@@ -125,6 +126,15 @@ public final class TicketStore: TicketRepository {
                               pickup: order.pickup,
                               lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
         }
+    }
+
+    /// Notes when a ticket was marked ready (the kitchen report's times): each time it is, or
+    /// when it is picked up without having been.
+    static func noteReady(_ db: Database, ticketID: String, status: TicketStatus, at now: Date) throws {
+        guard status == .ready || status == .pickedUp else { return }
+        try db.execute(sql: """
+            UPDATE ticket SET markedReadyAt = CASE WHEN ? THEN ? ELSE COALESCE(markedReadyAt, ?) END WHERE id = ?
+            """, arguments: [status == .ready, StoredTimestamp.text(now), StoredTimestamp.text(now), ticketID])
     }
 
     /// The next value of the feed's sequence (inside the caller's write transaction).
