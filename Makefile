@@ -46,9 +46,18 @@ test: deps venv
 	@for suite in $(TEST_SUITES); do $(MAKE) --no-print-directory $$suite || exit 1; done
 
 # The Swift Testing suites (SQLite, the HTTP layer in-process and live, pcscd with a virtual reader).
-test-swift: deps
+# (venv: the sign-in tests run the test identity provider, Tests/IdentityProvider, on its Python.)
+test-swift: deps venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Every module a target imports is declared in its own dependencies in Package.swift (issue 28):
+# SwiftPM's own check accepts modules that arrive through another dependency.
+TEST_SUITES += check-imports
+.PHONY: check-imports
+check-imports: deps
+	$(SWIFT) package resolve
+	python3 scripts/check-imports.py
 
 bench: deps
 	scripts/bench.sh
@@ -78,7 +87,7 @@ test-bluez: deps
 	$(SWIFT) build --product canteen
 	Tests/BlueZVM/run.sh "$$($(SWIFT) build --show-bin-path)/canteen"
 # MARK: - Hardening (issue 16): contract fuzzing, fuzzers, the benchmark report
-# schemathesis against a live server with a token of each role (about 2 minutes here).
+# schemathesis --checks all against a live server with a token of each role (about 10 minutes here).
 TEST_SUITES += test-contract
 CONTRACT_EXAMPLES ?= 8
 FUZZ_SECONDS ?= 120

@@ -3,7 +3,7 @@
 scripts/bench-lib.sh and Benchmarks/BenchFigures) become results.json and a readable table, each
 figure beside its reference measured in the same run, with the machine it ran on.
 
-    bench-report.py write FIGURES.jsonl OUT_DIR [--load-before "1.2 0.9 0.8"] [--readme README.md]
+    bench-report.py write FIGURES.jsonl OUT_DIR [--load-before "1.2 0.9 0.8"] [--table-in docs/benchmarks.md]
     bench-report.py check BASELINE.json CURRENT.json [--tolerance 0.2]
 
 `check` flags every figure more than 20 % worse than the baseline (lower for higher-is-better,
@@ -18,8 +18,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-README_START = "<!-- bench-table:start (scripts/bench-report.py writes this table) -->"
-README_END = "<!-- bench-table:end -->"
+TABLE_START = "<!-- bench-table:start (scripts/bench-report.py writes this table) -->"
+TABLE_END = "<!-- bench-table:end -->"
 
 
 def machine(load_before):
@@ -56,8 +56,8 @@ def machine(load_before):
 
 
 def number(value, unit):
-    if unit == "ms":
-        return f"{value:.1f} ms"
+    if unit in ("ms", "KB"):
+        return f"{value:.1f} {unit}"
     if value >= 1_000_000:
         return f"{value / 1_000_000:.2f} M {unit}"
     if value >= 10_000:
@@ -108,14 +108,17 @@ def write(arguments):
     with open(os.path.join(arguments.out, "results.md"), "w") as out:
         out.write("# Latest benchmark run (`make bench`)\n\n" + text)
     print(text)
-    if arguments.readme:
-        readme = open(arguments.readme).read()
-        if README_START in readme and README_END in readme:
-            before, rest = readme.split(README_START, 1)
-            _, after = rest.split(README_END, 1)
-            with open(arguments.readme, "w") as out:
-                out.write(before + README_START + "\n" + text + README_END + after)
-            print(f"(the table in {arguments.readme} is updated)")
+    if arguments.table_in:
+        # The page holding the last run's table between the markers (docs/benchmarks.md).
+        page = open(arguments.table_in).read()
+        if TABLE_START in page and TABLE_END in page:
+            before, rest = page.split(TABLE_START, 1)
+            _, after = rest.split(TABLE_END, 1)
+            with open(arguments.table_in, "w") as out:
+                out.write(before + TABLE_START + "\n" + text + TABLE_END + after)
+            print(f"(the table in {arguments.table_in} is updated)")
+        else:
+            print(f"(no table markers in {arguments.table_in}: not updated)", file=sys.stderr)
 
 
 def check(arguments):
@@ -154,7 +157,7 @@ def main():
     w.add_argument("figures")
     w.add_argument("out")
     w.add_argument("--load-before", default="")
-    w.add_argument("--readme")
+    w.add_argument("--table-in", "--readme", dest="table_in")
     c = commands.add_parser("check")
     c.add_argument("baseline")
     c.add_argument("current")

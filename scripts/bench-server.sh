@@ -10,10 +10,11 @@
 # the same healthz, orders and parked-display phases run against that binary too, on a fresh
 # data dir, right after the current one: both figures come from one run on one machine state.
 #
-# Phases: healthz, orders, polls, display, parked, follow (server-bench), and webhooks (this
-# script): the orders phase again while a slow receiver (200 ms a request, Python) is sent
+# Phases: healthz, orders, polls, display, parked, streams, follow (server-bench), webhooks
+# (this script): the orders phase again while a slow receiver (200 ms a request, Python) is sent
 # every order.placed, beside the orders phase run just before it without one (orders/s and the
-# server's CPU per order).
+# server's CPU per order), and idle (this script): the server memory that 10,000 idle keep-alive
+# connections, then 10,000 idle ticket event streams hold, each on a fresh server.
 #
 # Prints every figure; the server and every helper are stopped on exit (trap).
 set -euo pipefail
@@ -26,7 +27,7 @@ connections=32
 build=1
 baseline_bin=""
 profile=0
-phases="healthz,orders,polls,display,parked,follow,webhooks"
+phases="healthz,orders,polls,display,parked,streams,follow,webhooks,idle"
 while [ $# -gt 0 ]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
@@ -39,8 +40,12 @@ while [ $# -gt 0 ]; do
         *) echo "usage: scripts/bench-server.sh [--duration S] [--warmup S] [--connections N] [--skip-build] [--baseline-bin PATH] [--phases LIST]" >&2; exit 2 ;;
     esac
 done
-# 2,000 parked displays need as many sockets on each side.
+# 2,000 parked displays, and 10,000 idle streams, need as many sockets on each side.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+if [[ ",$phases," == *",idle,"* ]] && [ "$(ulimit -n)" -lt 25000 ]; then
+    echo "(ulimit -n is $(ulimit -n): the idle phase needs 25,000 open files; it is skipped)"
+    phases="${phases//idle/}"
+fi
 
 work="$(mktemp -d)"
 server_pid=""
@@ -90,10 +95,11 @@ profile_orders() {
 }
 
 # MARK: - Server
-# start_server BIN DATA: a `canteen serve` of BIN on a free port with the bench café; sets port,
-# ops_token, kiosk_token, kitchen_token and server_pid.
+# start_server BIN DATA [OPTION…]: a `canteen serve` of BIN on a free port with the bench café,
+# given the extra serve options; sets port, ops_token, kiosk_token, kitchen_token and server_pid.
 start_server() {
     local server_bin="$1" data="$2"
+    shift 2
     port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     ops_token="$("$server_bin" tokens create --role ops --name bench-ops --data-dir "$data")"
     kiosk_token="$("$server_bin" tokens create --role kiosk --name bench-kiosk --data-dir "$data")"
@@ -104,7 +110,7 @@ start_server() {
     if "$server_bin" serve --help 2>/dev/null | grep -q -- --webhook-allow-private; then
         allow=(--webhook-allow-private 127.0.0.0/8)
     fi
-    "$server_bin" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning "${allow[@]}" \
+    "$server_bin" serve --data-dir "$data" --port "$port" --menus Menus --log-level warning "${allow[@]}" "$@" \
         >"$work/server.log" 2>&1 &
     server_pid=$!
     wait_healthy "$port" "$server_pid" "$work/server.log" 100 0.1 || exit 1
@@ -210,6 +216,18 @@ fi
 
 profile_orders current
 stop_server
+
+# MARK: - Idle connections (server memory per connection, each kind on a fresh server)
+if [[ ",$phases," == *",idle,"* ]]; then
+    echo "== idle: server memory (VmRSS) before and after 10,000 idle connections, each kind on a fresh server"
+    for kind in idle-keepalive idle-streams; do
+        # An idle timeout long enough for 10,000 keep-alive connections to open and be measured.
+        start_server "$bin/canteen" "$work/$kind-data" --idle-timeout 600
+        "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
+            --server-pid "$server_pid" --phases "$kind" | grep -v '^final feed cursor\|^server-bench:'
+        stop_server
+    done
+fi
 
 # MARK: - Baseline (an older build, same run)
 if [ -n "$baseline_bin" ]; then

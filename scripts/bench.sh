@@ -4,7 +4,9 @@
 #   2. scripts/bench-beacons.sh  iBeacon parsing + ranging vs Python's beacontools
 #   3. scripts/bench-server.sh   the HTTP server of issue 4 (orders, 304 polls, order-to-display)
 #   4. scripts/bench-pages.py    the kitchen display in headless Chromium: order → DOM, 200 tickets rendered
-#   5. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
+#   5. scripts/bench-app.py      the employee page: sign-in round trip, order ready → page shows ready
+#   6. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
+#   7. scripts/bench-kitchen.sh  ready-time quotes against a simulated quiet hour and lunch rush (issue 30)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -13,7 +15,7 @@
 #
 # Every figure is also recorded (scripts/bench-lib.sh, Benchmarks/BenchFigures) and written by
 # scripts/bench-report.py to $BENCH_OUT/results.json and results.md (default bench/, which also
-# updates the table in README.md); `make bench-check` compares a run with bench/results.json.
+# updates the table in docs/benchmarks.md); `make bench-check` compares a run with bench/results.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${BENCH_OUT:-bench}"
@@ -70,10 +72,21 @@ else
     echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
 fi
 
+echo; echo "### The employee page (scripts/bench-app.py)"
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    make --no-print-directory venv >/dev/null
+    .build-venv/bin/python scripts/bench-app.py --bin "$(swift build -c release --show-bin-path)/canteen"
+else
+    echo "chromium and chromium-driver are not installed (make deps installs them): skipped"
+fi
+
 echo; echo "### Engines (scripts/bench-engines.sh)"
 scripts/bench-engines.sh --skip-build
 
+echo; echo "### Kitchen timing (scripts/bench-kitchen.sh)"
+scripts/bench-kitchen.sh --skip-build
+
 echo; echo "### Report ($out/results.json, $out/results.md)"
-readme=()
-[ "$out" = bench ] && readme=(--readme README.md)
-python3 scripts/bench-report.py write "$BENCH_FIGURES" "$out" --load-before "$load_before" "${readme[@]}"
+table_in=()
+[ "$out" = bench ] && table_in=(--table-in docs/benchmarks.md)
+python3 scripts/bench-report.py write "$BENCH_FIGURES" "$out" --load-before "$load_before" "${table_in[@]}"

@@ -3,9 +3,11 @@
 
     scripts/multi-server-test.py --bin PATH/canteen --database postgres://... --postgres-dir DIR
 
-Starts three servers on the (empty) database, kiosks placing orders spread over them and kitchen
-displays long-polling each of them. Mid-load one server is killed with SIGKILL; kiosks whose
-server died retry the same Idempotency-Key on another, displays move to another with their cursor.
+Starts three servers on the (empty) database, kiosks placing orders spread over them, kitchen
+displays long-polling each of them and displays on the ticket event stream that move to another
+server every 2 s, resuming with Last-Event-ID. Mid-load one server is killed with SIGKILL; kiosks
+whose server died retry the same Idempotency-Key on another, displays move to another with their
+cursor.
 Then PostgreSQL itself is restarted under load (scripts/private-postgres.sh restart DIR): requests
 meanwhile must get 503 `database_unavailable`, the servers must reconnect by themselves and the
 long-polls resume. Checks at the end, against the database:
@@ -13,12 +15,16 @@ long-polls resume. Checks at the end, against the database:
   - every acknowledged order exists, once; every idempotency key placed one order;
   - the capacity used of every pickup window equals the units of the orders stored in it, within
     its capacity (one window is ordered past its capacity on purpose);
-  - every display saw every ticket of the café exactly once;
-  - a display parked on one server woke for orders placed on another.
+  - every display, long-polling or streaming, saw every ticket of the café exactly once;
+  - a display parked on one server woke for orders placed on another;
+  - firing by prep time (issue 30): orders placed on every server with a ticket held for a few
+    seconds; the servers' timers, all running, fire each held ticket exactly once (the feed moves
+    once per firing, a display sees each fired ticket once), at its time.
 
 Standard library only. Prints what it did; exits 1 on the first failed check.
 """
 import argparse
+import datetime
 import http.client
 import http.server
 import re
@@ -41,6 +47,7 @@ parser.add_argument("--postgres-dir", required=True, help="the private server's 
 parser.add_argument("--servers", type=int, default=3)
 parser.add_argument("--kiosks", type=int, default=12)
 parser.add_argument("--displays", type=int, default=3)
+parser.add_argument("--streams", type=int, default=2, help="displays on the event stream")
 parser.add_argument("--seconds", type=float, default=12.0, help="load before the kill, and after it")
 args = parser.parse_args()
 
@@ -280,6 +287,46 @@ try:
                 seen[number].append((ticket["id"], time.time()))
             cursor = int(page["cursor"])
 
+    streamed = [[] for _ in range(args.streams)]
+    resumes = [0] * args.streams
+
+    def stream_loop(number):
+        """Follows the event stream, moving to the next living server every 2 s (or when its
+        server dies), resuming with Last-Event-ID; an event counts once its blank line arrived."""
+        last_id = first_cursor
+        index = number
+        while not stop_displays.is_set():
+            ports = living_ports()
+            port = ports[index % len(ports)]
+            index += 1
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                connection.request("GET", f"/v1/cafes/{CAFE}/tickets/events",
+                                   headers={"Authorization": f"Bearer {kitchen}", "Last-Event-ID": str(last_id)})
+                answer = connection.getresponse()
+                if answer.status != 200:
+                    time.sleep(0.1)
+                    continue
+                resumes[number] += 1
+                until = time.time() + 2
+                event_id, tickets = None, []
+                while not stop_displays.is_set() and time.time() < until:
+                    line = answer.readline().decode()
+                    if not line:
+                        break
+                    line = line.rstrip("\n")
+                    if line.startswith("id: "):
+                        event_id = int(line[4:])
+                    elif line.startswith("data: "):
+                        tickets = json.loads(line[6:])["tickets"]
+                    elif line == "" and event_id is not None:
+                        streamed[number].extend((ticket["id"], time.time()) for ticket in tickets)
+                        last_id, event_id, tickets = event_id, None, []
+            except (OSError, http.client.HTTPException, ValueError):
+                time.sleep(0.05)
+            finally:
+                connection.close()
+
     status, _, payload = request(servers[0]["port"], "GET", f"/v1/cafes/{CAFE}/tickets", kitchen)
     first_cursor = int(json.loads(payload)["cursor"])
 
@@ -343,6 +390,7 @@ try:
 
     kiosk_threads = [threading.Thread(target=kiosk_loop, args=(n,)) for n in range(args.kiosks)]
     display_threads = [threading.Thread(target=display_loop, args=(n,)) for n in range(args.displays)]
+    display_threads += [threading.Thread(target=stream_loop, args=(n,)) for n in range(args.streams)]
     for thread in display_threads + kiosk_threads:
         thread.start()
 
@@ -398,7 +446,7 @@ try:
     # MARK: - Checks
     tickets = set(psql(f"SELECT id FROM ticket WHERE cafeId = '{CAFE}' AND sequence > {first_cursor}").split())
     deadline = time.time() + 20
-    while time.time() < deadline and any(len({t for t, _ in display}) < len(tickets) for display in seen):
+    while time.time() < deadline and any(len({t for t, _ in display}) < len(tickets) for display in seen + streamed):
         time.sleep(0.1)
     stop_displays.set()
     for thread in display_threads:
@@ -424,6 +472,12 @@ try:
         check(len(ids_seen) == len(set(ids_seen)) and set(ids_seen) == tickets,
               f"display {number} saw every ticket exactly once ({len(ids_seen)} answers, {len(set(ids_seen))} distinct, "
               f"{len(tickets)} tickets, {len(tickets - set(ids_seen))} missing)")
+    for number, display in enumerate(streamed):
+        ids_seen = [t for t, _ in display]
+        check(len(ids_seen) == len(set(ids_seen)) and set(ids_seen) == tickets and resumes[number] > 3,
+              f"stream display {number} saw every ticket exactly once over {resumes[number]} streams on the servers in "
+              f"turn ({len(ids_seen)} tickets in events, {len(set(ids_seen))} distinct, {len(tickets)} tickets, "
+              f"{len(tickets - set(ids_seen))} missing)")
     # Every acknowledged order's order.placed reached the receiver (at least once: a server
     # killed mid-attempt, or a round whose result was lost in the restart, is retried once its
     # lease ends), and no event was ever being sent by two servers at once.
@@ -446,6 +500,60 @@ try:
           f"webhooks: every acknowledged order's order.placed was delivered ({len(wanted & delivered)} of {len(wanted)}), "
           f"never by two servers at once ({len(overlapping)} overlapping); {repeats} sent again after the kill or restart")
     receiver.shutdown()
+
+    # MARK: - Firing held tickets across servers
+    # A café whose long station takes 4 s and short one 1 s: each order's short ticket is held until
+    # its long ticket's expected finish (nobody cooks here, so the long tickets queue: 3 s for the
+    # first order, 47 s for the twelfth). Every living server runs its timer on the one database;
+    # each held ticket must fire once, at its time.
+    fire_cafe, fire_menu = all_day_cafe(ROOT, "multifire", slot_minutes=15, capacity=1000, major=778)
+    fire_cafe["beacons"] = []
+    plain = [item for item in fire_menu["items"] if not item.get("dayParts") and not item.get("modifierGroups")]
+    stations = sorted({item["station"] for item in plain})
+    long_station, short_station = stations[0], stations[1]
+    fire_cafe["stations"] = [{"id": long_station, "prepSeconds": 4}, {"id": short_station, "prepSeconds": 1}]
+    for path, document in (("/v1/cafes/multifire", fire_cafe), ("/v1/cafes/multifire/menu", fire_menu)):
+        status, _, payload = request(living_ports()[0], "PUT", path, ops, document)
+        assert status in (200, 201), (path, status, payload)
+    long_item = next(item["id"] for item in plain if item["station"] == long_station)
+    short_item = next(item["id"] for item in plain if item["station"] == short_station)
+    fire_cursor = int(json.loads(request(living_ports()[0], "GET", "/v1/cafes/multifire/tickets", kitchen)[2])["cursor"])
+    feed_before = int(psql("SELECT value FROM feedSequence"))
+    held = {}  # ticket id -> fireAt
+    for number in range(12):
+        port = living_ports()[number % len(living_ports())]
+        status, _, payload = request(port, "POST", "/v1/orders", kiosk,
+                                     {"cafeId": "multifire", "pickup": "asap", "customer": {"name": f"fire{number}"},
+                                      "lines": [{"itemId": long_item, "quantity": 1, "options": []},
+                                                {"itemId": short_item, "quantity": 1, "options": []}]},
+                                     {"Idempotency-Key": f"fire-{number}"})
+        assert status == 201, (status, payload)
+        for ticket in json.loads(payload)["tickets"]:
+            if ticket["status"] == "held":
+                held[ticket["id"]] = ticket["fireAt"]
+    fired_seen = {}
+    cursor = fire_cursor
+    last_fire = max(datetime.datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() for at in held.values())
+    deadline = max(time.time(), last_fire) + 30
+    while time.time() < deadline and len(fired_seen) < len(held):
+        port = living_ports()[int(time.time()) % len(living_ports())]
+        status, _, payload = request(port, "GET", f"/v1/cafes/multifire/tickets?after={cursor}&wait=5", kitchen,
+                                     headers={"If-None-Match": f'"{cursor}"'}, timeout=15)
+        if status != 200:
+            continue
+        page = json.loads(payload)
+        for ticket in page["tickets"]:
+            if ticket["id"] in held and ticket["status"] == "new":
+                fired_seen[ticket["id"]] = fired_seen.get(ticket["id"], 0) + 1
+        cursor = int(page["cursor"])
+    feed_moves = int(psql("SELECT value FROM feedSequence")) - feed_before
+    late = psql("SELECT COUNT(*) FROM ticket WHERE cafeId = 'multifire' AND fireAt IS NOT NULL "
+                "AND (status <> 'new' OR firedAt < fireAt OR firedAt > fireAt + interval '10 seconds')")
+    check(len(held) == 12 and set(fired_seen) == set(held) and all(count == 1 for count in fired_seen.values())
+          and feed_moves == 12 * 2 + 12 and late == "0",
+          f"held tickets fired once across {len(living_ports())} servers: {len(held)} held, {len(fired_seen)} seen fired "
+          f"(each {sorted(set(fired_seen.values()))} time), the feed moved {feed_moves} times for 24 tickets written "
+          f"and {len(held)} fired, {late} fired early, late by more than 10 s, or not at all")
 finally:
     stop_all()
     for server in servers:

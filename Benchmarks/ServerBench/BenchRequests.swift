@@ -28,6 +28,13 @@ struct BenchRequests: Sendable {
         return Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(kitchenToken)\r\n\(condition)\r\n".utf8)
     }
 
+    /// The café's ticket event stream with a kitchen token, after a cursor (nil: from the open tickets).
+    func ticketEvents(after cursor: Int64?) -> [UInt8] {
+        let query = cursor.map { "?after=\($0)" } ?? ""
+        return Array(("GET /v1/cafes/\(cafe)/tickets/events\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Authorization: Bearer \(kitchenToken)\r\nAccept: text/event-stream\r\n\r\n").utf8)
+    }
+
     /// `GET /v1/orders/{id}` with the kiosk token; with an ETag and `wait`, a long-poll for a change.
     func orderRead(id: String, etag: String? = nil, wait: Int = 0) -> [UInt8] {
         let target = "/v1/orders/\(id)" + (wait > 0 ? "?wait=\(wait)" : "")

@@ -9,11 +9,14 @@ import Glibc
 //   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b] [--order-ports P1,P2]
 //                [--connections 32] [--warmup 2] [--duration 10] [--poll-connections 64]
 //                [--displays 50] [--display-orders 200] [--display-interval 0.02] [--followed 100]
+//                [--parked 2000] [--streams 2000] [--idle 10000 --server-pid PID]
 //
 // Each thread owns one blocking keep-alive connection (TCP_NODELAY); the client shares the
 // machine's cores with the server. Phases: GET /healthz, POST /v1/orders, 304 feed polls,
-// order-to-display latency with long-polling displays, parked displays, followed orders
-// (a status change reaching a long-poll and an event stream).
+// order-to-display latency with long-polling displays, parked displays (long-poll), displays on
+// the ticket event stream, followed orders (a status change reaching a long-poll and an event
+// stream), and the server memory held by idle keep-alive connections or idle event streams
+// (idle-keepalive, idle-streams: each on a fresh server, whose PID they need).
 
 // MARK: - Arguments
 
@@ -32,8 +35,11 @@ var displayOrders = 200
 var displayInterval = 0.02
 var parkedDisplays = 2000
 var parkedRounds = 5
+var streamDisplays = 2000
+var idleConnections = 10_000
+var serverPID: Int32 = 0
 var followedOrders = 100
-var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked", "follow"]
+var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked", "streams", "follow"]
 
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -54,6 +60,9 @@ while let argument = arguments.next() {
     case "--display-interval": displayInterval = Double(value) ?? displayInterval
     case "--parked": parkedDisplays = Int(value) ?? parkedDisplays
     case "--parked-rounds": parkedRounds = Int(value) ?? parkedRounds
+    case "--streams": streamDisplays = Int(value) ?? streamDisplays
+    case "--idle": idleConnections = Int(value) ?? idleConnections
+    case "--server-pid": serverPID = Int32(value) ?? 0
     case "--followed": followedOrders = Int(value) ?? followedOrders
     case "--phases": phases = Set(value.split(separator: ",").map(String.init))
     default:
@@ -173,6 +182,62 @@ if phases.contains("parked") {
                         title: "\(parkedDisplays) parked displays woken by one order, p99")
     verdicts.append(verdict(String(format: "%d parked displays woken p99 ≤ 50 ms (%.1f ms)", parkedDisplays, p99),
                             p99 <= 50 && outcome.missing == 0 && summary.count > 0))
+}
+
+if phases.contains("streams") {
+    let outcome = EventStreamsRun(
+        port: serverPort, displays: streamDisplays, rounds: parkedRounds,
+        stream: { requests.ticketEvents(after: $0) },
+        order: { requests.order(key: "\(runID)-streams-\($0)") },
+        cursor: { (known: Int64?) throws(BenchError) in try requests.latestCursor(port: serverPort, after: known) }
+    ).run()
+    let summary = LatencySummary(outcome.latencies)
+    print("displays on the ticket event stream woken by one order, \(streamDisplays) streams open, "
+          + "\(parkedRounds) orders: \(summary.text) from the order's 201 to each display's event "
+          + "(\(summary.count) events)")
+    if !outcome.roundP99s.isEmpty {
+        let rounds = outcome.roundP99s.map { String(format: "%.1f", $0) }.joined(separator: ", ")
+        print("    each order's own p99, in order: \(rounds) ms")
+    }
+    if outcome.missing > 0 { print("    displays without the event within 10 s: \(outcome.missing)") }
+    for failure in Set(outcome.failures) { print("    failed: \(failure)") }
+    let p99 = summary.milliseconds(atPercentile: 99)
+    // The reference is the long-poll's figure of the same run (the parked phase), when it ran.
+    BenchFigures.record("stream_wake_p99_ms", p99, unit: "ms", better: .lower,
+                        title: "\(streamDisplays) displays on the event stream woken by one order, p99 (ceiling 50 ms)",
+                        reference: phases.contains("parked") ? "parked_wake_p99_ms" : nil)
+    verdicts.append(verdict(String(format: "%d streams woken p99 ≤ 50 ms (%.1f ms)", streamDisplays, p99),
+                            p99 <= 50 && outcome.missing == 0 && summary.count > 0))
+}
+
+for (phase, label, request, marker) in [
+    ("idle-keepalive", "idle keep-alive connections (after GET /healthz)", BenchRequests.healthz,
+     Array("\r\n\r\n".utf8)),
+    ("idle-streams", "idle ticket event streams (after their first event)", requests.ticketEvents(after: nil),
+     Array("event: snapshot".utf8)),
+] where phases.contains(phase) {
+    guard serverPID > 0 else {
+        print("\(phase): needs --server-pid (the server's memory is read from /proc)")
+        continue
+    }
+    let outcome = IdleConnectionsRun(port: serverPort, count: idleConnections, serverPID: serverPID, request: request,
+                                     marker: marker).run()
+    let perConnection = outcome.bytesPerConnection
+    print(String(format: "%@: %d held, server RSS %.1f → %.1f MiB: %.1f KB each (opened in %.1f s)", label,
+                 outcome.opened, Double(outcome.rssBefore) / 1_048_576, Double(outcome.rssAfter) / 1_048_576,
+                 perConnection / 1024, outcome.seconds))
+    for failure in Set(outcome.failures) { print("    failed: \(failure)") }
+    guard outcome.failures.isEmpty else { continue }
+    if phase == "idle-streams" {
+        BenchFigures.record("idle_stream_kb", perConnection / 1024, unit: "KB", better: .lower,
+                            title: "server memory per idle event stream, \(outcome.opened) held (ceiling 16 KB)",
+                            reference: "idle_keepalive_kb")
+        verdicts.append(verdict(String(format: "idle stream ≤ 16 KB (%.1f KB)", perConnection / 1024),
+                                perConnection <= 16 * 1024))
+    } else {
+        BenchFigures.record("idle_keepalive_kb", perConnection / 1024, unit: "KB", better: .lower,
+                            title: "server memory per idle keep-alive connection, \(outcome.opened) held")
+    }
 }
 
 if phases.contains("follow") {

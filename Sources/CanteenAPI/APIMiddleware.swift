@@ -1,3 +1,4 @@
+import CanteenCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -17,15 +18,17 @@ import Logging
 /// instructions and each of 2,000 woken kitchen displays 95,356; as one, 228,675 and 94,637
 /// (`scripts/count-instructions.sh`, docs/benchmarks.md).
 ///
-/// An answer whose body is in hand (every one but a stream) is measured when the route returns
-/// and passed on untouched, so Hummingbird writes its head, body and end in one go; a stream
-/// (no length) is measured when its last byte is written.
+/// An answer whose body is in hand (every one but a stream), and every answer to HEAD, is measured
+/// when the route returns and passed on untouched, so Hummingbird writes its head, body and end in
+/// one go; a stream (no length) is measured when its last byte is written.
 struct APIMiddleware: RouterMiddleware {
     typealias Context = CanteenRequestContext
 
     let metrics: CanteenMetrics
     let errors: ErrorAnswers
     let authentication: Authentication
+    /// Whether log lines carry the client's address (`--log-client-address`), and how it is found.
+    let identity: IdentitySettings
 
     static let noSniff = HTTPField(name: .xContentTypeOptions, value: "nosniff")
 
@@ -41,7 +44,7 @@ struct APIMiddleware: RouterMiddleware {
             do {
                 return try await next(request, try await authentication.verified(request, context))
             } catch {
-                return errors.response(for: error, to: request, context: context)
+                return await errors.response(for: error, to: request, context: context)
             }
         }
         // No browser guesses another type for an answer (a JSON error echoing `<script>` stays JSON).
@@ -49,7 +52,8 @@ struct APIMiddleware: RouterMiddleware {
         response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no route sets it
         let route = context.endpointPath ?? "Unknown"
         let status = response.status
-        if response.body.contentLength != nil {
+        // A HEAD's body is never written (Hummingbird drops it): it is measured now too.
+        if response.body.contentLength != nil || method == .head {
             metrics.requestAnswered(route: route, method: method, status: status, since: start)
         } else {
             let body = response.body
@@ -67,12 +71,18 @@ struct APIMiddleware: RouterMiddleware {
         guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        context.logger.info("request", metadata: [
+        var metadata: Logger.Metadata = [
             RequestLog.metadataKey: .string(id),
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "-"),
             "status": .string(String(status.code)),
             "duration_ms": .string(String(format: "%.2f", milliseconds)),
-        ])
+        ]
+        // Only where ops chose it: a client's address is personal data.
+        if identity.logClientAddress,
+           let client = identity.clientAddresses.client(peer: context.remoteAddress, headers: request.headers) {
+            metadata["client"] = .string(client.description)
+        }
+        context.logger.info("request", metadata: metadata)
     }
 }

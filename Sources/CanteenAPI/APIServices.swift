@@ -32,21 +32,34 @@ public struct APIServices: Sendable {
     public var webhookPolicy: WebhookAddressPolicy
     /// Resolves a webhook URL's host name at registration.
     public var hostResolver: any HostResolver
+    /// The kitchen's queue (ready times, live times).
+    public var kitchen: any KitchenRepository
+    /// What is left of limited dishes.
+    public var dailyStock: any DailyStockRepository
     /// The current instant (a fixed clock in tests).
     public var clock: @Sendable () -> Date
     /// Canteen's metrics and the registry `GET /metrics` shows (the feed's own must be the same).
     public var metrics: CanteenMetrics
     /// Whether `GET /metrics` answers without a token (`canteen serve --metrics-public`).
     public var metricsArePublic = false
+    /// Sessions of people signed in, and sign-ins under way.
+    public var sessions: any SessionRepository
+    /// One person's data as a whole (`/v1/me/data`, `DELETE /v1/me`).
+    public var personalData: any PersonalDataRepository
+    /// Sign-in with the identity provider, the public URL, trusted proxies (tokens only by default).
+    public var identity: IdentitySettings = .tokensOnly
     /// The pages' files (`/kds`, `/kiosk`, `/board`, `/assets/…`): those shipped with Canteen.
     public var pages: Result<WebAssets, WebAssetsError> = WebAssets.bundled
 
     public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
                 pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
                 preferences: any PreferencesRepository, beacons: any BeaconRepository,
-                cards: any CardRepository, coupons: any CouponRepository, presenter: Presenter,
+                cards: any CardRepository, coupons: any CouponRepository, sessions: any SessionRepository,
+                personalData: any PersonalDataRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
-                audit: any AuditRepository, reports: any ReportRepository, webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
+                audit: any AuditRepository, reports: any ReportRepository,
+                webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
+                kitchen: any KitchenRepository, dailyStock: any DailyStockRepository,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
         self.cafes = cafes
         self.tokens = tokens
@@ -58,6 +71,8 @@ public struct APIServices: Sendable {
         self.beacons = beacons
         self.feed = feed
         self.cards = cards
+        self.sessions = sessions
+        self.personalData = personalData
         self.coupons = coupons
         self.orderEvents = orderEvents
         self.webhooks = webhooks
@@ -65,7 +80,18 @@ public struct APIServices: Sendable {
         self.reports = reports
         self.webhookPolicy = webhookPolicy
         self.hostResolver = hostResolver
+        self.kitchen = kitchen
+        self.dailyStock = dailyStock
         self.clock = clock
         self.metrics = metrics ?? feed.metrics
+    }
+}
+
+extension APIServices {
+    /// What is stored as left today (the café's local date at `now`) of the menu's limited
+    /// dishes; nothing is read for a menu without any.
+    func remaining(of menu: CafeMenu, now: Date) async throws -> [String: Int] {
+        guard menu.menu.items.contains(where: { $0.dailyQuantity != nil }) else { return [:] }
+        return try await dailyStock.remaining(cafeID: menu.cafe.id, date: DailyStock.day(of: now, at: menu.cafe))
     }
 }

@@ -23,6 +23,8 @@ struct CafeChoice: Sendable {
 ///
 /// 1. the user's `defaultLocation` names a café that exists → it (`preferred`);
 /// 2. it is `"nearest"` and the sightings place the device in a café → that café (`nearest`);
+///    without that, the client's address inside a café's `networks` → that café (`nearest`,
+///    the detail naming the network). The address is used for this one decision, never stored;
 /// 3. otherwise (`fallback`): the café of the user's most recent order, else the site default
 ///    café (the site domain's `defaultLocation` when it names a café), else the first café by id.
 ///
@@ -31,7 +33,8 @@ struct CafeChoice: Sendable {
 struct CafeResolver {
     let services: APIServices
 
-    func resolve(userID: String, request: LocateRequest, token: AccessToken) async throws -> CafeChoice {
+    func resolve(userID: String, request: LocateRequest, token: AccessToken,
+                 clientAddress: IPAddress? = nil) async throws -> CafeChoice {
         let allowed: (String) -> Bool = { token.serves(cafeID: $0) }
         var skipped: [String] = []
 
@@ -51,7 +54,10 @@ struct CafeResolver {
         case .nearest:
             let (choice, reason) = try await nearest(request, allowed: allowed)
             if let choice { return choice }
+            let (byNetwork, networkReason) = try await nearest(clientAddress, allowed: allowed)
+            if let byNetwork { return byNetwork }
             skipped.append(reason)
+            if let networkReason { skipped.append(networkReason) }
         }
         let siteDefault = preferences.site[PreferenceKey.defaultLocation].flatMap(DefaultLocation.init)
         return try await fallback(userID: userID, siteDefault: siteDefault, allowed: allowed, skipped: skipped)
@@ -91,6 +97,23 @@ struct CafeResolver {
         }
         detail += " [\(result.reason.rawValue)]"
         return (CafeChoice(cafe: cafe, reason: .nearest, detail: Self.detail(detail, [])), "")
+    }
+
+    /// The café whose building network holds the client's address (the first by café id when
+    /// several do), or why there is none (nil when the cafés list no network at all).
+    private func nearest(_ address: IPAddress?, allowed: (String) -> Bool) async throws -> (CafeChoice?, String?) {
+        let cafes = try await services.cafes.cafes().filter { !$0.cafe.networks.isEmpty }
+        guard !cafes.isEmpty else { return (nil, nil) }
+        guard let address else { return (nil, "the client's address is not known") }
+        for cafe in cafes {
+            guard let network = cafe.cafe.networks.first(where: { $0.contains(address) }) else { continue }
+            guard allowed(cafe.cafe.id) else {
+                return (nil, "the client's network \(network) is café '\(cafe.cafe.id)', which this kiosk does not serve")
+            }
+            return (CafeChoice(cafe: cafe, reason: .nearest,
+                               detail: Self.detail("the nearest café by network: the client is in \(network)", [])), nil)
+        }
+        return (nil, "the client's address is in no café's network")
     }
 
     // MARK: - Fallback

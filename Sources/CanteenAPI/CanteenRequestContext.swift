@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenIdentity
 import Hummingbird
 import Logging
 import NIOCore
@@ -9,20 +10,23 @@ public struct CanteenRequestContext: RequestContext {
     /// The bearer token presented, once verified; nil when the request carried none.
     public var token: AccessToken? {
         get { verified?.token }
-        set { verified = newValue.map(VerifiedToken.init) }
+        set { verified = newValue.map { VerifiedToken($0) } }
     }
+    /// How the request proved who it is (nil without credentials).
+    public var credential: Credential? { verified?.credential }
+    /// The person signed in (a session or a provider's token), with the name and email the
+    /// provider gave; nil for bearer tokens made by ops.
+    public var person: SignedInPerson? { verified?.person }
     /// The token, held by reference: the context is copied on its way through the middlewares
     /// and the router, and a token inline would have its four strings retained and released at
     /// every copy.
-    private var verified: VerifiedToken?
-    /// The connection the request came on.
-    public let channel: any Channel
+    var verified: VerifiedToken?
     /// The peer's address (nil when there is no socket, as in router tests).
-    public var remoteAddress: SocketAddress? { channel.remoteAddress }
+    public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        channel = source.channel
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Request bodies are read up to 1 MiB; larger ones get 413.
@@ -83,11 +87,27 @@ public struct CanteenRequestContext: RequestContext {
     }
 }
 
-/// A verified token, shared by the copies of a request's context.
-private final class VerifiedToken: Sendable {
-    let token: AccessToken
+/// How a request proved who it is.
+public enum Credential: String, Sendable {
+    /// `Authorization: Bearer` with a token made by ops (`canteen tokens create`, `POST /v1/tokens`).
+    case token
+    /// The session cookie of a person signed in with the identity provider.
+    case session
+    /// `Authorization: Bearer` with the identity provider's JWT access token (a native app).
+    case providerToken
+}
 
-    init(_ token: AccessToken) { self.token = token }
+/// A verified token, shared by the copies of a request's context.
+final class VerifiedToken: Sendable {
+    let token: AccessToken
+    let credential: Credential
+    let person: SignedInPerson?
+
+    init(_ token: AccessToken, credential: Credential = .token, person: SignedInPerson? = nil) {
+        self.token = token
+        self.credential = credential
+        self.person = person
+    }
 }
 
 /// How the server names itself.

@@ -6,11 +6,13 @@ import Hummingbird
 public enum CanteenRouter {
     /// The router and the table of what it serves.
     public static func build(_ services: APIServices) -> RouteTable {
-        let router = Router(context: CanteenRequestContext.self)
+        let router = Router(context: CanteenRequestContext.self, options: options)
         let methods = RouteMethods()
         router.add(middleware: APIMiddleware(metrics: services.metrics,
                                              errors: ErrorAnswers(presenter: services.presenter, methods: methods),
-                                             authentication: Authentication(tokens: services.tokens)))
+                                             authentication: Authentication(tokens: services.tokens, sessions: services.sessions,
+                                                                            identity: services.identity),
+                                             identity: services.identity))
         let routes = RouteTable(router: router, methods: methods)
         HealthRoutes().register(on: routes)
         MetricsRoutes(services: services).register(on: routes)
@@ -20,6 +22,7 @@ public enum CanteenRouter {
         PickupWindowRoutes(services: services).register(on: routes)
         OrderRoutes(services: services, gate: IdempotencyGate()).register(on: routes)
         TicketRoutes(services: services).register(on: routes)
+        TicketEventRoutes(services: services).register(on: routes)
         PreferenceRoutes(services: services).register(on: routes)
         SitePreferenceRoutes(services: services).register(on: routes)
         BeaconRoutes(services: services).register(on: routes)
@@ -34,9 +37,16 @@ public enum CanteenRouter {
         PageRoutes(services: services, assets: services.pages).register(on: routes)
         OrderEventRoutes(services: services).register(on: routes)
         WebhookRoutes(services: services).register(on: routes)
+        AuthRoutes(services: services).register(on: routes)
+        MeRoutes(services: services).register(on: routes)
+        KitchenRoutes(services: services).register(on: routes)
         ReportRoutes(services: services).register(on: routes)
         AuditRoutes(services: services).register(on: routes)
         OverviewRoutes(services: services).register(on: routes)
         return routes
     }
+
+    /// Every GET route also answers HEAD (RFC 9110 §9.3.2): the GET's status and headers,
+    /// `Content-Length` included, without the body.
+    static let options: RouterOptions = [.autoGenerateHeadEndpoints]
 }

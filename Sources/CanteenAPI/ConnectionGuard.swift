@@ -18,16 +18,11 @@ import NIOHTTPTypes
 ///   lingers: the sending side is shut first and what still arrives is discarded for up to
 ///   `lingerTimeout`, because closing a socket with unread data resets it, and a reset can
 ///   destroy the answer before the client reads it.
-/// - **Oversized headers**: a request head over the decoder's limits is answered 431
-///   `headers_too_large` with the JSON error body, then closed.
+/// - Malformed requests and oversized heads are answered by `ProtocolGuard`, nearer the socket.
 /// - **Shutdown**: when the server begins a graceful shutdown it tells every connection to
-///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays at
-///   once), so no request waiting for a change has to register for the shutdown itself.
-/// - **Answers written ahead**: a kitchen display woken by a change is answered by the feed
-///   straight from the event loop, its bytes written to the socket (`answer(_:)`, see
-///   `ParkedDisplayAnswers`); for the answer its handler returns afterwards, NIO's HTTP/1
-///   encoder, which pairs one answer with each request, is given an empty one whose bytes are
-///   dropped (`AnswerAheadWriter`), so each request gets exactly one answer, in order.
+///   quiesce; the guard calls `onQuiesce` (the kitchen feed answers its parked displays and
+///   ends its event streams at once), so no request waiting for a change has to register for
+///   the shutdown itself.
 public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
     public typealias InboundOut = HTTPRequestPart
@@ -43,10 +38,6 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     private var closeAfterAnswer = false
     private var closing = false
     private var lingering = false
-    /// Writes answers ahead below NIO's HTTP/1 encoder (nil until added to a pipeline).
-    private var ahead: AnswerAheadWriter?
-    /// The request in progress was answered ahead: the bytes of its handler's answer are dropped.
-    private var answeredAhead = false
 
     public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2), onQuiesce: (@Sendable () -> Void)? = nil) {
         self.headerTimeout = Self.timeAmount(headerTimeout)
@@ -89,10 +80,6 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     // MARK: - Header timeout
 
     public func handlerAdded(context: ChannelHandlerContext) {
-        // Next to the socket, below every encoder.
-        let writer = AnswerAheadWriter()
-        writer.connectionGuard = self
-        if (try? context.pipeline.syncOperations.addHandler(writer, position: .first)) != nil { ahead = writer }
         if context.channel.isActive { armHeaderDeadline(context) }
     }
 
@@ -140,44 +127,10 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
 
     // MARK: - Answers
 
-    /// Writes and flushes `answer` (a whole HTTP/1 answer: head, then body) now as the answer to
-    /// the request in progress (on the connection's event loop, while that request's handler is
-    /// still waiting), and drops the bytes of the answer the handler writes when it returns.
-    /// False, with nothing written, when there is no request in progress or the connection is
-    /// closing.
-    func answer(_ answer: ByteBuffer...) -> Bool {
-        guard let ahead, requestsInProgress > 0, !answeredAhead, !closing, !lingering, let channel = ahead.channel,
-              channel.isActive else {
-            return false
-        }
-        answeredAhead = true
-        return ahead.write(answer)
-    }
-
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // Once a closing answer is out, nothing more is written (not a second answer to a broken request).
         guard !closing else {
             promise?.fail(ChannelError.ioOnClosedChannel)
-            return
-        }
-        if answeredAhead, let ahead {
-            // The handler's own answer to a request answered ahead: the encoder sees an answer (it
-            // pairs one with each request), the socket does not. Its bytes are dropped, so the
-            // encoder is given the cheapest whole answer instead of the page.
-            switch unwrapOutboundIn(data) {
-            case .head:
-                ahead.discarding = true
-                context.write(wrapOutboundOut(.head(Self.droppedHead)), promise: promise)
-                ahead.discarding = false
-            case .body:
-                promise?.succeed()
-            case .end:
-                ahead.discarding = true
-                context.write(wrapOutboundOut(.end(nil)), promise: promise)
-                ahead.discarding = false
-                answeredAhead = false
-                requestsInProgress = max(0, requestsInProgress - 1)
-            }
             return
         }
         switch unwrapOutboundIn(data) {
@@ -207,39 +160,16 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    /// What the encoder is given for a handler's answer whose bytes are dropped: a whole answer
-    /// with no body and a single field.
-    static let droppedHead = HTTPResponse(status: .ok, headerFields: [.contentLength: "0"])
-
     /// Answers after which the rest of the request cannot be trusted or is not wanted.
     static func closesConnection(_ status: HTTPResponse.Status) -> Bool {
         status == .contentTooLarge || status == .requestHeaderFieldsTooLarge
     }
 
-    // MARK: - Oversized heads
+    // MARK: - Errors
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // What arrives after a closing answer may not parse: nobody needs to hear of it.
         if lingering { return }
-        guard let parserError = error as? HTTPParserError, parserError == .headerOverflow, requestsInProgress == 0,
-              !closing else {
-            context.fireErrorCaught(error)
-            return
-        }
-        closing = true
-        cancelHeaderDeadline()
-        let body = ErrorResponse.body(for: CanteenError(
-            .invalid, code: .headersTooLarge,
-            message: "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line larger than \(APILimits.maxHeaderFieldBytes), or more than \(APILimits.maxHeaderFields) lines"))
-        var head = HTTPResponse(status: .requestHeaderFieldsTooLarge)
-        head.headerFields[.contentType] = JSONResponse.contentType
-        head.headerFields.append(APIMiddleware.noSniff)
-        head.headerFields[.contentLength] = String(body.count)
-        head.headerFields[.connection] = "close"
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [self] _ in
-            closeLingering(context)
-        }
+        context.fireErrorCaught(error)
     }
 }

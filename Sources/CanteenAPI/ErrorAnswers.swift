@@ -13,9 +13,9 @@ struct ErrorAnswers: Sendable {
     let methods: RouteMethods
 
     /// The answer to a request that failed with `error`.
-    func response(for error: any Error, to request: Request, context: CanteenRequestContext) -> Response {
+    func response(for error: any Error, to request: Request, context: CanteenRequestContext) async -> Response {
         var canteenError = Self.canteenError(for: error)
-        let allowed = canteenError.code == .routeNotFound ? methods.methods(for: request.uri.path) : []
+        let allowed = canteenError.code == .routeNotFound ? await methods.methods(for: request.head.path ?? "/") : []
         if !allowed.isEmpty {
             canteenError = CanteenError(.invalid, code: .methodNotAllowed,
                                         message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
@@ -111,6 +111,7 @@ public enum ErrorResponse {
         case .bodyTooLarge: return .contentTooLarge
         case .headersTooLarge: return .requestHeaderFieldsTooLarge
         case .unsupportedMediaType: return .unsupportedMediaType
+        case .unsupportedTransferCoding: return .notImplemented
         case .methodNotAllowed: return .methodNotAllowed
         default: break
         }

@@ -13,12 +13,20 @@ import Synchronization
 /// await that same computation.
 final class FeedResponses: Sendable {
     /// What a display asks: a café's changes after a cursor, of one station or all, rendered
-    /// for one variant of the readers (language and formats).
+    /// for one variant of the readers (language and formats), as an answer or as a stream's event.
     struct Question: Hashable, Sendable {
         let cafeID: String
         let after: Int64?
         let station: String?
         let variant: String
+        var form: Form = .answer
+    }
+
+    /// How a page is written: the JSON body of an answer, or one event of a ticket event stream
+    /// (`id:` the page's cursor, `event:` `snapshot` or `changes`, `data:` the same JSON).
+    enum Form: Hashable, Sendable {
+        case answer
+        case event
     }
 
     /// A question while the café's latest change is `latest`.
@@ -27,9 +35,9 @@ final class FeedResponses: Sendable {
         let latest: Int64
     }
 
-    /// A rendered page: the JSON body, its cursor, whether it held any ticket, and the answer's
-    /// headers. Every display woken by one change is answered with this same buffer and these
-    /// same headers.
+    /// A rendered page: the JSON body (or the whole event), its cursor, whether it held any
+    /// ticket, and the answer's headers. Every display woken by one change is answered with this
+    /// same buffer and these same headers.
     struct Rendered: Sendable {
         let body: ByteBuffer
         let cursor: Int64
@@ -50,6 +58,26 @@ final class FeedResponses: Sendable {
             headers.append(APIMiddleware.noSniff)  // as the middleware adds it: answers written ahead have it too
             headers[.contentLength] = String(self.body.readableBytes)
             self.headers = headers
+        }
+
+        private init(event: ByteBuffer, cursor: Int64, isEmpty: Bool) {
+            body = event
+            self.cursor = cursor
+            self.isEmpty = isEmpty
+            headers = [:]
+        }
+
+        /// One event of a ticket event stream carrying the page `json` (no newline in it: JSON
+        /// escapes them in strings): `snapshot` (the open tickets, replacing what a display
+        /// shows) or `changes` (tickets changed after the stream's last event id). Its headers
+        /// are empty: the stream's head was written once, when it began.
+        static func event(json: some Collection<UInt8>, cursor: Int64, isEmpty: Bool, snapshot: Bool) -> Rendered {
+            var event = ByteBuffer()
+            event.reserveCapacity(json.count + 48)
+            event.writeString("id: \(cursor)\nevent: \(snapshot ? "snapshot" : "changes")\ndata: ")
+            event.writeBytes(json)
+            event.writeString("\n\n")
+            return Rendered(event: event, cursor: cursor, isEmpty: isEmpty)
         }
     }
 

@@ -12,40 +12,26 @@ import Synchronization
 /// asking the same `Question` are then woken together, after that work was done once, and each
 /// gets its result. Without it, two thousand woken displays would each be scheduled twice: once
 /// to find the page being rendered and wait for it, and again when it was.
-///
-/// What was prepared may also be delivered before the waiters resume (`Delivery`: the kitchen
-/// feed writes the page to the displays' connections), so that the last of two thousand answers
-/// does not wait for two thousand handlers to run first.
 final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Sendable {
     /// What a waiter will do with the café's new latest change once woken, done once for all
     /// waiters asking the same question. (A class: waking copies each waiter, and this is one
     /// reference to copy, not a question's strings and a closure.)
     final class Preparation: Sendable {
         let question: Question
-        /// Where the waiter's answer may be delivered before it resumes (nil: it answers itself).
-        let connection: ParkedConnection?
         /// Nil when it could not be done (the waiter then does it itself, and meets the error).
         let prepare: @Sendable (_ latest: Int64) async -> Prepared?
 
-        init(question: Question, connection: ParkedConnection? = nil,
-             prepare: @escaping @Sendable (_ latest: Int64) async -> Prepared?) {
+        init(question: Question, prepare: @escaping @Sendable (_ latest: Int64) async -> Prepared?) {
             self.question = question
-            self.connection = connection
             self.prepare = prepare
         }
     }
 
-    /// Delivers what was prepared for `question` to the waiters' connections (each nil or not)
-    /// before they resume; says, in their order, which were answered.
-    typealias Delivery = @Sendable (_ question: Question, _ prepared: Prepared, _ published: ContinuousClock.Instant,
-                                    _ connections: [ParkedConnection?]) async -> [Bool]
-
     /// How a wait ended.
     enum Wakeup: Sendable {
         /// The café's latest change is now `latest`, with what was prepared for it; `published`
-        /// is when this process learnt of it (nil for a waiter that found it already there);
-        /// `answered` when it was delivered to the waiter's connection already.
-        case changed(latest: Int64, prepared: Prepared?, published: ContinuousClock.Instant?, answered: Bool)
+        /// is when this process learnt of it (nil for a waiter that found it already there).
+        case changed(latest: Int64, prepared: Prepared?, published: ContinuousClock.Instant?)
         /// The deadline passed, the waiter was cancelled, or the server is stopping.
         case ended
 
@@ -82,11 +68,9 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
     private let state = Mutex(State())
     /// How late past its deadline a waiter may be answered (the timer's longest sleep).
     private let deadlineSlack: Duration
-    private let deliver: Delivery?
 
-    init(deadlineSlack: Duration = .milliseconds(100), deliver: Delivery? = nil) {
+    init(deadlineSlack: Duration = .milliseconds(100)) {
         self.deadlineSlack = deadlineSlack
-        self.deliver = deliver
     }
 
     /// Records committed changes (café → its latest sequence) and wakes the waiters of every
@@ -106,23 +90,18 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
             var groups: [Question: Group] = [:]
             for waiter in waiters.values {
                 guard let preparation = waiter.preparation else {
-                    waiter.continuation.resume(returning: .changed(latest: latest, prepared: nil, published: now, answered: false))
+                    waiter.continuation.resume(returning: .changed(latest: latest, prepared: nil, published: now))
                     continue
                 }
                 groups[preparation.question, default: Group(latest: latest, preparation: preparation, waiters: [])]
                     .waiters.append(waiter)
             }
             for group in groups.values {
-                Task { [deliver] in
+                Task {
                     let prepared = await group.preparation.prepare(group.latest)
-                    var answered: [Bool] = []
-                    if let prepared, let deliver {
-                        answered = await deliver(group.preparation.question, prepared, now,
-                                                 group.waiters.map { $0.preparation?.connection })
-                    }
-                    for (index, waiter) in group.waiters.enumerated() {
-                        waiter.continuation.resume(returning: .changed(latest: group.latest, prepared: prepared, published: now,
-                                                                       answered: index < answered.count && answered[index]))
+                    for waiter in group.waiters {
+                        waiter.continuation.resume(
+                            returning: .changed(latest: group.latest, prepared: prepared, published: now))
                     }
                 }
             }
@@ -142,6 +121,9 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
         for waiter in woken { waiter.continuation.resume(returning: .ended) }
     }
 
+    /// Whether every waiter was released (the server is stopping).
+    var isReleased: Bool { state.withLock { $0.released } }
+
     /// Number of displays currently waiting (for tests and metrics).
     var waiterCount: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
 
@@ -160,7 +142,7 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
                 let immediate: Wakeup? = state.withLock { state in
                     // Already changed: the waiter does its own preparing, as if it had not waited.
                     if let latest = state.latest[cafeID], latest > cursor {
-                        return .changed(latest: latest, prepared: nil, published: nil, answered: false)
+                        return .changed(latest: latest, prepared: nil, published: nil)
                     }
                     if state.released || Task.isCancelled || deadline <= .now { return .ended }
                     state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline,

@@ -21,7 +21,7 @@ public final class RouteTable {
     func on(_ method: HTTPRequest.Method, _ path: String,
             use handler: @escaping @Sendable (Request, CanteenRequestContext) async throws -> Response) {
         entries.append(Entry(method: method.rawValue, path: path))
-        methods.add(method: method.rawValue, path: path)
+        methods.add(method: method, path: path)
         router.on(RouterPath(path), method: method, use: handler)
     }
 

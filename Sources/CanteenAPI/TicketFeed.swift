@@ -5,8 +5,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The kitchen feed of every café: where each café's feed stands, the wake-ups of displays
-/// long-polling it, and the rendered pages they share; and the wake-ups of clients following
-/// one order's status.
+/// long-polling it or following its event stream, and the rendered pages they share; and the
+/// wake-ups of clients following one order's status.
 ///
 /// Changes committed by this process are known at once (the ticket and order-event
 /// repositories report them after commit). Changes committed by another process on the same
@@ -21,17 +21,22 @@ public final class TicketFeed: Service, Sendable {
 
     private let tickets: any TicketRepository
     private let events: any OrderEventRepository
-    private typealias Signal = FeedSignal<FeedResponses.Question, FeedResponses.Rendered>
+    typealias Signal = FeedSignal<FeedResponses.Question, FeedResponses.Rendered>
+    /// Wakes the displays parked in a long-poll.
     private let signal: Signal
+    /// Wakes the event streams waiting for a change (apart, so each kind is counted on its own).
+    let streamSignal = Signal()
+    /// Event streams open right now.
+    let streams = Atomic<Int>(0)
     private let followers = OrderFollowers()
-    private let pages: FeedResponses
+    let pages: FeedResponses
     private let watchInterval: Duration
     private let watched = Mutex<Int64?>(nil)
     private let eventsWatched = Mutex<Int64?>(nil)
     private let logger: Logger
     /// Where the feed records its wake-up delays (and the API its other metrics).
     public let metrics: CanteenMetrics
-    /// How often an order's event stream sends a comment while nothing happens.
+    /// How long an event stream (an order's, a café's tickets) stays quiet before it sends a comment.
     public let heartbeat: Duration
 
     public init(tickets: any TicketRepository, events: any OrderEventRepository,
@@ -45,13 +50,11 @@ public final class TicketFeed: Service, Sendable {
         self.logger = logger
         self.metrics = metrics
         pages = FeedResponses(capacity: sharedPages)
-        let answers = ParkedDisplayAnswers(metrics: metrics)
-        signal = Signal { question, page, published, connections in
-            // A display that keeps waiting past this page (see `page`) is not answered with it.
-            guard Self.answers(page, after: question.after) else { return [] }
-            return await answers.answer(page, published: published, to: connections)
+        signal = Signal()
+        tickets.onTicketChanges { [signal, streamSignal] changes in
+            signal.publish(changes)
+            streamSignal.publish(changes)
         }
-        tickets.onTicketChanges { [signal] changes in signal.publish(changes) }
         events.onOrderEvents { [followers] events in followers.publish(events) }
     }
 
@@ -69,6 +72,7 @@ public final class TicketFeed: Service, Sendable {
         let after = watched.withLock { $0 } ?? 0
         let head = try await tickets.changes(after: after)
         signal.publish(head.cafes)
+        streamSignal.publish(head.cafes)
         watched.withLock { $0 = max($0 ?? 0, head.latest) }
         try await catchUpEvents(head: head.latest)
     }
@@ -93,7 +97,7 @@ public final class TicketFeed: Service, Sendable {
     }
 
     /// Watches the database for changes written by other processes until shutdown, then
-    /// answers every parked display at once.
+    /// answers every parked display and ends every event stream at once.
     public func run() async throws {
         await withGracefulShutdownHandler {
             try? await cancelWhenGracefulShutdown {
@@ -120,14 +124,18 @@ public final class TicketFeed: Service, Sendable {
     }
 
     /// The server is shutting down: every parked display and every order follower is answered
-    /// now with what it has, and later waits return at once.
+    /// now with what it has, every event stream ends, and later waits return at once.
     public func serverIsStopping() {
         signal.releaseAll()
+        streamSignal.releaseAll()
         followers.releaseAll()
     }
 
-    /// Displays waiting right now.
+    /// Displays parked in a long-poll right now.
     public var waitingDisplays: Int { signal.waiterCount }
+
+    /// Ticket event streams open right now.
+    public var openStreams: Int { streams.load(ordering: .relaxed) }
 
     // MARK: - Following one order
 
@@ -149,10 +157,9 @@ public final class TicketFeed: Service, Sendable {
     /// The tickets of `cafe` changed after `after` (its open tickets without a cursor), rendered
     /// for `presentation`. A display that already holds everything up to `known` (the cursor in
     /// its `If-None-Match`) gets `unchanged` while nothing moved; with `wait`, the answer waits
-    /// for a change up to that long. A display woken by a change may be answered on `connection`
-    /// before this returns (`ParkedDisplayAnswers`); the same page is returned all the same.
+    /// for a change up to that long.
     func page(cafe: Cafe, after: Int64?, station: String?, known: Int64?, wait: Duration,
-              presentation: Presentation, connection: ParkedConnection? = nil) async throws -> Answer {
+              presentation: Presentation) async throws -> Answer {
         let deadline = ContinuousClock.now + wait
         let question = FeedResponses.Question(cafeID: cafe.id, after: after, station: station,
                                               variant: presentation.variant)
@@ -168,20 +175,19 @@ public final class TicketFeed: Service, Sendable {
                 // answers every waiter through `serverIsStopping()` (each connection's
                 // `ConnectionGuard` calls it when told to quiesce), not a shutdown handler per
                 // waiter: two thousand registrations, and as many removals, per wake-up.
-                let preparation = Signal.Preparation(question: question, connection: connection) { [self] latest in
+                let preparation = Signal.Preparation(question: question) { [self] latest in
                     try? await render(cafe, question, latest: latest, presentation)
                 }
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero,
-                      case .changed(let changed, let page, let published, let answered)
+                      case .changed(let changed, let page, let published)
                           = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining, preparing: preparation)
                 else {
                     if let known, known == seen { return .unchanged(cursor: known) }
                     return .page(FeedResponses.Rendered(body: JSONWriter.encode(TicketFeedDTO(tickets: [], cursor: String(seen))),
                                                         cursor: seen, isEmpty: true, headers: presentation.headers))
                 }
-                // Answered ahead, its wake-up was recorded as it was written.
-                woken = answered ? nil : published
+                woken = published
                 (latest, prepared) = (changed, page)
             }
             let page: FeedResponses.Rendered
@@ -197,15 +203,14 @@ public final class TicketFeed: Service, Sendable {
 
     /// Whether a woken display asking for changes after `after` is answered with `page`: a page of
     /// other stations' changes only is no answer for a display with a cursor, which keeps waiting
-    /// past them (until its deadline). The woken displays answered ahead of their handlers
-    /// (`ParkedDisplayAnswers`) are those the handlers would answer.
+    /// past them (until its deadline).
     private static func answers(_ page: FeedResponses.Rendered, after: Int64?) -> Bool {
         !(page.isEmpty && after != nil)
     }
 
     /// The page for this question while the café's latest change is `latest`, read and
-    /// encoded once for every display asking it.
-    private func render(_ cafe: Cafe, _ question: FeedResponses.Question, latest: Int64,
+    /// encoded once for every display asking it (as an answer's body or as a stream's event).
+    func render(_ cafe: Cafe, _ question: FeedResponses.Question, latest: Int64,
                         _ presentation: Presentation) async throws -> FeedResponses.Rendered {
         let tickets = tickets
         return try await pages.page(for: FeedResponses.Key(question: question, latest: latest)) {
@@ -214,6 +219,10 @@ public final class TicketFeed: Service, Sendable {
             let body = JSONWriter.encode(
                 TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
                               cursor: String(page.cursor)))
+            if question.form == .event {
+                return .event(json: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
+                              snapshot: question.after == nil)
+            }
             // The variant holds the language, which is also the answer's Content-Language: one
             // page, one set of headers.
             return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,

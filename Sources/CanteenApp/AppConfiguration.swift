@@ -26,10 +26,18 @@ public struct AppConfiguration: Sendable {
     public var metrics: CanteenMetrics?
     /// How webhooks are delivered (tests shorten the retry delays).
     public var webhooks: WebhookDeliverySettings
-    /// How often an order's event stream sends a comment while nothing happens.
+    /// How long an event stream (an order's, a café's tickets) stays quiet before it sends a comment.
     public var eventStreamHeartbeat: Duration
     /// Whether `GET /metrics` answers without a token (by default it needs an ops or metrics token).
     public var metricsArePublic = false
+    /// Sign-in with the company's identity provider, the public URL, trusted proxies, client
+    /// addresses in logs (tokens only by default).
+    public var identity: IdentitySettings = .tokensOnly
+    /// The longest the timer firing held tickets waits between two looks at the database.
+    public var firingPollInterval: Duration
+    /// How fast the application's clock runs against real time: 1, except for the kitchen
+    /// simulation's accelerated clock (its timers wait that much less).
+    public var clockRate: Double
     /// On the start that imports the sample cafés into an empty database: make the first
     /// minute's tokens, and hand the text with their links here once the server listens (nil:
     /// make none; `canteen serve` prints them to a terminal).
@@ -40,9 +48,12 @@ public struct AppConfiguration: Sendable {
                 localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info,
                 headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
                 metrics: CanteenMetrics? = nil, webhooks: WebhookDeliverySettings = WebhookDeliverySettings(),
-                eventStreamHeartbeat: Duration = .seconds(15)) {
+                eventStreamHeartbeat: Duration = .seconds(15), firingPollInterval: Duration = .seconds(1),
+                clockRate: Double = 1) {
         self.webhooks = webhooks
         self.eventStreamHeartbeat = eventStreamHeartbeat
+        self.firingPollInterval = firingPollInterval
+        self.clockRate = clockRate
         self.localesDirectory = localesDirectory
         self.host = host
         self.port = port

@@ -33,6 +33,12 @@ public struct CanteenStores: Sendable {
     public let coupons: any CouponRepository
     public let orderEvents: any OrderEventRepository
     public let webhooks: any WebhookRepository
+    public let sessions: any SessionRepository
+    public let personalData: any PersonalDataRepository
+    /// The kitchen's queue and the firing of held tickets.
+    public let kitchen: any KitchenRepository
+    /// What is left of limited dishes.
+    public let dailyStock: any DailyStockRepository
     /// The audit log the other stores write, and the reports read from orders.
     public let audit: any AuditRepository
     public let reports: any ReportRepository
@@ -72,6 +78,10 @@ public struct CanteenStores: Sendable {
                              cards: CardStore(database: database, key: key, clock: clock),
                              coupons: CouponStore(database: database, key: key, clock: clock),
                              orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
+                             sessions: SessionStore(database: database, ids: ids, clock: clock),
+                             personalData: PersonalDataStore(database: database),
+                             kitchen: tickets,
+                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock),
                              audit: AuditStore(database: database), reports: ReportStore(database: database))
     }
 
@@ -100,6 +110,9 @@ public struct CanteenStores: Sendable {
             cards: PostgresCardStore(database: database, key: key, clock: clock),
             coupons: PostgresCouponStore(database: database, key: key, clock: clock),
             orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
+            sessions: PostgresSessionStore(database: database, ids: ids, clock: clock),
+            personalData: PostgresPersonalDataStore(database: database),
+            kitchen: tickets, dailyStock: PostgresDailyStockStore(database: database, cafes: cafes, clock: clock),
             audit: PostgresAuditStore(database: database), reports: PostgresReportStore(database: database))
     }
 
@@ -152,12 +165,14 @@ public struct CanteenStores: Sendable {
                             webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(),
                             hostResolver: any HostResolver = SystemHostResolver()) -> APIServices {
         APIServices(cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
-                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons,
+                    preferences: preferences, beacons: beacons, cards: cards, coupons: coupons, sessions: sessions,
+                    personalData: personalData,
                     presenter: Presenter(strings: strings, prices: prices, windows: windows),
                     feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
                     orderEvents: orderEvents, webhooks: webhooks, audit: audit, reports: reports,
                     webhookPolicy: webhookPolicy,
-                    hostResolver: hostResolver, clock: clock, metrics: metrics)
+                    hostResolver: hostResolver, kitchen: kitchen, dailyStock: dailyStock,
+                    clock: clock, metrics: metrics)
     }
 
     /// Imports the café files of `directory` when the database has no café yet.
@@ -200,6 +215,7 @@ public func buildApplication(_ configuration: AppConfiguration,
                                    heartbeat: configuration.eventStreamHeartbeat, clock: clock,
                                    metrics: configuration.metrics ?? CanteenMetrics(),
                                    webhookPolicy: configuration.webhooks.addressPolicy)
+    built.identity = configuration.identity
     built.metricsArePublic = configuration.metricsArePublic
     let services = built
     if case .failure(let error) = services.pages {
@@ -224,7 +240,7 @@ public func buildApplication(_ configuration: AppConfiguration,
                                         maxHeaderFieldCount: APILimits.maxHeaderFields))
     var app = Application(
         router: routes.router,
-        server: .http1(configuration: http1),
+        server: .canteenHTTP1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -238,7 +254,9 @@ public func buildApplication(_ configuration: AppConfiguration,
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
     // The database first: services stop in reverse order, so it closes last.
     app.addServices(stores.databaseService, services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks)
+                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks,
+                    TicketFiringService(kitchen: stores.kitchen, clock: clock, clockRate: configuration.clockRate,
+                                        pollInterval: configuration.firingPollInterval, logger: logger))
     return app
 }
 

@@ -16,7 +16,9 @@ public struct DatabaseCopy: Sendable {
         "cafe", "dayPart", "menuCategory", "menuItem", "modifierGroup", "modifierOption", "soldOut", "beacon",
         "accessToken", "coupon", "customerOrder", "orderLine", "ticket", "pickupSlot", "orderNumber", "idempotencyKey",
         "idempotencyRecord", "userPreferences", "sitePreferences", "card", "cardEnrolment", "orderEvent",
-        "webhookEndpoint", "webhookDelivery", "webhookAttempt", "auditEntry", "tokenUse", "pickupRefusal",
+        "webhookEndpoint", "webhookDelivery", "webhookAttempt", "userSession", "loginAttempt",
+        "auditEntry", "tokenUse", "pickupRefusal",
+        "dailyStock", "stockTaken",
     ]
     /// Tables whose one row is carried over as a value, not inserted.
     static let positions = ["feedSequence"]

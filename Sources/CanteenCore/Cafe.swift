@@ -22,11 +22,16 @@ public struct Cafe: Hashable, Sendable, Codable {
     public var pickup: PickupSchedule
     /// How the café's screens behave (kitchen display age colours, pickup board).
     public var display: DisplaySettings
+    /// The networks of the café's building: a browser whose address is inside one is "nearest" to it.
+    public var networks: [IPAddressRange]
+    /// Station prep times and firing by prep time.
+    public var kitchen: KitchenSettings
 
     public init(id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
                 currency: Currency, defaultLocale: String, tax: TaxPolicy,
                 hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
-                beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard) {
+                beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard,
+                networks: [IPAddressRange] = [], kitchen: KitchenSettings = .standard) {
         self.id = id
         self.languages = languages
         self.names = names
@@ -39,6 +44,8 @@ public struct Cafe: Hashable, Sendable, Codable {
         self.beacons = beacons
         self.pickup = pickup
         self.display = display
+        self.networks = networks
+        self.kitchen = kitchen
     }
 
     /// The café's time zone as Foundation's.
@@ -118,21 +125,31 @@ public struct PickupSchedule: Hashable, Sendable, Codable {
 
 /// How a café's screens behave: when a ticket's age timer on the kitchen display turns amber
 /// (warning) and red (late), and how long a ready order stays on the pickup board.
+///
+/// A ticket with a prep time is timed against its own target instead: amber once its age (from
+/// when it fired) passes its prep time, red once it passes its prep time plus the allowance.
+/// The fixed warning and late minutes apply to tickets without a prep time.
 public struct DisplaySettings: Hashable, Sendable, Codable {
     public var ticketWarningMinutes: Int
     public var ticketLateMinutes: Int
     /// A ready order leaves the pickup board when it is picked up or after this many minutes.
     public var boardReadyMinutes: Int
+    /// Minutes a ticket may run past its prep time before it shows as late.
+    public var ticketAllowanceMinutes: Int
 
-    /// 5 and 8 minutes (the thresholds kitchen displays commonly default to), 10 on the board.
-    public static let standard = DisplaySettings(ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10)
+    /// 5 and 8 minutes (the thresholds kitchen displays commonly default to), 10 on the board,
+    /// 3 minutes' allowance past a ticket's prep time (the gap between those two thresholds).
+    public static let standard = DisplaySettings(ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10,
+                                                 ticketAllowanceMinutes: 3)
 
     /// The allowed range of every setting, in minutes.
     public static let minutes: ClosedRange<Int> = 1...240
 
-    public init(ticketWarningMinutes: Int, ticketLateMinutes: Int, boardReadyMinutes: Int) {
+    public init(ticketWarningMinutes: Int, ticketLateMinutes: Int, boardReadyMinutes: Int,
+                ticketAllowanceMinutes: Int = 3) {
         self.ticketWarningMinutes = ticketWarningMinutes
         self.ticketLateMinutes = ticketLateMinutes
         self.boardReadyMinutes = boardReadyMinutes
+        self.ticketAllowanceMinutes = ticketAllowanceMinutes
     }
 }

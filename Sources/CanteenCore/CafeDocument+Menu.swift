@@ -70,12 +70,17 @@ extension CafeDocument {
                 problems.add("\(item.childPath("dayParts"))[\(index)]", "no day part with id '\(part)'", code: .unknownReference)
             }
             let groups = readModifierGroups(&item, languages: languages, currency: currency)
+            let prepSeconds = KitchenSettings.prepSeconds
+            let prep = item.integer("prepSeconds", required: false,
+                                    in: Int64(prepSeconds.lowerBound)...Int64(prepSeconds.upperBound))
+            let quantity = item.integer("dailyQuantity", required: false, in: DailyStock.quantityRange)
             item.finish()
             guard let id, let category, let names, let descriptions, let price, let station, let allergens,
                   let groups else { continue }
             items.append(MenuItem(id: id, category: category, names: names, descriptions: descriptions,
                                   price: price, station: station, allergens: allergens, dayParts: parts,
-                                  modifierGroups: groups))
+                                  modifierGroups: groups, prepSeconds: prep.map(Int.init),
+                                  dailyQuantity: quantity.map(Int.init)))
         }
         guard problems.all.count == before else { return nil }
         return Menu(dayParts: dayParts, categories: categories, items: items)

@@ -87,12 +87,15 @@ public enum CafeDocument {
         let beacons = readBeacons(&reader)
         let pickup = readPickup(&reader)
         let display = readDisplay(&reader)
+        let networks = readNetworks(&reader)
+        let kitchen = readKitchen(&reader)
         guard problems.all.count == before, let id, let languages, let names, let timeZone, let currency,
-              let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display
+              let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display, let networks,
+              let kitchen
         else { return nil }
         return Cafe(id: id, languages: languages, names: names, timeZone: timeZone, currency: currency,
                     defaultLocale: defaultLocale, tax: tax, hours: hours, beaconRegion: region,
-                    beacons: beacons, pickup: pickup, display: display)
+                    beacons: beacons, pickup: pickup, display: display, networks: networks, kitchen: kitchen)
     }
 
     private static func readLanguages(_ reader: inout JSONObjectReader) -> [String]? {
@@ -223,6 +226,9 @@ public enum CafeDocument {
         if let minutes = display.integer("boardReadyMinutes", required: false, in: range) {
             settings.boardReadyMinutes = Int(minutes)
         }
+        if let minutes = display.integer("ticketAllowanceMinutes", required: false, in: range) {
+            settings.ticketAllowanceMinutes = Int(minutes)
+        }
         display.finish()
         guard display.problems.all.count == before else { return nil }
         guard settings.ticketWarningMinutes < settings.ticketLateMinutes else {
@@ -233,4 +239,29 @@ public enum CafeDocument {
         return settings
     }
 
+    /// Optional `stations` (each `{"id", "prepSeconds"}`, ids unique) and `fireByPrepTime`
+    /// (default true).
+    private static func readKitchen(_ reader: inout JSONObjectReader) -> KitchenSettings? {
+        var settings = KitchenSettings.standard
+        var failed = false
+        var seen: Set<String> = []
+        let range = Int64(KitchenSettings.prepSeconds.lowerBound)...Int64(KitchenSettings.prepSeconds.upperBound)
+        for (path, value) in reader.elements("stations", required: false) {
+            guard var station = JSONObjectReader(value, path: path, problems: reader.problems) else {
+                failed = true
+                continue
+            }
+            let id = readIdentifier(&station, "id")
+            let prep = station.integer("prepSeconds", in: range)
+            station.finish()
+            if let id, !seen.insert(id).inserted {
+                reader.problems.add(station.childPath("id"), "duplicate station id '\(id)'", code: .duplicateId)
+                failed = true
+            }
+            guard let id, let prep else { failed = true; continue }
+            settings.stations.append(StationSettings(id: id, prepSeconds: Int(prep)))
+        }
+        if let fire = reader.bool("fireByPrepTime", required: false) { settings.fireByPrepTime = fire }
+        return failed ? nil : settings
+    }
 }

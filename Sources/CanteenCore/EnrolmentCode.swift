@@ -4,7 +4,7 @@
 ///
 /// 31^12 ≈ 7.9 × 10^17 codes: a kiosk gets at most 10 wrong guesses a minute (per token and per
 /// café, on each server), 150 in a code's 15 minutes, so one guess in 5 × 10^15 finds that code
-/// (README, "Guessing").
+/// (docs/nfc.md, "Guessing").
 public enum EnrolmentCode {
     public static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
     /// Characters in a code, dashes aside.

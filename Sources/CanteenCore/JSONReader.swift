@@ -74,6 +74,9 @@ public struct JSONObjectReader {
 
     public func has(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
 
+    /// Whether `key` is present with the value null (which the accessors read as absent).
+    public func isNull(_ key: String) -> Bool { object[key] == .null }
+
     /// The raw value, marking the key as known. Records `missing_field` when required and absent.
     public mutating func value(_ key: String, required: Bool = true) -> JSONValue? {
         known.insert(key)

@@ -57,10 +57,15 @@ public struct MenuItem: Hashable, Sendable, Codable {
     /// Day parts the item is limited to; empty means all day.
     public var dayParts: [String]
     public var modifierGroups: [ModifierGroup]
+    /// How long one takes to prepare, in seconds; nil: the station's default, if it has one.
+    public var prepSeconds: Int?
+    /// How many are made each day (a fixed batch); nil: unlimited. What is left is kept per
+    /// café-local day (`DailyStock`).
+    public var dailyQuantity: Int?
 
     public init(id: String, category: String, names: LocalizedText, descriptions: LocalizedText,
                 price: Int64, station: String, allergens: [String], dayParts: [String],
-                modifierGroups: [ModifierGroup]) {
+                modifierGroups: [ModifierGroup], prepSeconds: Int? = nil, dailyQuantity: Int? = nil) {
         self.id = id
         self.category = category
         self.names = names
@@ -70,6 +75,8 @@ public struct MenuItem: Hashable, Sendable, Codable {
         self.allergens = allergens
         self.dayParts = dayParts
         self.modifierGroups = modifierGroups
+        self.prepSeconds = prepSeconds
+        self.dailyQuantity = dailyQuantity
     }
 }
 

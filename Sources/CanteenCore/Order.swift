@@ -76,10 +76,13 @@ public struct Order: Hashable, Sendable {
     public var total: Money
     public var createdAt: Date
     public var tickets: [Ticket]
+    /// When Canteen expected, as the order was placed, that it would be ready (`KitchenPlan`).
+    public var readyAt: Date
 
+    /// `readyAt` nil: an order placed before ready times were estimated, expected at its window's start.
     public init(id: String, cafeID: String, number: Int, customer: Customer, pickup: PickupWindow,
                 lines: [OrderLine], discount: OrderDiscount? = nil, subtotal: Money, tax: Money, total: Money,
-                createdAt: Date, tickets: [Ticket]) {
+                createdAt: Date, tickets: [Ticket], readyAt: Date? = nil) {
         self.id = id
         self.cafeID = cafeID
         self.number = number
@@ -92,6 +95,7 @@ public struct Order: Hashable, Sendable {
         self.total = total
         self.createdAt = createdAt
         self.tickets = tickets
+        self.readyAt = readyAt ?? pickup.start
     }
 
     /// The order's status, derived from its tickets.
@@ -146,7 +150,8 @@ public enum OrderStatus: String, Hashable, Sendable, Codable {
     case cancelled
 
     /// All tickets cancelled → cancelled; all live ones picked up → picked up; all live ones
-    /// ready or collected → ready; any work started → preparing; otherwise placed.
+    /// ready or collected → ready; any work started → preparing; otherwise (every live ticket
+    /// new or held) placed.
     public init(tickets: [TicketStatus]) {
         let live = tickets.filter { $0 != .cancelled }
         if live.isEmpty {
@@ -155,7 +160,7 @@ public enum OrderStatus: String, Hashable, Sendable, Codable {
             self = .pickedUp
         } else if live.allSatisfy({ $0 == .ready || $0 == .pickedUp }) {
             self = .ready
-        } else if live.contains(where: { $0 != .new }) {
+        } else if live.contains(where: { $0 != .new && $0 != .held }) {
             self = .preparing
         } else {
             self = .placed
@@ -164,14 +169,17 @@ public enum OrderStatus: String, Hashable, Sendable, Codable {
 }
 
 extension Order {
-    /// The order as it was when placed: every ticket new, as first written. An idempotent replay
-    /// shows this, whatever the kitchen has done since.
+    /// The order as it was when placed: every ticket new or held, as first written. An
+    /// idempotent replay shows this, whatever the kitchen has done since.
     public var asPlaced: Order {
         var order = self
         order.tickets = tickets.map { ticket in
             var ticket = ticket
-            ticket.status = .new
+            ticket.status = ticket.placedStatus
             ticket.updatedAt = ticket.createdAt
+            ticket.firedAt = ticket.fireAt == nil ? ticket.createdAt : nil
+            ticket.startedAt = nil
+            ticket.finishedAt = nil
             return ticket
         }
         return order

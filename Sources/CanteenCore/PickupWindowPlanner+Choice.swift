@@ -16,6 +16,16 @@ public struct PickupCandidates: Sendable {
 
     /// The window for an order of `units`, given the units each window start already used.
     public func choose(units: Int, used: [Date: Int]) throws -> PickupWindow {
+        try choose(units: units, used: used, plan: nil).window
+    }
+
+    /// The window for an order of `units` and its kitchen plan for that window: the requested
+    /// window if it is offered, has room and the kitchen can meet it (`kitchen_busy` when it
+    /// cannot), or (`asap`) the earliest offered window with room that the kitchen can meet
+    /// (`kitchen_busy` when windows have room but the kitchen meets none of them).
+    /// - Parameter plan: the order's kitchen plan for a window; nil: every window is met.
+    public func choose(units: Int, used: [Date: Int],
+                       plan: ((PickupWindow) -> KitchenPlan)?) throws -> (window: PickupWindow, plan: KitchenPlan?) {
         let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
         switch choice {
         case .asap:
@@ -23,10 +33,17 @@ public struct PickupCandidates: Sendable {
                 throw CanteenError(.invalid, code: .cafeClosed,
                                    message: "café '\(cafe.id)' has no pickup window left today", field: "pickup")
             }
-            guard let window = offered.first(where: hasRoom) else {
-                throw CanteenError.windowFull(field: "pickup", windowStart: offered[0].start, cafeID: cafe.id)
+            var busy: (KitchenPlan, PickupWindow)?
+            for window in offered where hasRoom(window) {
+                guard let plan else { return (window, nil) }
+                let planned = plan(window)
+                if planned.meets(window) { return (window, planned) }
+                if busy == nil { busy = (planned, window) }
             }
-            return window
+            if let (planned, window) = busy {
+                throw CanteenError.kitchenBusy(field: "pickup", readyAt: planned.readyAt, window: window)
+            }
+            throw CanteenError.windowFull(field: "pickup", windowStart: offered[0].start, cafeID: cafe.id)
         case .window(let start):
             guard let window = offered.first(where: { $0.start == start }) else {
                 let reason = all.contains { $0.start == start }
@@ -38,7 +55,12 @@ public struct PickupCandidates: Sendable {
             guard hasRoom(window) else {
                 throw CanteenError.windowFull(field: "pickup.start", windowStart: window.start, cafeID: cafe.id)
             }
-            return window
+            guard let plan else { return (window, nil) }
+            let planned = plan(window)
+            guard planned.meets(window) else {
+                throw CanteenError.kitchenBusy(field: "pickup.start", readyAt: planned.readyAt, window: window)
+            }
+            return (window, planned)
         }
     }
 }

@@ -2,12 +2,72 @@ import Foundation
 
 /// RFC 3339 timestamps (`2026-11-22T09:30:00-06:00`, fractional seconds optional).
 public enum RFC3339 {
-    /// The instant, or nil when `text` is not an RFC 3339 date-time with an offset.
+    /// The instant, or nil when `text` is not an RFC 3339 `date-time` (§5.6): exactly
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case, a real calendar
+    /// date, an offset within ±23:59, and a leap second (`:60`) only at 23:59 UTC: what JSON
+    /// Schema's `format: date-time` accepts, no more and no less.
     public static func parse(_ text: String) -> Date? {
-        guard text.count <= 40, text.contains("T") || text.contains("t") else { return nil }
-        let plain = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
-        let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        return (try? plain.parse(text)) ?? (try? fractional.parse(text))
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        func number(_ start: Int, _ count: Int) -> Int64? {
+            guard start + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[start..<start + count] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
+        func byte(_ index: Int, _ expected: UInt8...) -> Bool { index < bytes.count && expected.contains(bytes[index]) }
+        guard let year = number(0, 4), byte(4, UInt8(ascii: "-")), let month = number(5, 2), byte(7, UInt8(ascii: "-")),
+              let day = number(8, 2), byte(10, UInt8(ascii: "T"), UInt8(ascii: "t")), let hour = number(11, 2),
+              byte(13, UInt8(ascii: ":")), let minute = number(14, 2), byte(16, UInt8(ascii: ":")),
+              let second = number(17, 2),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if byte(index, UInt8(ascii: ".")) {
+            index += 1
+            var scale = 0.1
+            let first = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                fraction += Double(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > first else { return nil }
+        }
+        var offset: Int64 = 0
+        if byte(index, UInt8(ascii: "Z"), UInt8(ascii: "z")) {
+            index += 1
+        } else if byte(index, UInt8(ascii: "+"), UInt8(ascii: "-")), let hours = number(index + 1, 2),
+                  byte(index + 3, UInt8(ascii: ":")), let minutes = number(index + 4, 2), hours < 24, minutes < 60 {
+            offset = (hours * 60 + minutes) * 60 * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        let local = LocalDate.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+        if second == 60 {
+            // A leap second is the last second of a UTC day.
+            let utcMinute = (local - offset).floorDivided(by: 60)
+            guard utcMinute - utcMinute.floorDivided(by: 1440) * 1440 == 1439 else { return nil }
+        }
+        return Date(timeIntervalSince1970: Double(local + second - offset) + fraction)
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// `2026-11-22T09:30:00-06:00` in `timeZone` (whole seconds; `Z` for UTC), as

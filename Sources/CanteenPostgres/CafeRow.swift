@@ -7,7 +7,8 @@ struct CafeRow {
     static let select = """
         SELECT id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded, hours,
             beaconUUID, beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion,
-            displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes
+            displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes, networks,
+            displayTicketAllowanceMinutes, stations, fireByPrepTime
         FROM cafe
         """
 
@@ -30,15 +31,20 @@ struct CafeRow {
     var displayTicketWarningMinutes: Int
     var displayTicketLateMinutes: Int
     var displayBoardReadyMinutes: Int
+    var networks: String
+    var displayTicketAllowanceMinutes: Int
+    var stations: String
+    var fireByPrepTime: Bool
 
     /// A row of `CafeRow.select`.
     init(_ row: PostgresRow) throws {
         (id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded, hours, beaconUUID,
          beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion,
-         displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes)
+         displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes, networks,
+         displayTicketAllowanceMinutes, stations, fireByPrepTime)
             = try StoredColumns.decode(row, table: "cafe", (String, String, String, String, String, String, Int, Bool,
                                                              String, String, Int, Int, Int, String, Int, Int64,
-                                                             Int, Int, Int).self)
+                                                             Int, Int, Int, String, Int, String, Bool).self)
     }
 
     /// The scalar columns of `cafe` (JSON columns are written from the café itself).
@@ -62,6 +68,10 @@ struct CafeRow {
         displayTicketWarningMinutes = cafe.display.ticketWarningMinutes
         displayTicketLateMinutes = cafe.display.ticketLateMinutes
         displayBoardReadyMinutes = cafe.display.boardReadyMinutes
+        networks = ""
+        displayTicketAllowanceMinutes = cafe.display.ticketAllowanceMinutes
+        stations = ""
+        fireByPrepTime = cafe.kitchen.fireByPrepTime
     }
 
     /// The café with its beacons; a value this version cannot read (an unknown zone, currency,
@@ -88,7 +98,10 @@ struct CafeRow {
                                    leadMinutes: pickupLeadMinutes),
             display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
                                      ticketLateMinutes: displayTicketLateMinutes,
-                                     boardReadyMinutes: displayBoardReadyMinutes))
+                                     boardReadyMinutes: displayBoardReadyMinutes,
+                                     ticketAllowanceMinutes: displayTicketAllowanceMinutes),
+            networks: try columns.json(networks, "networks"),
+            kitchen: KitchenSettings(stations: try columns.json(stations, "stations"), fireByPrepTime: fireByPrepTime))
         return VersionedCafe(cafe: cafe, menuVersion: menuVersion)
     }
 }

@@ -28,8 +28,10 @@ enum Migrations {
         Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
                       + "order events and webhooks, the server key", statements: statements(schemaV3)),
         Migration(version: 4, name: "webhook attempts keep no receiver answers", statements: [scrubWebhookAnswersV4]),
-        Migration(version: 5, name: "the audit log, tokens' last use, refused orders, when tickets were ready",
-                  statements: statements(consoleV5)),
+        Migration(version: 5, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV5)),
+        Migration(version: 6, name: "kitchen timing (prep times, held tickets, ready times) and daily quantities",
+                  statements: statements(schemaV6)),
+        Migration(version: 7, name: "the audit log, tokens' last use, refused orders", statements: statements(consoleV7)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -425,10 +427,80 @@ enum Migrations {
         WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
         """
 
-    /// As SQLite's v14: the audit log written with each change, tokens' last use apart from the
-    /// tokens (noting a use announces no token change), orders refused for a full window, and
-    /// when each ticket was marked ready; the windows report reads orders by pickup start.
-    static let consoleV5 = """
+    // MARK: - v5
+
+    /// What SQLite's v14 added: sessions of people signed in with the identity provider, sign-ins
+    /// under way (secrets as SHA-256 hashes only) and the networks of each café's building.
+    static let schemaV5 = """
+        ALTER TABLE cafe ADD COLUMN networks TEXT NOT NULL DEFAULT '[]';
+        CREATE TABLE userSession (
+            id TEXT PRIMARY KEY,
+            secretHash BYTEA NOT NULL UNIQUE,
+            userId TEXT NOT NULL,
+            role TEXT NOT NULL,
+            name TEXT,
+            email TEXT,
+            createdAt TIMESTAMPTZ NOT NULL,
+            lastSeenAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX userSession_on_userId ON userSession(userId);
+        CREATE INDEX userSession_on_lastSeenAt ON userSession(lastSeenAt);
+        CREATE TABLE loginAttempt (
+            browserHash BYTEA PRIMARY KEY,
+            state TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            codeVerifier TEXT NOT NULL,
+            next TEXT NOT NULL,
+            createdAt TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt)
+        """
+
+    // MARK: - v6
+
+    /// What SQLite's v13 added: tickets' kitchen times (a held ticket's `fireAt`, `firedAt`,
+    /// `startedAt`, `finishedAt`), orders' expected ready time, station prep times and firing
+    /// by prep time, the display's allowance, items' prep time and daily quantity, and what is
+    /// left of limited items per café-local day with what each order took.
+    static let schemaV6 = """
+        ALTER TABLE ticket ADD COLUMN prepSeconds BIGINT;
+        ALTER TABLE ticket ADD COLUMN fireAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN firedAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN startedAt TIMESTAMPTZ;
+        ALTER TABLE ticket ADD COLUMN finishedAt TIMESTAMPTZ;
+        UPDATE ticket SET firedAt = createdAt;
+        CREATE INDEX ticket_held_on_fireAt ON ticket(fireAt) WHERE status = 'held';
+        CREATE INDEX ticket_open_on_cafeId ON ticket(cafeId, station)
+            WHERE status IN ('held', 'new', 'preparing', 'ready');
+        CREATE INDEX ticket_on_cafeId_finishedAt ON ticket(cafeId, finishedAt) WHERE finishedAt IS NOT NULL;
+        ALTER TABLE customerOrder ADD COLUMN readyAt TIMESTAMPTZ;
+        ALTER TABLE cafe ADD COLUMN stations TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE cafe ADD COLUMN fireByPrepTime BOOLEAN NOT NULL DEFAULT true;
+        ALTER TABLE cafe ADD COLUMN displayTicketAllowanceMinutes BIGINT NOT NULL DEFAULT 3;
+        ALTER TABLE menuItem ADD COLUMN prepSeconds BIGINT;
+        ALTER TABLE menuItem ADD COLUMN dailyQuantity BIGINT;
+        CREATE TABLE dailyStock (
+            cafeId TEXT NOT NULL REFERENCES cafe(id) ON DELETE CASCADE,
+            itemId TEXT NOT NULL,
+            localDate TEXT NOT NULL,
+            remaining BIGINT NOT NULL CHECK (remaining >= 0),
+            PRIMARY KEY (cafeId, itemId, localDate)
+        );
+        CREATE TABLE stockTaken (
+            orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+            itemId TEXT NOT NULL,
+            localDate TEXT NOT NULL,
+            quantity BIGINT NOT NULL CHECK (quantity > 0),
+            PRIMARY KEY (orderId, itemId)
+        )
+        """
+
+    // MARK: - v7
+
+    /// As SQLite's v16: the audit log written with each change, tokens' last use apart from the
+    /// tokens (noting a use announces no token change) and orders refused for a full window; the
+    /// kitchen report reads v6's `finishedAt`, the windows report reads orders by pickup start.
+    static let consoleV7 = """
         CREATE TABLE auditEntry (
             id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
             at TIMESTAMPTZ NOT NULL,
@@ -453,11 +525,6 @@ enum Migrations {
             refused BIGINT NOT NULL,
             PRIMARY KEY (cafeId, start)
         );
-        ALTER TABLE ticket ADD COLUMN markedReadyAt TIMESTAMPTZ;
-        UPDATE ticket SET markedReadyAt = updatedAt WHERE status = 'ready';
-        UPDATE ticket SET markedReadyAt = (
-            SELECT MIN(e.createdAt) FROM orderEvent e WHERE e.orderId = ticket.orderId AND e.type = 'order.ready'
-        ) WHERE status = 'picked_up';
         CREATE INDEX customerOrder_on_cafeId_pickupStart ON customerOrder(cafeId, pickupStart)
         """
 

@@ -5,17 +5,34 @@ import PostgresNIO
 /// Reading orders, their lines and tickets, shared by the order and ticket stores. Every value
 /// that does not parse is an error naming its row.
 enum OrderRows {
-    static let selectTicket = "SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt FROM ticket"
+    static let selectTicket = """
+        SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds, fireAt, firedAt,
+            startedAt, finishedAt
+        FROM ticket
+        """
 
     /// A row of `selectTicket`; a status this version does not know is an error naming the row.
     static func ticket(_ row: PostgresRow) throws -> Ticket {
-        let (id, orderID, cafeID, station, status, sequence, createdAt, updatedAt) = try StoredColumns.decode(
-            row, table: "ticket", (String, String, String, String, String, Int64, Date, Date).self)
+        let (id, orderID, cafeID, station, status, sequence, createdAt, updatedAt, prep, fireAt, firedAt, startedAt,
+             finishedAt) = try StoredColumns.decode(
+            row, table: "ticket",
+            (String, String, String, String, String, Int64, Date, Date, Int?, Date?, Date?, Date?, Date?).self)
         guard let parsed = TicketStatus(rawValue: status) else {
             throw StoredRow.invalid(table: "ticket", id: id, "'\(status)' is not a ticket status")
         }
         return Ticket(id: id, orderID: orderID, cafeID: cafeID, station: station, status: parsed, sequence: sequence,
-                      createdAt: createdAt, updatedAt: updatedAt)
+                      createdAt: createdAt, updatedAt: updatedAt, prepSeconds: prep, fireAt: fireAt, firedAt: firedAt,
+                      startedAt: startedAt, finishedAt: finishedAt)
+    }
+
+    /// Writes a ticket's status, sequence and kitchen times (after a move).
+    static func update(_ ticket: Ticket, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.run("""
+            UPDATE ticket SET status = \(ticket.status.rawValue), sequence = \(ticket.sequence),
+                updatedAt = \(ticket.updatedAt), firedAt = \(ticket.firedAt), startedAt = \(ticket.startedAt),
+                finishedAt = \(ticket.finishedAt)
+            WHERE id = \(ticket.id)
+            """, logger: logger)
     }
 
     static let selectLine = """
@@ -37,14 +54,14 @@ enum OrderRows {
     static func fetchOrder(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Order? {
         guard let row = try await connection.firstRow("""
             SELECT id, cafeId, number, customerName, userId, pickupStart, pickupEnd, subtotal, tax, total, currency,
-                createdAt, couponId, discountLabel, discount
+                createdAt, couponId, discountLabel, discount, readyAt
             FROM customerOrder WHERE id = \(id)
             """, logger: logger) else { return nil }
         let (orderID, cafeID, number, customerName, userID, pickupStart, pickupEnd, subtotal, tax, total, currencyCode,
-             createdAt, couponID, discountLabel, discountAmount) = try StoredColumns.decode(
+             createdAt, couponID, discountLabel, discountAmount, readyAt) = try StoredColumns.decode(
                 row, table: "customerOrder",
                 (String, String, Int, String, String?, Date, Date, Int64, Int64, Int64, String, Date, String?, String?,
-                 Int64).self)
+                 Int64, Date?).self)
         var discount: OrderDiscount?
         if let couponID {
             // A coupon without its label is an error naming the row, as on SQLite.
@@ -70,7 +87,8 @@ enum OrderRows {
                      pickup: PickupWindow(start: pickupStart, end: pickupEnd), lines: lines, discount: discount,
                      subtotal: Money(minorUnits: subtotal, currency: currency),
                      tax: Money(minorUnits: tax, currency: currency),
-                     total: Money(minorUnits: total, currency: currency), createdAt: createdAt, tickets: sorted)
+                     total: Money(minorUnits: total, currency: currency), createdAt: createdAt, tickets: sorted,
+                     readyAt: readyAt)
     }
 
     /// Ticket views with their order's number, customer, window and the lines of their station.

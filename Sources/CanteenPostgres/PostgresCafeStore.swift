@@ -129,17 +129,19 @@ public final class PostgresCafeStore: CafeRepository {
         }
         var items: [MenuItem] = []
         for row in try await connection.rows("""
-            SELECT id, categoryId, names, descriptions, price, station, allergens, dayParts
+            SELECT id, categoryId, names, descriptions, price, station, allergens, dayParts, prepSeconds, dailyQuantity
             FROM menuItem WHERE cafeId = \(cafeID) ORDER BY position
             """, logger: logger) {
-            let (id, category, names, descriptions, price, station, allergens, itemDayParts) = try StoredColumns.decode(
-                row, table: "menuItem", (String, String, String, String, Int64, String, String, String).self)
+            let (id, category, names, descriptions, price, station, allergens, itemDayParts, prep, quantity)
+                = try StoredColumns.decode(
+                    row, table: "menuItem",
+                    (String, String, String, String, Int64, String, String, String, Int?, Int?).self)
             let columns = StoredColumns(table: "menuItem", id: "\(cafeID)/\(id)")
             items.append(MenuItem(
                 id: id, category: category, names: try columns.json(names, "names"),
                 descriptions: try columns.json(descriptions, "descriptions"), price: price, station: station,
                 allergens: try columns.json(allergens, "allergens"), dayParts: try columns.json(itemDayParts, "dayParts"),
-                modifierGroups: groups[id] ?? []))
+                modifierGroups: groups[id] ?? [], prepSeconds: prep, dailyQuantity: quantity))
         }
         var soldOut: [String: SoldOut] = [:]
         for row in try await connection.rows(#"SELECT itemId, "until" FROM soldOut WHERE cafeId = \#(cafeID)"#,
@@ -299,12 +301,16 @@ public final class PostgresCafeStore: CafeRepository {
         try await connection.run("""
             INSERT INTO cafe (id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded,
                 hours, beaconUUID, beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes,
-                menuVersion, updatedAt, displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes)
+                menuVersion, updatedAt, displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes,
+                networks, displayTicketAllowanceMinutes, stations, fireByPrepTime)
             VALUES (\(row.id), \(try StoredJSON.text(cafe.languages)), \(try StoredJSON.text(cafe.names)), \(row.timeZone),
                 \(row.currency), \(row.defaultLocale), \(row.taxRateBasisPoints), \(row.taxIncluded),
                 \(try StoredJSON.text(cafe.hours)), \(row.beaconUUID), \(row.beaconMajor), \(row.pickupSlotMinutes),
                 \(row.pickupCapacity), \(row.pickupCapacityUnit), \(row.pickupLeadMinutes), 1, \(now),
-                \(row.displayTicketWarningMinutes), \(row.displayTicketLateMinutes), \(row.displayBoardReadyMinutes))
+                \(row.displayTicketWarningMinutes), \(row.displayTicketLateMinutes), \(row.displayBoardReadyMinutes),
+                \(try StoredJSON.text(cafe.networks)),
+                \(row.displayTicketAllowanceMinutes), \(try StoredJSON.text(cafe.kitchen.stations)),
+                \(row.fireByPrepTime))
             ON CONFLICT (id) DO UPDATE SET languages = excluded.languages, names = excluded.names,
                 timeZone = excluded.timeZone, currency = excluded.currency, defaultLocale = excluded.defaultLocale,
                 taxRateBasisPoints = excluded.taxRateBasisPoints, taxIncluded = excluded.taxIncluded,
@@ -313,7 +319,9 @@ public final class PostgresCafeStore: CafeRepository {
                 pickupCapacityUnit = excluded.pickupCapacityUnit, pickupLeadMinutes = excluded.pickupLeadMinutes,
                 displayTicketWarningMinutes = excluded.displayTicketWarningMinutes,
                 displayTicketLateMinutes = excluded.displayTicketLateMinutes,
-                displayBoardReadyMinutes = excluded.displayBoardReadyMinutes,
+                displayBoardReadyMinutes = excluded.displayBoardReadyMinutes, networks = excluded.networks,
+                displayTicketAllowanceMinutes = excluded.displayTicketAllowanceMinutes, stations = excluded.stations,
+                fireByPrepTime = excluded.fireByPrepTime,
                 menuVersion = cafe.menuVersion + 1, updatedAt = excluded.updatedAt
             """, logger: logger)
         try await connection.run("DELETE FROM beacon WHERE cafeId = \(cafe.id)", logger: logger)
@@ -364,10 +372,12 @@ public final class PostgresCafeStore: CafeRepository {
         }
         for (position, item) in menu.items.enumerated() {
             try await connection.run("""
-                INSERT INTO menuItem (cafeId, id, position, categoryId, names, descriptions, price, station, allergens, dayParts)
+                INSERT INTO menuItem (cafeId, id, position, categoryId, names, descriptions, price, station, allergens,
+                    dayParts, prepSeconds, dailyQuantity)
                 VALUES (\(cafeID), \(item.id), \(position), \(item.category), \(try StoredJSON.text(item.names)),
                     \(try StoredJSON.text(item.descriptions)), \(item.price), \(item.station),
-                    \(try StoredJSON.text(item.allergens)), \(try StoredJSON.text(item.dayParts)))
+                    \(try StoredJSON.text(item.allergens)), \(try StoredJSON.text(item.dayParts)), \(item.prepSeconds),
+                    \(item.dailyQuantity))
                 """, logger: logger)
             for (groupPosition, group) in item.modifierGroups.enumerated() {
                 try await connection.run("""

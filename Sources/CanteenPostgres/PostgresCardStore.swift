@@ -25,12 +25,30 @@ public final class PostgresCardStore: CardRepository {
         return mac.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The hashes a card may be stored under, its canonical spelling's first (`CardIdentifier.spellings`).
+    func hashes(technology: CardTechnology, identifier: CardIdentifier) throws -> [String] {
+        try identifier.spellings(for: technology).map { try hash(technology: technology, identifier: $0) }
+    }
+
+    /// A card registered under another spelling (an ISO 15693 UID before they were made canonical) is stored under
+    /// the canonical one (`hashes[0]`) from now on, unless that is taken.
+    func storeCanonically(_ hashes: [String], _ connection: PostgresConnection) async throws {
+        for legacy in hashes.dropFirst() {
+            try await connection.run("""
+                UPDATE card SET identifierHash = \(hashes[0]) WHERE identifierHash = \(legacy)
+                AND NOT EXISTS (SELECT 1 FROM card WHERE identifierHash = \(hashes[0]))
+                """, logger: database.logger)
+        }
+    }
+
     public func register(_ registration: CardRegistration, identifier: CardIdentifier,
                          audit: AuditEntry?) async throws -> CardRegistration {
         try UserID.validate(registration.userID)
-        let hash = try hash(technology: registration.technology, identifier: identifier)
+        let hashes = try hashes(technology: registration.technology, identifier: identifier)
+        let hash = hashes[0]
         let now = clock()
         return try await database.transaction { connection in
+            try await self.storeCanonically(hashes, connection)
             let logger = self.database.logger
             let before = try await connection.firstRow(
                 "SELECT identifierHash, userId, displayName FROM card WHERE identifierHash = \(hash) FOR UPDATE",
@@ -56,11 +74,15 @@ public final class PostgresCardStore: CardRepository {
     }
 
     public func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration {
-        let hash = try hash(technology: technology, identifier: identifier)
+        let hashes = try hashes(technology: technology, identifier: identifier)
         return try await database.withConnection { connection in
-            guard let row = try await connection.firstRow(
-                "SELECT identifierHash, userId, displayName FROM card WHERE identifierHash = \(hash)",
-                logger: self.database.logger) else { throw CanteenError.cardNotRegistered }
+            var found: PostgresRow?
+            for hash in hashes where found == nil {
+                found = try await connection.firstRow(
+                    "SELECT identifierHash, userId, displayName FROM card WHERE identifierHash = \(hash)",
+                    logger: self.database.logger)
+            }
+            guard let row = found else { throw CanteenError.cardNotRegistered }
             let (_, userID, displayName) = try StoredColumns.decode(row, table: "card", (String, String, String?).self)
             return CardRegistration(userID: userID, displayName: displayName, technology: technology)
         }
@@ -137,12 +159,14 @@ public final class PostgresCardStore: CardRepository {
     /// at once, on any servers, register one card; the other gets `enrolment_code_invalid`.
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
         -> CardRegistration {
-        let hash = try hash(technology: technology, identifier: identifier)
+        let hashes = try hashes(technology: technology, identifier: identifier)
+        let hash = hashes[0]
         let now = clock()
         let normalized = EnrolmentCode.normalized(code)
         let codeHash = Self.codeHash(normalized)
         return try await database.transaction { connection in
             let logger = self.database.logger
+            try await self.storeCanonically(hashes, connection)
             guard let row = try await connection.firstRow("""
                 UPDATE cardEnrolment SET usedAt = \(now)
                 WHERE codeHash = \(codeHash) AND usedAt IS NULL AND expiresAt > \(now)

@@ -12,7 +12,8 @@ import PostgresNIO
 ///    are placed one server at a time, so the capacity each reads is the capacity it takes;
 /// 2. per order, sorted by idempotency key: the key's claim, then one statement taking the
 ///    pickup window's row (a conditional update, exact whatever else happens) and the day's
-///    order number and writing the order and its lines;
+///    order number and writing the order and its lines, then the rows of its limited items
+///    (`dailyStock`, checked before anything is written and taken with a conditional update);
 /// 3. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
 ///
 /// A refused order deletes its claim and leaves no trace; the others commit. Two statements per
@@ -58,7 +59,7 @@ public final class PostgresOrderStore: OrderRepository {
 
     /// What one placement became inside the transaction, before the tickets are numbered.
     private enum Draft: Sendable {
-        case placed(Order, ticketStations: [String])
+        case placed(Order, plan: KitchenPlan)
         case done(OrderPlacement)
         case failed(CanteenError)
     }
@@ -122,12 +123,14 @@ public final class PostgresOrderStore: OrderRepository {
         }
     }
 
-    /// What one batch knows while it holds its cafés' locks: their menu versions, and the
-    /// capacity used in the windows it read (nobody else can take any until it commits).
+    /// What one batch knows while it holds its cafés' locks: their menu versions, the
+    /// capacity used in the windows it read (nobody else can take any until it commits), and
+    /// timed cafés' kitchens with the tickets the batch placed added.
     struct BatchContext {
         var menuVersions: [String: Int64] = [:]
         var used: [String: [Date: Int]] = [:]
         var loadedDays: Set<String> = []
+        var kitchens: [String: KitchenLoad] = [:]
     }
 
     /// One placement: the key's claim, then (a refusal deleting the claim, so that nothing is
@@ -156,7 +159,7 @@ public final class PostgresOrderStore: OrderRepository {
         do {
             let order = try await write(placement, orderID: orderID, connection, context: &context, cafes: cafes,
                                         capacity: capacity, logger: logger)
-            return .placed(order.order, ticketStations: order.stations)
+            return .placed(order.order, plan: order.plan)
         } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
             if let key = placement.key {
                 try await connection.run("""
@@ -171,7 +174,7 @@ public final class PostgresOrderStore: OrderRepository {
     private static func write(_ placement: Placement, orderID: String, _ connection: PostgresConnection,
                               context: inout BatchContext, cafes: PostgresCafeStore,
                               capacity: PostgresPickupCapacityStore, logger: Logger) async throws
-        -> (order: Order, stations: [String]) {
+        -> (order: Order, plan: KitchenPlan) {
         let request = placement.request
         let now = placement.now
         guard let version = context.menuVersions[request.cafeID],
@@ -189,8 +192,35 @@ public final class PostgresOrderStore: OrderRepository {
             context.used[cafe.id, default: [:]].merge(used) { $1 }
             context.loadedDays.insert(day)
         }
-        let window = try candidates.choose(units: units, used: context.used[cafe.id] ?? [:])
+        let timing = KitchenTiming(cafe: cafe, menu: menu.menu)
+        let ticketTimings = timing.tickets(for: request.lines.map(\.itemID))
+        var load = KitchenLoad.idle(at: now)
+        if timing.isTimed {
+            if context.kitchens[cafe.id] == nil {
+                context.kitchens[cafe.id] = try await PostgresTicketStore.kitchenLoad(
+                    connection, cafeID: cafe.id, now: now, logger: logger)
+            }
+            load = context.kitchens[cafe.id] ?? load
+        }
+        let makePlan = { (window: PickupWindow) in
+            KitchenPlan(tickets: ticketTimings, pickup: window, scheduled: request.pickup != .asap, timing: timing,
+                        load: load)
+        }
+        let chosen = try candidates.choose(units: units, used: context.used[cafe.id] ?? [:], plan: makePlan)
+        let window = chosen.window
+        let plan = chosen.plan ?? makePlan(window)
         var priced = try menu.price(request, pickupStart: window.start, now: now)
+        // What is left of limited items, checked before anything is written (the café's lock
+        // keeps it so until the batch commits); taken once the order is written.
+        let stockDate = DailyStock.day(of: window.start, at: cafe)
+        let wanted = DailyStock.wanted(by: request.lines, in: menu.menu)
+        var stock: [(want: StockWant, left: Int)] = []
+        for want in wanted {
+            let stored = try await PostgresDailyStockStore.remaining(connection, cafeID: cafe.id, itemID: want.item.id,
+                                                                     date: stockDate, logger: logger)
+            let remaining = DailyStock.remaining(of: want.item, stored: stored) ?? 0
+            stock.append((want, try DailyStock.take(want.quantity, of: want.item, from: remaining, line: want.line)))
+        }
         if let couponID = request.couponID {
             priced = try await PostgresCouponStore.redeem(couponID, on: priced, at: cafe, now: now, connection,
                                                           logger: logger)
@@ -217,12 +247,12 @@ public final class PostgresOrderStore: OrderRepository {
             ), placed AS (
                 INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
                     pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
-                    discountLabel, discount)
+                    discountLabel, discount, readyAt)
                 SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
                     \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
                     \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
                     \(cafe.currency.code), \(units), \(now), NULL, \(priced.discount?.couponID),
-                    \(priced.discount?.label), \(priced.discount?.amount ?? 0)
+                    \(priced.discount?.label), \(priced.discount?.amount ?? 0), \(plan.readyAt)
                 FROM number
                 RETURNING number
             ), lines AS (
@@ -245,12 +275,15 @@ public final class PostgresOrderStore: OrderRepository {
         }
         let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
         context.used[cafe.id, default: [:]][window.start, default: 0] += units
-        var stations: [String] = []
-        for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
+        for (want, left) in stock {
+            try await PostgresDailyStockStore.take(connection, want, left: left, orderID: orderID, cafeID: cafe.id,
+                                                   date: stockDate, logger: logger)
+        }
+        if plan.isTimed { context.kitchens[cafe.id]?.add(plan.openTickets(at: now)) }
         let order = Order(id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
                           lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
-                          total: priced.total, createdAt: now, tickets: [])
-        return (order, stations)
+                          total: priced.total, createdAt: now, tickets: [], readyAt: plan.readyAt)
+        return (order, plan)
     }
 
     /// An order line as `json_to_recordset` reads it (JSON columns as their text).
@@ -269,25 +302,28 @@ public final class PostgresOrderStore: OrderRepository {
     /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets.
     private static func numberTickets(_ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
                                       logger: Logger) async throws -> [Int: Draft] {
-        let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, [String])? in
-            guard case .placed(let order, let stations)? = drafts[index] else { return nil }
-            return (index, order, stations)
+        let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, KitchenPlan)? in
+            guard case .placed(let order, let plan)? = drafts[index] else { return nil }
+            return (index, order, plan)
         }
-        let count = placed.reduce(0) { $0 + $1.2.count }
+        let count = placed.reduce(0) { $0 + $1.2.tickets.count }
         guard count > 0 else { return drafts }
         var sequence = try await PostgresTicketStore.takeSequences(count, connection, logger: logger)
         var numbered = drafts
-        var bindings = PostgresBindings(capacity: count * 8)
+        let columns = 11
+        var bindings = PostgresBindings(capacity: count * columns)
         var values: [String] = []
-        for (index, order, stations) in placed {
+        for (index, order, plan) in placed {
             var order = order
-            for station in stations {
+            for planned in plan.tickets {
                 let ticket = Ticket(id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
-                                    station: station, status: .new, sequence: sequence, createdAt: order.createdAt,
-                                    updatedAt: order.createdAt)
+                                    station: planned.station, status: planned.status, sequence: sequence,
+                                    createdAt: order.createdAt, updatedAt: order.createdAt,
+                                    prepSeconds: planned.prepSeconds, fireAt: planned.fireAt,
+                                    firedAt: planned.fireAt == nil ? order.createdAt : nil)
                 sequence += 1
-                let base = values.count * 8
-                values.append("(" + (1...8).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+                let base = values.count * columns
+                values.append("(" + (1...columns).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
                 bindings.append(ticket.id)
                 bindings.append(ticket.orderID)
                 bindings.append(ticket.cafeID)
@@ -296,12 +332,16 @@ public final class PostgresOrderStore: OrderRepository {
                 bindings.append(ticket.sequence)
                 bindings.append(ticket.createdAt)
                 bindings.append(ticket.updatedAt)
+                bindings.append(ticket.prepSeconds)
+                bindings.append(ticket.fireAt)
+                bindings.append(ticket.firedAt)
                 order.tickets.append(ticket)
             }
-            numbered[index] = .placed(order, ticketStations: stations)
+            numbered[index] = .placed(order, plan: plan)
         }
         try await connection.run(PostgresQuery(unsafeSQL: """
-            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
+            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
+                fireAt, firedAt)
             VALUES \(values.joined(separator: ", "))
             """, binds: bindings), logger: logger)
         return numbered
@@ -340,6 +380,7 @@ public final class PostgresOrderStore: OrderRepository {
             }
             try await PostgresPickupCapacityStore.release(connection, cafeID: cafeID, windowStart: pickupStart, units: units,
                                                           logger: logger)
+            try await PostgresDailyStockStore.giveBack(connection, orderID: id, cafeID: cafeID, logger: logger)
             if let couponID { try await PostgresCouponStore.release(couponID, connection, logger: logger) }
             try await connection.run("UPDATE customerOrder SET cancelledAt = \(now) WHERE id = \(id)", logger: logger)
             let open = tickets.filter(\.status.isOpen)

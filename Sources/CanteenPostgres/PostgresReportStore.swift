@@ -57,21 +57,21 @@ public final class PostgresReportStore: ReportRepository {
         }
     }
 
-    public func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [TicketTiming],
+    public func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [ReportedTicket],
                                                                                       orders: OrderReadiness) {
         let (from, to) = (period.from.description, period.to.description)
         return try await database.withConnection { connection in
             let logger = self.database.logger
             let tickets = try await connection.rows("""
                 SELECT t.station, o.cancelledAt IS NOT NULL,
-                    CAST(round(extract(epoch FROM t.markedReadyAt - o.createdAt)) AS BIGINT),
-                    t.markedReadyAt <= o.pickupStart
+                    CAST(round(extract(epoch FROM t.finishedAt - o.createdAt)) AS BIGINT),
+                    t.finishedAt <= o.pickupStart
                 FROM customerOrder o JOIN ticket t ON t.orderId = o.id
                 WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
                 """, logger: logger).map { row in
                 let (station, cancelled, seconds, byStart) = try StoredColumns.decode(
                     row, table: "ticket", (String, Bool, Int64?, Bool?).self)
-                return TicketTiming(station: station, cancelled: cancelled, secondsToReady: seconds,
+                return ReportedTicket(station: station, cancelled: cancelled, secondsToReady: seconds,
                                     readyByWindowStart: byStart)
             }
             guard let row = try await connection.firstRow("""

@@ -71,16 +71,11 @@ public final class PostgresTicketStore: TicketRepository {
             let siblings = try await connection.rows(
                 "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(try OrderRows.ticket(row).orderID) ORDER BY id FOR UPDATE",
                 logger: logger).map(OrderRows.ticket)
-            guard var ticket = siblings.first(where: { $0.id == id }) else { throw CanteenError.notFound(.ticket, id) }
-            let current = ticket.status
-            ticket.status = try ticket.status.moved(to: status)
+            guard let stored = siblings.first(where: { $0.id == id }) else { throw CanteenError.notFound(.ticket, id) }
+            let current = stored.status
+            var ticket = try stored.moved(to: status, at: now)
             ticket.sequence = try await Self.takeSequences(1, connection, logger: logger)
-            ticket.updatedAt = now
-            try await connection.run("""
-                UPDATE ticket SET status = \(ticket.status.rawValue), sequence = \(ticket.sequence), updatedAt = \(now)
-                WHERE id = \(id)
-                """, logger: logger)
-            try await Self.noteReady(connection, ticketID: id, status: status, at: now, logger: logger)
+            try await OrderRows.update(ticket, connection, logger: logger)
             let before = siblings.map { $0.id == ticket.id ? current : $0.status }
             let after = siblings.map { $0.id == ticket.id ? ticket : $0 }
             let event = try await self.events.insertIfStatusChanged(
@@ -93,23 +88,12 @@ public final class PostgresTicketStore: TicketRepository {
         return view
     }
 
-    /// Notes when a ticket was marked ready (the kitchen report's times): each time it is, or
-    /// when it is picked up without having been.
-    static func noteReady(_ connection: PostgresConnection, ticketID: String, status: TicketStatus, at now: Date,
-                          logger: Logger) async throws {
-        guard status == .ready || status == .pickedUp else { return }
-        try await connection.run("""
-            UPDATE ticket SET markedReadyAt = CASE WHEN \(status == .ready) THEN \(now) ELSE COALESCE(markedReadyAt, \(now)) END
-            WHERE id = \(ticketID)
-            """, logger: logger)
-    }
-
     // MARK: - Reading
 
     public func openTicketCount(cafeID: String) async throws -> Int {
         try await database.withConnection { connection -> Int in
             try await connection.scalar("""
-                SELECT COUNT(*) FROM ticket WHERE cafeId = \(cafeID) AND status IN ('new', 'preparing', 'ready')
+                SELECT COUNT(*) FROM ticket WHERE cafeId = \(cafeID) AND status IN ('held', 'new', 'preparing', 'ready')
                 """, table: "ticket", as: Int.self, logger: self.database.logger) ?? 0
         }
     }
@@ -136,7 +120,7 @@ public final class PostgresTicketStore: TicketRepository {
                 bindings.append(cursor)
                 filter += " AND sequence > $\(bindings.count)"
             } else {
-                bindings.append([TicketStatus.new, .preparing, .ready].map(\.rawValue))
+                bindings.append(TicketStatus.open.map(\.rawValue))
                 filter += " AND status = ANY($\(bindings.count))"
             }
             if let station {
@@ -147,18 +131,22 @@ public final class PostgresTicketStore: TicketRepository {
             let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
                 WITH head AS (SELECT value FROM feedSequence WHERE id = 1),
                 page AS (
-                    SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt FROM ticket
-                    WHERE \(filter) ORDER BY sequence LIMIT $\(bindings.count)
+                    SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds, fireAt,
+                        firedAt, startedAt, finishedAt
+                    FROM ticket WHERE \(filter) ORDER BY sequence LIMIT $\(bindings.count)
                 )
                 SELECT page.id, page.orderId, page.cafeId, page.station, page.status, page.sequence, page.createdAt,
-                    page.updatedAt, head.value
+                    page.updatedAt, page.prepSeconds, page.fireAt, page.firedAt, page.startedAt, page.finishedAt,
+                    head.value
                 FROM head LEFT JOIN page ON true ORDER BY page.sequence
                 """, binds: bindings), logger: logger)
             guard let first = rows.first else {
                 throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
             }
-            let head = try StoredColumns.decode(first, table: "feedSequence",
-                                                (String?, String?, String?, String?, String?, Int64?, Date?, Date?, Int64).self).8
+            let head = try StoredColumns.decode(
+                first, table: "feedSequence",
+                (String?, String?, String?, String?, String?, Int64?, Date?, Date?, Int?, Date?, Date?, Date?, Date?,
+                 Int64).self).13
             let tickets = try rows.compactMap { row -> Ticket? in
                 let id = try StoredColumns.decode(row, table: "ticket", String?.self)
                 return id == nil ? nil : try OrderRows.ticket(row)

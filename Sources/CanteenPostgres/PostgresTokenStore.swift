@@ -21,7 +21,7 @@ public final class PostgresTokenStore: TokenRepository {
         live = FollowingCache(following: .tokens, in: database.changes)
     }
 
-    private static let select = "SELECT id, name, role, cafeId, userId, createdAt, revokedAt FROM accessToken"
+    static let select = "SELECT id, name, role, cafeId, userId, createdAt, revokedAt FROM accessToken"
 
     public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String) {
         try spec.validate()
@@ -134,7 +134,7 @@ public final class PostgresTokenStore: TokenRepository {
     }
 
     /// A row of `select`; a role this version does not know is an error naming the row.
-    private static func token(_ row: PostgresRow) throws -> AccessToken {
+    static func token(_ row: PostgresRow) throws -> AccessToken {
         let (id, name, role, cafeID, userID, createdAt, revokedAt) = try StoredColumns.decode(
             row, table: "accessToken", (String, String?, String, String?, String?, Date, Date?).self)
         return try token(id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,

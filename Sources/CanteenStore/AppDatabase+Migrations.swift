@@ -372,12 +372,81 @@ extension AppDatabase {
                 WHERE statusCode IS NOT NULL AND error LIKE 'HTTP %'
                 """)
         }
-        migrator.registerMigration("v14: the audit log, tokens' last use, refused orders, when tickets were ready") { db in
+
+        migrator.registerMigration("v14: sign-in sessions, sign-ins under way, café networks") { db in
+            // A session's and a sign-in's secrets are stored only as SHA-256 hashes. A sign-in under
+            // way lives at most 10 minutes and is deleted when its callback reads it.
+            try db.execute(sql: """
+                ALTER TABLE cafe ADD COLUMN networks TEXT NOT NULL DEFAULT '[]';
+                CREATE TABLE userSession (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    secretHash BLOB NOT NULL UNIQUE,
+                    userId TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    name TEXT,
+                    email TEXT,
+                    createdAt DATETIME NOT NULL,
+                    lastSeenAt DATETIME NOT NULL
+                );
+                CREATE INDEX userSession_on_userId ON userSession(userId);
+                CREATE INDEX userSession_on_lastSeenAt ON userSession(lastSeenAt);
+                CREATE TABLE loginAttempt (
+                    browserHash BLOB PRIMARY KEY NOT NULL,
+                    state TEXT NOT NULL,
+                    nonce TEXT NOT NULL,
+                    codeVerifier TEXT NOT NULL,
+                    next TEXT NOT NULL,
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE INDEX loginAttempt_on_createdAt ON loginAttempt(createdAt);
+                """)
+        }
+
+        migrator.registerMigration("v15: kitchen timing and daily quantities") { db in
+            // A ticket's kitchen times: `fireAt` is a held ticket's fire time (kept after it fired),
+            // `firedAt` when it reached its station (at once for every ticket written before), then
+            // `startedAt` (preparing) and `finishedAt` (ready). `dailyStock` holds what is left of
+            // a limited item on a café-local day once an order took from it or ops set it;
+            // `stockTaken` what each order took, given back when it is cancelled.
+            try db.execute(sql: """
+                ALTER TABLE ticket ADD COLUMN prepSeconds INTEGER;
+                ALTER TABLE ticket ADD COLUMN fireAt DATETIME;
+                ALTER TABLE ticket ADD COLUMN firedAt DATETIME;
+                ALTER TABLE ticket ADD COLUMN startedAt DATETIME;
+                ALTER TABLE ticket ADD COLUMN finishedAt DATETIME;
+                UPDATE ticket SET firedAt = createdAt;
+                CREATE INDEX ticket_held_on_fireAt ON ticket(fireAt) WHERE status = 'held';
+                CREATE INDEX ticket_open_on_cafeId ON ticket(cafeId, station)
+                    WHERE status IN ('held', 'new', 'preparing', 'ready');
+                CREATE INDEX ticket_on_cafeId_finishedAt ON ticket(cafeId, finishedAt) WHERE finishedAt IS NOT NULL;
+                ALTER TABLE customerOrder ADD COLUMN readyAt DATETIME;
+                ALTER TABLE cafe ADD COLUMN stations TEXT NOT NULL DEFAULT '[]';
+                ALTER TABLE cafe ADD COLUMN fireByPrepTime BOOLEAN NOT NULL DEFAULT 1;
+                ALTER TABLE cafe ADD COLUMN displayTicketAllowanceMinutes INTEGER NOT NULL DEFAULT 3;
+                ALTER TABLE menuItem ADD COLUMN prepSeconds INTEGER;
+                ALTER TABLE menuItem ADD COLUMN dailyQuantity INTEGER;
+                CREATE TABLE dailyStock (
+                    cafeId TEXT NOT NULL REFERENCES cafe(id) ON DELETE CASCADE,
+                    itemId TEXT NOT NULL,
+                    localDate TEXT NOT NULL,
+                    remaining INTEGER NOT NULL CHECK (remaining >= 0),
+                    PRIMARY KEY (cafeId, itemId, localDate)
+                );
+                CREATE TABLE stockTaken (
+                    orderId TEXT NOT NULL REFERENCES customerOrder(id) ON DELETE CASCADE,
+                    itemId TEXT NOT NULL,
+                    localDate TEXT NOT NULL,
+                    quantity INTEGER NOT NULL CHECK (quantity > 0),
+                    PRIMARY KEY (orderId, itemId)
+                );
+                """)
+        }
+
+        migrator.registerMigration("v16: the audit log, tokens' last use, refused orders") { db in
             // `auditEntry` is written by the stores in the transaction of each change it records.
             // `tokenUse` is apart from `accessToken` so that noting a use does not make every
-            // server forget its cached tokens (the triggers of v12). `markedReadyAt` is when a
-            // ticket was last marked ready (or picked up without being marked ready): tickets
-            // already ready or picked up take it from what is known. The reports read orders by
+            // server forget its cached tokens (the triggers of v12). The kitchen report reads when a
+            // ticket was ready from v15's `finishedAt`; the sales report reads orders by
             // (cafeId, localDate) through the UNIQUE index of v2; the windows report by pickup start.
             try db.execute(sql: """
                 CREATE TABLE auditEntry (
@@ -404,11 +473,6 @@ extension AppDatabase {
                     refused INTEGER NOT NULL,
                     PRIMARY KEY (cafeId, start)
                 );
-                ALTER TABLE ticket ADD COLUMN markedReadyAt DATETIME;
-                UPDATE ticket SET markedReadyAt = updatedAt WHERE status = 'ready';
-                UPDATE ticket SET markedReadyAt = (
-                    SELECT MIN(createdAt) FROM orderEvent e WHERE e.orderId = ticket.orderId AND e.type = 'order.ready'
-                ) WHERE status = 'picked_up';
                 CREATE INDEX customerOrder_on_cafeId_pickupStart ON customerOrder(cafeId, pickupStart);
                 """)
         }

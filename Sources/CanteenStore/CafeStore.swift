@@ -103,7 +103,8 @@ public final class CafeStore: CafeRepository {
                             options: (optionsByGroup["\(item.id)/\(group.id)"] ?? []).map {
                                 ModifierOption(id: $0.id, names: $0.names, priceDelta: $0.priceDelta)
                             })
-                    })
+                    },
+                    prepSeconds: item.prepSeconds, dailyQuantity: item.dailyQuantity)
             })
         return CafeMenu(
             cafe: cafe.cafe, menu: menu,
@@ -255,7 +256,8 @@ public final class CafeStore: CafeRepository {
         for (position, item) in menu.items.enumerated() {
             try MenuItemRecord(cafeId: cafeID, id: item.id, position: position, categoryId: item.category,
                                names: item.names, descriptions: item.descriptions, price: item.price,
-                               station: item.station, allergens: item.allergens, dayParts: item.dayParts).insert(db)
+                               station: item.station, allergens: item.allergens, dayParts: item.dayParts,
+                               prepSeconds: item.prepSeconds, dailyQuantity: item.dailyQuantity).insert(db)
             for (groupPosition, group) in item.modifierGroups.enumerated() {
                 try ModifierGroupRecord(cafeId: cafeID, itemId: item.id, id: group.id, position: groupPosition,
                                         names: group.names, minSelections: group.min, maxSelections: group.max).insert(db)

@@ -26,12 +26,31 @@ public final class CardStore: CardRepository {
         return mac.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The hashes a card may be stored under, its canonical spelling's first (`CardIdentifier.spellings`).
+    func hashes(technology: CardTechnology, identifier: CardIdentifier) -> [String] {
+        identifier.spellings(for: technology).map { hash(technology: technology, identifier: $0) }
+    }
+
+    /// A card registered under another spelling (an ISO 15693 UID before they were made canonical) is stored under
+    /// the canonical one (`hashes[0]`) from now on, unless that is taken.
+    static func storeCanonically(_ hashes: [String], _ db: Database) throws {
+        for legacy in hashes.dropFirst() {
+            try db.execute(
+                sql: """
+                    UPDATE card SET identifierHash = ? WHERE identifierHash = ?
+                    AND NOT EXISTS (SELECT 1 FROM card WHERE identifierHash = ?)
+                    """, arguments: [hashes[0], legacy, hashes[0]])
+        }
+    }
+
     public func register(_ registration: CardRegistration, identifier: CardIdentifier,
                          audit: AuditEntry?) async throws -> CardRegistration {
         try UserID.validate(registration.userID)
-        let hash = hash(technology: registration.technology, identifier: identifier)
+        let hashes = hashes(technology: registration.technology, identifier: identifier)
+        let hash = hashes[0]
         let now = clock()
         return try await database.writer.write { db in
+            try Self.storeCanonically(hashes, db)
             var before: JSONValue?
             if let existing = try Row.fetchOne(
                 db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
@@ -54,11 +73,13 @@ public final class CardStore: CardRepository {
     }
 
     public func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration {
-        let hash = hash(technology: technology, identifier: identifier)
+        let hashes = hashes(technology: technology, identifier: identifier)
         return try await database.writer.read { db in
             guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
+                let row = try hashes.lazy.compactMap({ hash in
+                    try Row.fetchOne(
+                        db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
+                }).first
             else { throw CanteenError.cardNotRegistered }
             return CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
         }
@@ -129,9 +150,11 @@ public final class CardStore: CardRepository {
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
         -> CardRegistration
     {
-        let hash = hash(technology: technology, identifier: identifier)
+        let hashes = hashes(technology: technology, identifier: identifier)
+        let hash = hashes[0]
         let now = clock()
         return try await database.writer.write { db in
+            try Self.storeCanonically(hashes, db)
             let normalized = EnrolmentCode.normalized(code)
             guard let row = try Row.fetchOne(
                     db, sql: "SELECT userId, displayName FROM cardEnrolment WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?",

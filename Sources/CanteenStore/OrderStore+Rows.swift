@@ -12,14 +12,15 @@ extension OrderStore {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
                 pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
-                discountLabel, discount)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                discountLabel, discount, readyAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             record.id, record.cafeId, record.number, record.localDate, record.customerName, record.userId,
             record.tokenId, StoredTimestamp.text(record.pickupStart), StoredTimestamp.text(record.pickupEnd),
             record.subtotal, record.tax, record.total, record.currency, record.capacityUnits,
             StoredTimestamp.text(record.createdAt), record.couponId, record.discountLabel, record.discount,
+            record.readyAt.map(StoredTimestamp.text),
         ])
     }
 

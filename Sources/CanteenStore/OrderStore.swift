@@ -137,14 +137,24 @@ public final class OrderStore: OrderRepository {
                                     tokenID: String?, now: Date) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
-        let window = try capacity.chooseWindow(cafe: cafe, choice: request.pickup, units: units, now: now) {
-            try batch.usedCapacity(db, cafeID: cafe.id, windows: $0)
-        }
+        let timing = KitchenTiming(cafe: cafe, menu: menu.menu)
+        let ticketTimings = timing.tickets(for: request.lines.map(\.itemID))
+        let load = timing.isTimed ? try batch.kitchenLoad(db, cafeID: cafe.id, now: now) : .idle(at: now)
+        let (window, plan) = try capacity.chooseWindow(
+            cafe: cafe, choice: request.pickup, units: units, now: now,
+            plan: { KitchenPlan(tickets: ticketTimings, pickup: $0, scheduled: request.pickup != .asap, timing: timing,
+                                load: load) },
+            usedCapacity: { try batch.usedCapacity(db, cafeID: cafe.id, windows: $0) })
         var priced = try menu.price(request, pickupStart: window.start, now: now)
         if let couponID = request.couponID {
             priced = try CouponStore.redeem(couponID, on: priced, at: cafe, now: now, db)
         }
         try batch.take(db, cafeID: cafe.id, window: window, units: units)
+        let stockDate = DailyStock.day(of: window.start, at: cafe).description
+        let wanted = DailyStock.wanted(by: request.lines, in: menu.menu)
+        for want in wanted {
+            try batch.takeStock(db, cafeID: cafe.id, localDate: stockDate, want: want)
+        }
 
         let localDate = LocalDate(now, in: cafe.calendar).description
         let number = try batch.nextOrderNumber(db, cafeID: cafe.id, localDate: localDate)
@@ -155,24 +165,29 @@ public final class OrderStore: OrderRepository {
             pickupStart: window.start, pickupEnd: window.end, subtotal: priced.subtotal.minorUnits,
             tax: priced.tax.minorUnits, total: priced.total.minorUnits, currency: cafe.currency.code,
             capacityUnits: units, createdAt: now, cancelledAt: nil, couponId: priced.discount?.couponID,
-            discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0)
+            discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0, readyAt: plan.readyAt)
         try insert(record, db)
         for (position, line) in priced.lines.enumerated() {
             try insert(line, orderID: record.id, position: position, db)
         }
-        var stations: [String] = []
-        for line in priced.lines where !stations.contains(line.station) { stations.append(line.station) }
-        var tickets: [Ticket] = []
-        for station in stations {
-            let ticket = TicketRecord(id: ids.timeOrdered("tkt", at: now), orderId: record.id, cafeId: cafe.id,
-                                      station: station, status: TicketStatus.new.rawValue,
-                                      sequence: try batch.nextSequence(db), createdAt: now, updatedAt: now)
-            try TicketStore.insert(ticket, db)
-            tickets.append(try ticket.ticket())
+        for want in wanted {
+            try db.cachedStatement(sql: """
+                INSERT INTO stockTaken (orderId, itemId, localDate, quantity) VALUES (?, ?, ?, ?)
+                """).execute(arguments: [record.id, want.item.id, stockDate, want.quantity])
         }
+        var tickets: [Ticket] = []
+        for planned in plan.tickets {
+            let ticket = Ticket(id: ids.timeOrdered("tkt", at: now), orderID: record.id, cafeID: cafe.id,
+                                station: planned.station, status: planned.status, sequence: try batch.nextSequence(db),
+                                createdAt: now, updatedAt: now, prepSeconds: planned.prepSeconds,
+                                fireAt: planned.fireAt, firedAt: planned.fireAt == nil ? now : nil)
+            try TicketStore.insert(TicketRecord(ticket), db)
+            tickets.append(ticket)
+        }
+        if plan.isTimed { batch.queue(plan.openTickets(at: now), cafeID: cafe.id) }
         return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
                      lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
-                     total: priced.total, createdAt: now, tickets: tickets)
+                     total: priced.total, createdAt: now, tickets: tickets, readyAt: plan.readyAt)
     }
 
     // MARK: - Reading and cancelling
@@ -203,7 +218,7 @@ public final class OrderStore: OrderRepository {
                      subtotal: Money(minorUnits: record.subtotal, currency: currency),
                      tax: Money(minorUnits: record.tax, currency: currency),
                      total: Money(minorUnits: record.total, currency: currency),
-                     createdAt: record.createdAt, tickets: tickets)
+                     createdAt: record.createdAt, tickets: tickets, readyAt: record.readyAt)
     }
 
     public func cancelOrder(id: String) async throws -> Order {
@@ -230,6 +245,7 @@ public final class OrderStore: OrderRepository {
             }
             try PickupCapacityStore.release(db, cafeID: record.cafeId, windowStart: record.pickupStart,
                                             units: record.capacityUnits)
+            try DailyStockStore.giveBack(db, orderID: id, cafeID: record.cafeId)
             if let couponID = record.couponId { try CouponStore.release(couponID, db) }
             record.cancelledAt = now
             try record.update(db)

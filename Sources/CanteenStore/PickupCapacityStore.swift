@@ -29,12 +29,16 @@ public final class PickupCapacityStore: PickupCapacityRepository {
 
     // MARK: - Inside the order writer
 
-    /// The requested window if it is offered and has room, or the earliest offered one with room.
+    /// The requested window if it is offered, has room and the kitchen meets it, or the earliest
+    /// offered one with room that it meets, with the order's kitchen plan for it (`plan`).
     /// `usedCapacity` gives the units already taken of the offered windows.
     func chooseWindow(cafe: Cafe, choice: PickupChoice, units: Int, now: Date,
-                      usedCapacity: (_ offered: [PickupWindow]) throws -> [Date: Int]) throws -> PickupWindow {
+                      plan: @escaping (PickupWindow) -> KitchenPlan,
+                      usedCapacity: (_ offered: [PickupWindow]) throws -> [Date: Int]) throws
+        -> (window: PickupWindow, plan: KitchenPlan) {
         let candidates = try planner.candidates(for: choice, of: cafe, now: now)
-        return try candidates.choose(units: units, used: try usedCapacity(candidates.offered))
+        let chosen = try candidates.choose(units: units, used: try usedCapacity(candidates.offered), plan: plan)
+        return (chosen.window, chosen.plan ?? plan(chosen.window))
     }
 
     /// Gives back what a cancelled order took.

@@ -3,9 +3,10 @@ import Foundation
 import GRDB
 
 /// What one group-commit transaction knows of the rows that every order in it reads and bumps:
-/// the café's menu, the kitchen feed's sequence, the day's order numbers and the pickup windows'
-/// used capacity. Each row is read once per transaction, kept here while the transaction's orders
-/// take from it, and written back once, before the commit (`flush`).
+/// the café's menu, the kitchen feed's sequence, the day's order numbers, the pickup windows'
+/// used capacity, what is left of limited items, and a timed café's kitchen (its queue). Each
+/// row is read once per transaction, kept here while the transaction's orders take from it, and
+/// written back once, before the commit (`flush`).
 ///
 /// This is exact, not a cache: SQLite has one writer, so nothing else can change these rows while
 /// the transaction is open. A refused order rolls back its savepoint and its caller puts back the
@@ -18,6 +19,16 @@ struct PlacementBatch {
     private var slots: [SlotKey: (stored: Int?, used: Int)] = [:]
     /// Ranges of window starts (Unix seconds) whose `pickupSlot` rows are all in `slots`, per café.
     private var loadedSlots: [String: [ClosedRange<Int64>]] = [:]
+    /// Each timed café's kitchen, with the tickets this transaction placed added.
+    private var kitchens: [String: KitchenLoad] = [:]
+    /// What is left of limited items per (café, item, day): as stored (nil: no row) and now.
+    private var stock: [StockKey: (stored: Int?, remaining: Int)] = [:]
+
+    private struct StockKey: Hashable {
+        let cafeID: String
+        let itemID: String
+        let localDate: String
+    }
 
     private struct NumberKey: Hashable {
         let cafeID: String
@@ -66,7 +77,38 @@ struct PlacementBatch {
         return used
     }
 
+    /// The café's kitchen as this transaction sees it (read once, then kept up to date with
+    /// the tickets it places).
+    mutating func kitchenLoad(_ db: Database, cafeID: String, now: Date) throws -> KitchenLoad {
+        if let load = kitchens[cafeID] { return load }
+        let load = try TicketStore.kitchenLoad(db, cafeID: cafeID, now: now)
+        kitchens[cafeID] = load
+        return load
+    }
+
+    /// Adds an order's tickets to the café's kitchen (when it was read in this transaction).
+    mutating func queue(_ tickets: [OpenTicket], cafeID: String) {
+        kitchens[cafeID]?.add(tickets)
+    }
+
     // MARK: - Takes
+
+    /// Takes what `want` asks of its item's batch of `localDate` (checked: `DailyStock.take`).
+    mutating func takeStock(_ db: Database, cafeID: String, localDate: String, want: StockWant) throws {
+        guard let quantity = want.item.dailyQuantity else { return }
+        let key = StockKey(cafeID: cafeID, itemID: want.item.id, localDate: localDate)
+        let current: (stored: Int?, remaining: Int)
+        if let known = stock[key] {
+            current = known
+        } else {
+            let stored = try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT remaining FROM dailyStock WHERE cafeId = ? AND itemId = ? AND localDate = ?
+                """), arguments: [cafeID, want.item.id, localDate])
+            current = (stored: stored, remaining: stored ?? quantity)
+        }
+        let left = try DailyStock.take(want.quantity, of: want.item, from: current.remaining, line: want.line)
+        stock[key] = (stored: current.stored, remaining: left)
+    }
 
     /// Takes `units` of the window's capacity (checked against `usedCapacity` by the caller).
     mutating func take(_ db: Database, cafeID: String, window: PickupWindow, units: Int) throws {
@@ -129,6 +171,13 @@ struct PlacementBatch {
                 ON CONFLICT (cafeId, start) DO UPDATE SET used = excluded.used
                 """).execute(arguments: [key.cafeID, key.start, slot.used])
             slots[key] = (stored: slot.used, used: slot.used)
+        }
+        for (key, item) in stock where item.remaining != item.stored {
+            try db.cachedStatement(sql: """
+                INSERT INTO dailyStock (cafeId, itemId, localDate, remaining) VALUES (?, ?, ?, ?)
+                ON CONFLICT (cafeId, itemId, localDate) DO UPDATE SET remaining = excluded.remaining
+                """).execute(arguments: [key.cafeID, key.itemID, key.localDate, item.remaining])
+            stock[key] = (stored: item.remaining, remaining: item.remaining)
         }
     }
 

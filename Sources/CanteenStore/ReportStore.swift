@@ -52,18 +52,18 @@ public final class ReportStore: ReportRepository {
         }
     }
 
-    public func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [TicketTiming],
+    public func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [ReportedTicket],
                                                                                       orders: OrderReadiness) {
         try await database.writer.read { db in
             let arguments: StatementArguments = [cafeID, period.from.description, period.to.description]
             let tickets = try Row.fetchAll(db, sql: """
                 SELECT t.station, o.cancelledAt IS NOT NULL AS cancelled,
-                    CAST(round((julianday(t.markedReadyAt) - julianday(o.createdAt)) * 86400) AS INTEGER) AS seconds,
-                    t.markedReadyAt <= o.pickupStart AS byStart
+                    CAST(round((julianday(t.finishedAt) - julianday(o.createdAt)) * 86400) AS INTEGER) AS seconds,
+                    t.finishedAt <= o.pickupStart AS byStart
                 FROM customerOrder o JOIN ticket t ON t.orderId = o.id
                 WHERE o.cafeId = ? AND o.localDate BETWEEN ? AND ?
                 """, arguments: arguments).map { row in
-                TicketTiming(station: row["station"], cancelled: row["cancelled"], secondsToReady: row["seconds"],
+                ReportedTicket(station: row["station"], cancelled: row["cancelled"], secondsToReady: row["seconds"],
                              readyByWindowStart: row["byStart"])
             }
             let orders = try Row.fetchOne(db, sql: """

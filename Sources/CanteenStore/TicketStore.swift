@@ -36,13 +36,13 @@ public final class TicketStore: TicketRepository {
     public func moveTicket(id: String, to status: TicketStatus) async throws -> TicketView {
         let now = clock()
         let view = try await database.writer.write { db -> TicketView in
-            guard var record = try TicketRecord.filter(key: id).fetchOneNamingRow(db) else { throw CanteenError.notFound(.ticket, id) }
-            let current = try record.ticket().status
-            record.status = try current.moved(to: status).rawValue
+            guard let stored = try TicketRecord.filter(key: id).fetchOneNamingRow(db)?.ticket() else {
+                throw CanteenError.notFound(.ticket, id)
+            }
+            let current = stored.status
+            var record = TicketRecord(try stored.moved(to: status, at: now))
             record.sequence = try Self.nextSequence(db)
-            record.updatedAt = now
             try record.update(db)
-            try Self.noteReady(db, ticketID: id, status: status, at: now)
             let siblings = try TicketRecord.filter(Column("orderId") == record.orderId).fetchAll(db).map { try $0.ticket() }
             let before = siblings.map { $0.id == record.id ? current : $0.status }
             if let event = try events.insertIfStatusChanged(db, orderID: record.orderId, cafeID: record.cafeId,
@@ -66,8 +66,9 @@ public final class TicketStore: TicketRepository {
 
     public func openTicketCount(cafeID: String) async throws -> Int {
         try await database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ticket WHERE cafeId = ? AND status IN ('new', 'preparing', 'ready')",
-                             arguments: [cafeID]) ?? 0
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM ticket WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
+                """, arguments: [cafeID]) ?? 0
         }
     }
 
@@ -79,8 +80,7 @@ public final class TicketStore: TicketRepository {
             if let cursor {
                 request = request.filter(Column("sequence") > cursor)
             } else {
-                let open = [TicketStatus.new, .preparing, .ready].map(\.rawValue)
-                request = request.filter(open.contains(Column("status")))
+                request = request.filter(TicketStatus.open.map(\.rawValue).contains(Column("status")))
             }
             let records = try request.order(Column("sequence")).limit(limit).fetchAllNamingRows(db)
             let next: Int64
@@ -128,15 +128,6 @@ public final class TicketStore: TicketRepository {
         }
     }
 
-    /// Notes when a ticket was marked ready (the kitchen report's times): each time it is, or
-    /// when it is picked up without having been.
-    static func noteReady(_ db: Database, ticketID: String, status: TicketStatus, at now: Date) throws {
-        guard status == .ready || status == .pickedUp else { return }
-        try db.execute(sql: """
-            UPDATE ticket SET markedReadyAt = CASE WHEN ? THEN ? ELSE COALESCE(markedReadyAt, ?) END WHERE id = ?
-            """, arguments: [status == .ready, StoredTimestamp.text(now), StoredTimestamp.text(now), ticketID])
-    }
-
     /// The next value of the feed's sequence (inside the caller's write transaction).
     static func nextSequence(_ db: Database) throws -> Int64 {
         guard let value = try Int64.fetchOne(db.cachedStatement(
@@ -148,12 +139,14 @@ public final class TicketStore: TicketRepository {
 
     static func insert(_ ticket: TicketRecord, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
+                fireAt, firedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
-            StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt),
+            StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt), ticket.prepSeconds,
+            ticket.fireAt.map(StoredTimestamp.text), ticket.firedAt.map(StoredTimestamp.text),
         ])
     }
 }

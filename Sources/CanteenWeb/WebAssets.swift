@@ -1,6 +1,6 @@
 import Foundation
 
-/// The pages `canteen serve` serves (`/kds`, `/kiosk`, `/board`) and the files they load: plain
+/// The pages `canteen serve` serves (`/kds`, `/kiosk`, `/board`, `/app`) and the files they load: plain
 /// HTML, CSS and JavaScript kept in `Assets/`, read once into memory.
 public struct WebAssets: Sendable {
     /// One file of `Assets/`, ready to serve.
@@ -13,7 +13,7 @@ public struct WebAssets: Sendable {
     }
 
     /// The pages, each an HTML template `NAME.html` served at `/NAME`.
-    public static let pageNames = ["kds", "kiosk", "board", "ops"]
+    public static let pageNames = ["kds", "kiosk", "board", "app", "ops"]
 
     /// Every file by name (`kds.js`), pages' templates included.
     public let assets: [String: Asset]
@@ -83,6 +83,7 @@ public struct WebAssets: Sendable {
         "svg": "image/svg+xml",
         "png": "image/png",
         "ico": "image/x-icon",
+        "webmanifest": "application/manifest+json",
     ]
 
     /// FNV-1a, 64-bit, as hex.

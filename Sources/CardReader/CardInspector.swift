@@ -14,14 +14,17 @@ public struct CardInspector: Sendable {
     public func report(_ card: any CardConnection) async throws(CardReaderError) -> CardReport {
         let technology = Self.technology(atr: card.atr)
         let identifier = try await card.identifier()
+        // An ISO 15693 UID comes least significant byte first; it is shown as its label and ISO/IEC 15693-3 write it.
+        let shown = technology == .iso15693 ? ISO15693UID.labelOrder(identifier) : identifier
         var report = CardReport(
-            technology: technology, identifier: identifier.hexString, ndef: [], ndefStatus: .notSupported,
+            technology: technology, identifier: shown.hexString, ndef: [], ndefStatus: .notSupported,
             capacity: 0, balance: nil, history: [])
         switch technology {
         case .type2, .iso15693:
             let layout: CapabilityContainer.Layout = technology == .type2 ? .type2 : .type5
-            guard let memory = try await NDEFTagReader(card: card, layout: layout).readMemory() else { return report }
-            let tag = try decode { () throws(NFCDecodingError) in try NDEFTagMemory(memory: memory, layout: layout) }
+            let image = try await NDEFTagReader(card: card, layout: layout).read()
+            guard image.isFormatted else { return report }
+            let tag = try image.tagMemory(layout)
             let message = try decode { () throws(NFCDecodingError) in try tag.message() }
             report.ndef = message.records.map(CardReport.Record.init)
             report.ndefStatus = tag.capabilityContainer.isWritable ? .readWrite : .readOnly
@@ -47,8 +50,10 @@ public struct CardInspector: Sendable {
         let balanceBytes: [UInt8]
         do {
             balanceBytes = try await card.feliCa(balanceFrame)
-        } catch  where error.code == "card_error" {
-            return  // the reader has no ACR122U-style FeliCa pass-through (e.g. an RC-S300): identifier only
+        } catch where error.statusWord != nil {
+            // The reader refused the pass-through by status word: it has none of the ACR122U kind (e.g. an
+            // RC-S300), so the identifier is all there is. An exchange that failed (the card taken away) is thrown.
+            return
         }
         let balanceReply = try decode { () throws(NFCDecodingError) in try FeliCaReadResponse(bytes: balanceBytes) }
         guard balanceReply.isSuccess, let block = balanceReply.blocks.first else { return }

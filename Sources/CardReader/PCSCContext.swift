@@ -82,7 +82,9 @@ public final class PCSCContext: @unchecked Sendable {
         let derived: String =
             switch status {
             case CPCSC_E_NO_SERVICE: "reader_unavailable"
-            case CPCSC_W_REMOVED_CARD, CPCSC_E_NO_SMARTCARD: "card_removed"
+            // An exchange the reader could not complete (pcsc-lite's "Transaction failed"): on a contactless
+            // reader, the card left the field mid-command.
+            case CPCSC_W_REMOVED_CARD, CPCSC_E_NO_SMARTCARD, CPCSC_E_NOT_TRANSACTED: "card_removed"
             case CPCSC_E_TIMEOUT: "timeout"
             case CPCSC_E_CANCELLED: "cancelled"
             case CPCSC_E_UNKNOWN_READER: "reader_not_found"

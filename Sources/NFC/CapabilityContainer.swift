@@ -13,7 +13,8 @@ public struct CapabilityContainer: Hashable, Sendable {
     public var layout: Layout
     /// Major and minor version as the container writes them (`0x10` Type 2 1.0, `0x40` Type 5 1.0).
     public var version: UInt8
-    /// Size of the data area in bytes (the size byte times 8).
+    /// The size byte times 8: the size of the data area, or, as NXP and ST format Type 5 tags, of the whole
+    /// memory (`NDEFTagMemory` reads it either way).
     public var dataAreaSize: Int
     /// False when the access condition forbids writing.
     public var isWritable: Bool

@@ -120,4 +120,21 @@ public struct ISO15693SystemInformation: Hashable, Sendable {
         if info & 0x08 != 0 { _ = try cursor.u8("IC reference") }
         try cursor.expectEnd("the system information")
     }
+
+    /// A reader's answer to GET SYSTEM INFORMATION: the tag's reply with its response flags, or (as some readers
+    /// give it) without them.
+    public init(readerReply bytes: [UInt8]) throws(NFCDecodingError) {
+        do {
+            try self.init(bytes: bytes)
+        } catch {
+            guard let flagless = try? Self(bytes: [0x00] + bytes) else { throw error }
+            self = flagless
+        }
+    }
+
+    /// The tag's memory in bytes (block count times block size), when the reply gave them.
+    public var memorySize: Int? {
+        guard let blockCount, let blockSize else { return nil }
+        return blockCount * blockSize
+    }
 }

@@ -8,6 +8,8 @@ public struct NDEFTagMemory: Hashable, Sendable {
     public var capabilityContainer: CapabilityContainer
     /// Offset of the data area in the memory.
     public var dataAreaOffset: Int
+    /// Size of the data area in bytes: what the container's size byte says, but never past the tag's memory.
+    public var dataAreaSize: Int
     /// The TLVs found, with offsets into the memory.
     public var tlvs: [TagTLV.Located]
 
@@ -16,8 +18,14 @@ public struct NDEFTagMemory: Hashable, Sendable {
         layout == .type2 ? (12, 16) : (0, 4)
     }
 
-    /// Reads the memory; it may be shorter than the data area only when the TLVs end with a terminator first.
-    public init(memory: [UInt8], layout: CapabilityContainer.Layout) throws(NFCDecodingError) {
+    /// Reads the memory; it may be shorter than the data area only when the TLVs end first (a terminator, or the
+    /// first NDEF TLV). `memorySize` is the tag's whole memory in bytes, when known: the data area ends there
+    /// at the latest. A Type 5 container's size byte is read either way tags are formatted: as the size of the area
+    /// after the container (NFC Forum), or of the whole memory, container included (NXP's ICODE and ST's ST25
+    /// tools: `E1 40 0E` on 112 bytes); the area ends at the container's end or at the memory's, whichever first.
+    public init(memory: [UInt8], layout: CapabilityContainer.Layout, memorySize: Int? = nil)
+        throws(NFCDecodingError)
+    {
         let (containerOffset, areaOffset) = Self.offsets(layout)
         guard memory.count >= areaOffset else {
             throw .truncated(
@@ -25,7 +33,8 @@ public struct NDEFTagMemory: Hashable, Sendable {
         }
         let container = try CapabilityContainer(
             bytes: Array(memory[containerOffset..<(containerOffset + 4)]), layout: layout, offset: containerOffset)
-        let areaEnd = min(memory.count, areaOffset + container.dataAreaSize)
+        dataAreaSize = max(0, min(container.dataAreaSize, (memorySize ?? Int.max) - areaOffset))
+        let areaEnd = min(memory.count, areaOffset + dataAreaSize)
         capabilityContainer = container
         dataAreaOffset = areaOffset
         tlvs = try TagTLV.decode(Array(memory[areaOffset..<areaEnd]), base: areaOffset, stopAfterNDEF: true)
@@ -65,7 +74,7 @@ public struct NDEFTagMemory: Hashable, Sendable {
 
     /// The largest NDEF message the tag can hold, in bytes (what Core NFC's `queryNDEFStatus` calls capacity).
     public var capacity: Int {
-        Self.capacity(available: capabilityContainer.dataAreaSize - ndefStart)
+        Self.capacity(available: dataAreaSize - ndefStart)
     }
 
     static func capacity(available: Int) -> Int {
@@ -91,7 +100,7 @@ public struct NDEFTagMemory: Hashable, Sendable {
         let header = TagTLV.lengthField(message.count, tag: 0x03)
         let lengthRange = (image.count + 1)..<(image.count + header.count)
         image += header + message
-        if image.count < capabilityContainer.dataAreaSize { image.append(0xFE) }
+        if image.count < dataAreaSize { image.append(0xFE) }
         return NDEFWritePlan(dataAreaOffset: dataAreaOffset, image: image, lengthRange: lengthRange)
     }
 }

@@ -10,7 +10,8 @@ struct Canteen: AsyncParsableCommand {
         commandName: "canteen",
         abstract: "Canteen: the beacon-aware cafeteria ordering backend.",
         subcommands: [ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self,
-                      BeaconsCommand.self, NFCCommand.self, DatabaseCommand.self])
+                      BeaconsCommand.self, NFCCommand.self, DatabaseCommand.self,
+                      KitchenCommand.self])
 }
 
 /// `--data-dir` and `--database`, shared by every command that opens the stores.

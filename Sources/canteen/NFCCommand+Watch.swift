@@ -1,11 +1,10 @@
 import ArgumentParser
+import AsyncHTTPClient
 import CardReader
 import Foundation
 import NFC
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 // MARK: - watch
 
@@ -50,6 +49,16 @@ extension NFCCommand {
         func run() async throws {
             let secret = token ?? ProcessInfo.processInfo.environment["CANTEEN_TOKEN"] ?? ""
             let reporter = TapReporter(server: URL(string: server)!, token: secret)
+            do {
+                try await watch(reporter)
+            } catch {
+                try? await reporter.client.shutdown()
+                throw error
+            }
+            try await reporter.client.shutdown()
+        }
+
+        func watch(_ reporter: TapReporter) async throws {
             try await NFCCommand.reporting {
                 let device = try await PCSCContext().reader(named: reader)
                 if format == .table { FileHandle.standardError.write(Data("watching \(device.name)\n".utf8)) }
@@ -81,19 +90,25 @@ extension NFCCommand {
             switch format {
             case .jsonl:
                 let line = (try? TapReporter.encoder.encode(["error": problem])) ?? Data()
-                Swift.print(String(decoding: line, as: UTF8.self))
+                emit(String(decoding: line, as: UTF8.self))
             case .table:
-                Swift.print("error     \(problem.message) [\(problem.code)]")
+                emit("error     \(problem.message) [\(problem.code)]")
             }
         }
 
         private func print(_ answer: TapReporter.Answer) {
             switch format {
             case .jsonl:
-                Swift.print(String(decoding: answer.json, as: UTF8.self))
+                emit(String(decoding: answer.json, as: UTF8.self))
             case .table:
-                Swift.print(answer.line)
+                emit(answer.line)
             }
+        }
+
+        /// Writes one line to stdout at once, whatever stdout is: through a pipe (how a kiosk agent runs) a
+        /// buffered line would wait for the buffer to fill, and a SIGTERM would lose it.
+        private func emit(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
     }
 }
@@ -104,6 +119,18 @@ extension NFCCommand {
 struct TapReporter: Sendable {
     let server: URL
     let token: String
+    /// The agent's HTTP client (shut down by its owner): a server that refuses the connection is reported at once,
+    /// not retried until the tap's deadline.
+    let client: HTTPClient
+
+    init(server: URL, token: String) {
+        self.server = server
+        self.token = token
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(10))
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -134,21 +161,25 @@ struct TapReporter: Sendable {
         return ["technology": report.technology.rawValue, "identifier": report.identifier]
     }
 
+    /// The largest answer read from the server.
+    static let answerLimit = 1 << 20
+
     func report(_ tap: [String: String]) async throws -> Answer {
-        var request = URLRequest(url: server.appendingPathComponent("v1/taps"))
-        request.httpMethod = "POST"
-        request.timeoutInterval = 10
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try Self.encoder.encode(tap)
+        var request = HTTPClientRequest(url: server.appendingPathComponent("v1/taps").absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try Self.encoder.encode(tap)))
         let data: Data
-        let response: URLResponse
+        let status: Int
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            let response = try await client.execute(request, timeout: .seconds(10))
+            var body = try await response.body.collect(upTo: Self.answerLimit)
+            data = Data(body.readBytes(length: body.readableBytes) ?? [])
+            status = Int(response.status.code)
         } catch {
-            throw Failure(code: "server_unreachable", message: "\(server.absoluteString) cannot be reached: \(error.localizedDescription)")
+            throw Failure(code: "server_unreachable", message: "\(server.absoluteString) cannot be reached: \(error)")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         guard status == 201 else {
             let error = json["error"] as? [String: Any]

@@ -161,7 +161,9 @@ struct NFCCommand: AsyncParsableCommand {
                     throw ValidationError("\(error)")
                 }
                 let card = try await options.connect()
-                let report = try await NDEFTagWriter().write(message, to: card, lock: lock)
+                let report = try await NDEFTagWriter().write(message, to: card, lock: lock) { notice in
+                    FileHandle.standardError.write(Data("\(notice)\n".utf8))
+                }
                 try NFCCommand.print(report, format: format)
             }
         }

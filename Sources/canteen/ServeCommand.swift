@@ -13,6 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve", abstract: "Run the HTTP API (imports Menus/ into an empty database).")
 
     @OptionGroup var data: DataOptions
+    @OptionGroup(title: "Signing people in") var identity: IdentityOptions
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "Café files imported when the database has no café yet.") var menus = "Menus"
@@ -81,6 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
                                               retryPeriod: duration(webhookRetryPeriod),
                                               addressPolicy: WebhookAddressPolicy(allowing: allowedRanges)))
         configuration.metricsArePublic = metricsPublic
+        configuration.identity = try identity.settings(logger: Logger(label: "canteen.oidc"))
         if welcome == .always || (welcome == .auto && isatty(STDOUT_FILENO) == 1) {
             configuration.welcome = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
         }

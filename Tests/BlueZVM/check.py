@@ -17,7 +17,7 @@ from collections import Counter
 OUT, CANTEEN = sys.argv[1], sys.argv[2]
 UUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 INJECTED = "C0:FF:EE:00:00:03"
-# Exit statuses documented in README.md and docs/bluetooth.md.
+# Exit statuses documented in docs/beacons.md and docs/bluetooth.md.
 EXIT_UNAVAILABLE = 69
 EXIT_FAILURE = 1
 EXIT_NOPERM = 77

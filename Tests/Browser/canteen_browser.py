@@ -167,6 +167,21 @@ class Server:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=10)
 
+    def terminate(self):
+        """SIGTERM: a graceful shutdown, as systemd stops the service; the data stays."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+    def metric(self, name):
+        """A metric's value from GET /metrics (read with the ops token: metrics are not public)."""
+        request = urllib.request.Request(f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.ops}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            for line in answer.read().decode().splitlines():
+                if line.startswith(name + " "):
+                    return float(line.split(" ")[1])
+        return 0.0
+
     def stop(self):
         if self.process and self.process.poll() is None:
             self.process.terminate()
@@ -241,15 +256,18 @@ class Server:
 
 class FaultProxy:
     """Forwards HTTP from the browser to the server, one request per connection. `down = True`
-    refuses every connection (the network is gone); `drop_next_order_answer = True` lets the next
-    `POST /v1/orders` reach the server and then closes the browser's connection without its
-    answer. Every order request's Idempotency-Key is recorded."""
+    refuses every connection and cuts the event streams in flight (the network is gone);
+    `drop_next_order_answer = True` lets the next `POST /v1/orders` reach the server and then
+    closes the browser's connection without its answer. Every order request's Idempotency-Key is
+    recorded. An event stream's answer is passed on as it arrives."""
 
     def __init__(self, server):
         self.server = server
-        self.down = False
+        self._down = False
         self.drop_next_order_answer = False
         self.order_keys = []
+        self.streams = set()
+        self.lock = threading.Lock()
         proxy = self
 
         class Handler(socketserver.StreamRequestHandler):
@@ -279,6 +297,9 @@ class FaultProxy:
                 try:
                     connection.request(method, target, body=body, headers=forwarded)
                     answer = connection.getresponse()
+                    if "text/event-stream" in (answer.getheader("Content-Type") or ""):
+                        self.stream(answer, connection)
+                        return
                     payload = answer.read()
                 except OSError:
                     return
@@ -296,6 +317,32 @@ class FaultProxy:
                 except OSError:
                     pass
 
+            def stream(self, answer, connection):
+                """Passes an event stream on, part by part, until either side ends or the proxy goes down."""
+                head = [f"HTTP/1.1 {answer.status} {answer.reason}"]
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("connection", "content-length", "transfer-encoding"):
+                        head.append(f"{name}: {value}")
+                head += ["Connection: close", "", ""]
+                with proxy.lock:
+                    if proxy.down:
+                        return
+                    proxy.streams.add((self.connection, connection.sock))
+                try:
+                    self.wfile.write("\r\n".join(head).encode("latin-1"))
+                    self.wfile.flush()
+                    while True:
+                        part = answer.read1(65536)
+                        if not part:
+                            return
+                        self.wfile.write(part)
+                        self.wfile.flush()
+                except (OSError, ValueError, http.client.HTTPException):
+                    return
+                finally:
+                    with proxy.lock:
+                        proxy.streams.discard((self.connection, connection.sock))
+
         class Threaded(socketserver.ThreadingTCPServer):
             daemon_threads = True
             allow_reuse_address = True
@@ -306,12 +353,48 @@ class FaultProxy:
         self.thread = threading.Thread(target=self.listener.serve_forever, daemon=True)
         self.thread.start()
 
+    @property
+    def down(self):
+        return self._down
+
+    @down.setter
+    def down(self, value):
+        with self.lock:
+            self._down = value
+            cut, self.streams = (self.streams, set()) if value else (set(), self.streams)
+        for pair in cut:
+            for sock in pair:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except (OSError, AttributeError):
+                    pass
+
     def close(self):
+        self.down = True
         self.listener.shutdown()
         self.listener.server_close()
 
 
 # MARK: - The browser
+
+STREAM_RECORDER = """
+window.__streams = [];
+window.__events = [];
+const NativeEventSource = window.EventSource;
+window.EventSource = class extends NativeEventSource {
+  constructor(url, init) {
+    super(url, init);
+    window.__streams.push(String(url));
+    for (const name of ['snapshot', 'changes']) {
+      super.addEventListener(name, (event) => {
+        const page = JSON.parse(event.data);
+        window.__events.push({ name, id: event.lastEventId,
+          tickets: page.tickets.map((ticket) => [ticket.id, ticket.status]) });
+      });
+    }
+  }
+};
+"""
 
 
 class Browser:
@@ -341,6 +424,12 @@ class Browser:
 
     def open(self, url):
         self.driver.get(url)
+
+    def record_streams(self):
+        """From the next page load on, every EventSource the page opens is recorded: its address
+        in `window.__streams`, each `snapshot` and `changes` event (name, id, tickets) in
+        `window.__events`, before the page's own listeners see it."""
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STREAM_RECORDER})
 
     def js(self, script, *arguments):
         return self.driver.execute_script(script, *arguments)

@@ -104,6 +104,9 @@ class KitchenDisplayTests(PageTestCase):
         kds.wait(lambda b: b.js("return window.__seen[arguments[0]]", ticket), 5, "the ticket never appeared")
         latency = kds.js("return window.__seen[arguments[0]]", ticket) - kiosk.js("return window.__placedAt")
         self.assertLess(latency, 1000, f"the ticket appeared {latency} ms after the kiosk's answer")
+        # It came over the event stream: the display holds one open, and no long-poll.
+        self.assertEqual(server.metric("canteen_feed_streams"), 1)
+        self.assertEqual(server.metric("canteen_feed_waiters"), 0)
         card = kds.find(f'[data-ticket-id="{ticket}"]')
         self.assertEqual(card.get_attribute("data-status"), "new")
         self.assertIn("Ada Lovelace", card.text)
@@ -209,6 +212,93 @@ class KitchenDisplayTests(PageTestCase):
         shots(kds, "kds-arabic")
 
 
+class KitchenTimingTests(PageTestCase):
+    def test_a_held_ticket_shown_greyed_with_its_fire_time_turns_new_by_itself(self):
+        # A grill of 40 s and a bar of 10 s: the bar's ticket of a salad-and-lemonade order is held 30 s.
+        cafe = test_cafe()
+        cafe["stations"] = [{"id": "grill", "prepSeconds": 40}, {"id": "bar", "prepSeconds": 10}]
+        server = Server(cafe)
+        self.cleanups.append(server.stop)
+        kds = self.browser()
+        open_page(kds, server.base, "kds", server.token("kitchen"), "&station=bar")
+        order = server.place_order(server.token("kiosk"), [{"itemId": "salad", "quantity": 1},
+                                                           {"itemId": "lemonade", "quantity": 1}])
+        bar = next(ticket for ticket in order["tickets"] if ticket["station"] == "bar")
+        self.assertEqual(bar["status"], "held")
+        card = f'[data-ticket-id="{bar["id"]}"]'
+        kds.wait_for(card)
+        self.assertEqual(kds.find(card).get_attribute("data-status"), "held")
+        self.assertIn("status-held", kds.find(card).get_attribute("class"))
+        self.assertLess(float(kds.js("return getComputedStyle(arguments[0]).opacity", kds.find(card))), 1)
+        note = kds.find(f"{card} .held-note")
+        self.assertEqual(note.get_attribute("data-fire-at"), bar["fireAt"])
+        self.assertIn("Fires at", note.text)
+        self.assertEqual(kds.find_all(f"{card} .age"), [])
+        shots(kds, "kds-held-ticket")
+        alerts = int(kds.js("return document.body.dataset.alerts || '0'"))
+        # Nobody touches anything: the server's timer fires it and the display shows it new.
+        kds.wait(lambda b: b.find(card).get_attribute("data-status") == "new", 60, "the held ticket never turned new")
+        self.assertIn("status-new", kds.find(card).get_attribute("class"))
+        self.assertEqual(kds.find_all(f"{card} .held-note"), [])
+        self.assertTrue(kds.find_all(f"{card} .age"))
+        kds.wait(lambda b: int(b.js("return document.body.dataset.alerts || '0'")) > alerts, 5,
+                 "the fired ticket made no sound")
+        self.assertEqual(server.ticket_statuses(order["id"])[bar["id"]], "new")
+        shots(kds, "kds-held-ticket-fired")
+
+    def test_the_header_shows_each_stations_median_and_a_cancelled_ticket_flashes_before_it_leaves(self):
+        cafe = test_cafe()
+        cafe["stations"] = [{"id": "grill", "prepSeconds": 60}, {"id": "bar", "prepSeconds": 60}]
+        server = Server(cafe)
+        self.cleanups.append(server.stop)
+        kiosk = server.token("kiosk")
+        first = server.place_order(kiosk, [{"itemId": "salad", "quantity": 1}])
+        server.move(first["tickets"][0]["id"], "preparing")
+        server.move(first["tickets"][0]["id"], "ready")
+        kds = self.browser()
+        open_page(kds, server.base, "kds", server.token("kitchen"))
+        kds.wait_for('.station-times [data-station="grill"]')
+        self.assertNotEqual(kds.find('.station-times [data-station="grill"]').get_attribute("data-median-seconds"), "")
+        second = server.place_order(kiosk, [{"itemId": "soup", "quantity": 1}])
+        card = f'[data-ticket-id="{second["tickets"][0]["id"]}"]'
+        kds.wait_for(card)
+        alerts = int(kds.js("return document.body.dataset.alerts || '0'"))
+        server.api("POST", f"/v1/orders/{second['id']}/cancel", token=kiosk, expect=200)
+        kds.wait(lambda b: b.js("return !!document.querySelector(arguments[0])?.classList.contains('is-cancelled')", card),
+                 5, "the cancelled ticket did not flash")
+        kds.wait(lambda b: int(b.js("return document.body.dataset.alerts || '0'")) > alerts, 5, "no sound")
+        shots(kds, "kds-cancelled-flash")
+        kds.wait(lambda b: not b.find_all(card), 15, "the cancelled ticket never left")
+
+    def test_the_kiosk_shows_what_is_left_of_a_limited_dish_and_when_the_order_will_be_ready(self):
+        cafe = test_cafe()
+        cafe["stations"] = [{"id": "grill", "prepSeconds": 300}, {"id": "bar", "prepSeconds": 60}]
+        next(item for item in cafe["items"] if item["id"] == "soup")["dailyQuantity"] = 3
+        server = Server(cafe)
+        self.cleanups.append(server.stop)
+        kiosk = self.browser()
+        open_page(kiosk, server.base, "kiosk", server.token("kiosk"))
+        soup = '[data-item-id="soup"]'
+        self.assertEqual(kiosk.find(soup).get_attribute("data-remaining"), "3")
+        self.assertIn("3 left", kiosk.find(f"{soup} .item-left").text)
+        kiosk.click(soup)
+        kiosk.click("#item-dialog .add-button")
+        kiosk.click(".checkout-button")
+        kiosk.wait_for("#checkout-dialog[open] .window")
+        kiosk.find("#checkout-dialog input[name=customer]").send_keys("Grace")
+        kiosk.click("#checkout-dialog .place-button")
+        ready = kiosk.wait_for("#done .done-ready", timeout=15)
+        order = server.order(kiosk.find("#done .done-number").get_attribute("data-order-id"))
+        self.assertEqual(ready.get_attribute("data-ready-at"), order["readyAt"])
+        self.assertIn("Ready at about", ready.text)
+        shots(kiosk, "kiosk-ready-at")
+        # The kitchen finds only one soup left: the kiosk says so when it next reads the menu.
+        server.api("PUT", f"/v1/cafes/{CAFE}/menu/items/soup/remaining", token=server.token("kitchen"),
+                   body={"remaining": 1}, expect=200)
+        kiosk.click("#done .new-order")
+        kiosk.wait(lambda b: b.find(soup).get_attribute("data-remaining") == "1", 15, "the kiosk never showed 1 left")
+
+
 class OfflineTests(PageTestCase):
     def test_a_killed_server_shows_the_banner_and_the_display_catches_up_by_itself(self):
         server = self.server()
@@ -246,6 +336,57 @@ class OfflineTests(PageTestCase):
             self.assertEqual(len(kds.find_all(f'[data-ticket-id="{ticket}"]')), 1, f"{ticket} is not shown once")
         self.wait_for_status(server, before[0]["id"], bumped, "preparing")
         kds.wait(lambda b: not b.find_all(f'[data-ticket-id="{bumped}"] .pending-note'))
+
+    def test_a_stopped_server_shows_the_banner_and_the_stream_resumes_with_nothing_missing_or_doubled(self):
+        server = self.server()
+        kiosk = server.token("kiosk")
+        token = server.token("kitchen")
+        before = server.place_order(kiosk, [{"itemId": "soup", "quantity": 1}], name="Before")
+        kds = self.browser()
+        kds.record_streams()
+        open_page(kds, server.base, "kds", token)
+        kds.wait_for(f'[data-ticket-id="{ticket_ids(before)[0]}"]')
+        kds.js("window.__sameDocument = true;")
+        # A ticket appears over the stream, whose address carries no token.
+        live = server.place_order(kiosk, [{"itemId": "salad", "quantity": 1}], name="Live")
+        kds.wait_for(f'[data-ticket-id="{ticket_ids(live)[0]}"]')
+        streams = kds.js("return window.__streams")
+        self.assertEqual(len(streams), 1)
+        self.assertIn("/v1/cafes/testcafe/tickets/events", streams[0])
+        self.assertNotIn(token, streams[0])
+        self.assertIn([ticket_ids(live)[0], "new"],
+                      [pair for event in kds.js("return window.__events") if event["name"] == "changes"
+                       for pair in event["tickets"]])
+
+        server.terminate()  # SIGTERM: the server ends the stream and stops
+        started = time.monotonic()
+        kds.wait(lambda b: b.find('[role="alert"]').is_displayed(), 5, "no banner within 5 s")
+        self.assertLess(time.monotonic() - started, 5)
+        shots(kds, "kds-stopped")
+
+        server.start()
+        meanwhile = [server.place_order(kiosk, [{"itemId": "latte", "quantity": 1, "options": ["small"]}],
+                                        name=f"Meanwhile {i}") for i in range(3)]
+        server.move(ticket_ids(before)[0], "preparing")
+        for order in meanwhile:
+            kds.wait_for(f'[data-ticket-id="{ticket_ids(order)[0]}"]', timeout=15)
+        kds.wait(lambda b: b.find(f'[data-ticket-id="{ticket_ids(before)[0]}"]').get_attribute("data-status")
+                 == "preparing", 15, "the move made meanwhile never arrived")
+        kds.wait(lambda b: not b.find('[role="alert"]').is_displayed(), 10, "the banner stayed")
+        self.assertTrue(kds.js("return window.__sameDocument === true"), "the page was reloaded")
+        # Every change reached the page once: no (ticket, status) twice, none missing, and one snapshot.
+        events = kds.js("return window.__events")
+        self.assertEqual([event["name"] for event in events].count("snapshot"), 1, events)
+        changes = [tuple(pair) for event in events if event["name"] == "changes" for pair in event["tickets"]]
+        self.assertEqual(len(changes), len(set(changes)), f"a change arrived twice: {changes}")
+        expected = {(ticket_ids(order)[0], "new") for order in [live] + meanwhile}
+        expected.add((ticket_ids(before)[0], "preparing"))
+        self.assertEqual(set(changes), expected)
+        ids = [int(event["id"]) for event in events]
+        self.assertEqual(ids, sorted(ids), "event ids only grow")
+        for order in [before, live] + meanwhile:
+            ticket = ticket_ids(order)[0]
+            self.assertEqual(len(kds.find_all(f'[data-ticket-id="{ticket}"]')), 1, f"{ticket} is not shown once")
 
     def test_a_bump_made_offline_that_no_longer_applies_is_refused_visibly(self):
         server = self.server()

@@ -64,6 +64,8 @@ struct AccessControlTests {
         "GET /kds": .everyone(200),
         "GET /kiosk": .everyone(200),
         "GET /board": .everyone(200),
+        "GET /app": .everyone(200),
+        "GET /app-sw.js": .everyone(200),
         "GET /assets/{name}": .everyone(200),
         "GET /v1/token": AccessRow(200, 200, 200, 200, 200, 200, 200),
         // Wherever the request comes from (MetricsAccessTests asks over loopback too).
@@ -79,10 +81,18 @@ struct AccessControlTests {
         "PUT /v1/cafes/{cafeId}/menu": AccessRow(403, 403, 403, 403, 403, 403, 200, body: menu, headers: json),
         "PATCH /v1/cafes/{cafeId}/menu/items/{itemId}": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"soldOut":true}"#, headers: json),
         "GET /v1/cafes/{cafeId}/pickup-windows": AccessRow(200, 403, 200, 403, 200, 200, 200),
-        "POST /v1/orders": AccessRow(201, 403, 403, 403, 403, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
+        "GET /v1/cafes/{cafeId}/kitchen": AccessRow(200, 403, 200, 403, 200, 200, 200),
+        // The fixture's latte is not a limited dish: those allowed meet the route's rule (422).
+        "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining": AccessRow(403, 403, 422, 403, 403, 403, 422, body: #"{"remaining":3}"#, headers: json),
+        // A person orders for themselves (the order is u-1's), never for someone else.
+        "POST /v1/orders": AccessRow(201, 403, 403, 403, 201, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
         "GET /v1/orders/{orderId}": AccessRow(200, 403, 200, 403, 200, 403, 200),
         "POST /v1/orders/{orderId}/cancel": AccessRow(200, 403, 403, 403, 403, 403, 200),
         "GET /v1/cafes/{cafeId}/tickets": AccessRow(200, 403, 200, 403, 403, 403, 200),
+        // A stream that opens does not end: a bad cursor shows who passes the token check (400)
+        // without opening one.
+        "GET /v1/cafes/{cafeId}/tickets/events": AccessRow(400, 403, 400, 403, 403, 403, 400,
+                                                           path: "/v1/cafes/{cafeId}/tickets/events?after=x"),
         "POST /v1/tickets/{ticketId}/status": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"status":"preparing"}"#, headers: json),
         "GET /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200),
         "PATCH /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200, body: #"{"theme":"blue"}"#, headers: json),
@@ -119,6 +129,29 @@ struct AccessControlTests {
         "GET /v1/webhooks/{webhookId}/deliveries": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "POST /v1/webhooks/{webhookId}/deliveries/{eventId}/redeliver": AccessRow(403, 403, 403, 403, 403, 403, 202),
         "DELETE /v1/coupons/{couponId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        // Signing in (no identity provider in this fixture) and the person's own data: tokens that
+        // act for nobody in particular (kiosk, kitchen, ops) have no "me".
+        "GET /auth/login": .everyone(404),
+        "GET /auth/callback": .everyone(404),
+        "POST /auth/logout": .everyone(204),
+        "GET /v1/me": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "GET /v1/me/orders": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "GET /v1/me/data": AccessRow(403, 403, 403, 403, 200, 200, 403),
+        "DELETE /v1/me": AccessRow(403, 403, 403, 403, 204, 204, 403),
+        // The console (issue 33): its page, and what only ops read or change.
+        "GET /ops": .everyone(200),
+        "GET /v1/overview": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/audit": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/cafes/{cafeId}/menu/document": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/cafes/{cafeId}/reports/sales": AccessRow(
+            403, 403, 403, 403, 403, 403, 200, path: "/v1/cafes/{cafeId}/reports/sales?from=2026-11-23&to=2026-11-23"),
+        "GET /v1/cafes/{cafeId}/reports/kitchen": AccessRow(
+            403, 403, 403, 403, 403, 403, 200,
+            path: "/v1/cafes/{cafeId}/reports/kitchen?from=2026-11-23&to=2026-11-23"),
+        "GET /v1/cafes/{cafeId}/reports/windows": AccessRow(
+            403, 403, 403, 403, 403, 403, 200, path: "/v1/cafes/{cafeId}/reports/windows?date=2026-11-23"),
+        "GET /v1/users/{userId}/cards": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "DELETE /v1/users/{userId}/cards/{cardId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
     ]
 
     static let cafeConfiguration = String(decoding: JSONValue.object(Fixtures.cafeConfiguration()).encoded(), as: UTF8.self)
@@ -177,7 +210,7 @@ struct AccessControlTests {
 
 /// A test environment with a token per principal, an order of user u-1 at the test café placed by
 /// the café's kiosk (and a cancelled one), a preference and a site default under `theme`, a
-/// registered card, a throwaway token, a coupon, a one-time card enrolment code, and a webhook
+/// registered card (and its id), a throwaway token, a coupon, a one-time card enrolment code, and a webhook
 /// with the delivery of the order's `order.placed` event.
 struct AccessFixture: Sendable {
     let environment: TestEnvironment
@@ -231,6 +264,7 @@ struct AccessFixture: Sendable {
         _ = try await environment.stores.cards.register(
             CardRegistration(userID: "u-1", displayName: "Ana", technology: .type2),
             identifier: try CardIdentifier("04A25C1A2B3C80"))
+        let card = try #require(try await environment.stores.cards.cards(userID: "u-1").first)
         let coupon = try await environment.stores.coupons.createCoupon(
             Coupon(id: "ACCESS", label: "1 off", benefit: .itemFree(itemID: "latte"), cafeID: nil, validFrom: nil,
                    validUntil: nil, maxUses: 5, createdAt: environment.clock.now))
@@ -242,7 +276,7 @@ struct AccessFixture: Sendable {
             "cafeId": "testcafe", "itemId": "latte", "orderId": order.id, "ticketId": order.tickets[0].id,
             "userId": "u-1", "key": "theme", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": "900",
             "minor": "1", "tokenId": throwaway.token.id, "cancelledOrderId": cancelled.id,
-            "webhookId": webhook.id, "eventId": placedEvent.id,
+            "webhookId": webhook.id, "eventId": placedEvent.id, "cardId": card.id,
         ])
     }
 

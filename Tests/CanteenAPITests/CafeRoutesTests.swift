@@ -185,7 +185,7 @@ struct CafeRoutesTests {
             #expect(wrongMethod.errorCode == "method_not_allowed")
             #expect(wrongMethod.headers[.allow] == "POST")
             let menu = try await client.send(.post, "/v1/cafes/testcafe/menu")
-            #expect(menu.headers[.allow] == "GET, PUT")
+            #expect(menu.headers[.allow] == "GET, HEAD, PUT")
         }
     }
 }

@@ -95,7 +95,8 @@ struct KitchenScreenAccessTests {
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         try await withRouter(environment) { client in
             let standard = try await client.send(.get, "/v1/cafes/testcafe", token: environment.kitchen)
-            #expect(try standard.json["display"] == ["ticketWarningMinutes": 5, "ticketLateMinutes": 8, "boardReadyMinutes": 10])
+            #expect(try standard.json["display"] == ["ticketWarningMinutes": 5, "ticketLateMinutes": 8, "boardReadyMinutes": 10,
+                                                     "ticketAllowanceMinutes": 3])
             var configuration = Fixtures.cafeConfiguration()
             configuration["display"] = ["ticketWarningMinutes": 3, "ticketLateMinutes": 6, "boardReadyMinutes": 2]
             let saved = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(configuration))

@@ -271,7 +271,9 @@ struct WebhookDeliveryTests {
     func thousandOrdersSlowReceiver() async throws {
         let environment = try await TestEnvironment.make(webhookPolicy: TestEnvironment.loopbackWebhooks)
         let receiver = WebhookReceiver { _ in .delayed(.milliseconds(200), 200) }
-        let settings = WebhookDeliverySettings(timeout: .seconds(5), firstRetryDelay: .milliseconds(100),
+        // An attempt that outlives its timeout is made again (at least once), so the timeout is far
+        // above the receiver's 200 ms: "each once" must hold on a slow, busy machine too.
+        let settings = WebhookDeliverySettings(timeout: .seconds(60), firstRetryDelay: .milliseconds(100),
                                                maxRetryDelay: .seconds(1), maxConcurrentDeliveries: 64,
                                                pollInterval: .milliseconds(500),
                                                addressPolicy: TestEnvironment.loopbackWebhooks)

@@ -10,7 +10,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-// README: begin
+// docs/api.md: begin
 /// Whether `header` (Canteen-Signature) signs `body` with `secret`, made at most `tolerance` seconds ago.
 func verified(header: String, body: Data, secret: String, tolerance: TimeInterval = 300) -> Bool {
     let parts = header.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
@@ -36,29 +36,30 @@ func hexBytes(_ hex: String) -> [UInt8]? {
     }
     return bytes
 }
-// README: end
+// docs/api.md: end
 
-/// The README's receiver examples, run against real deliveries: the Swift one above (the test
-/// checks the README holds it word for word) and the Python one taken from the README.
-@Suite("The README's webhook verification examples")
+/// The receiver examples of docs/api.md ("Following an order, and webhooks"), run against real
+/// deliveries: the Swift one above (the test checks docs/api.md holds it word for word) and the
+/// Python one taken from docs/api.md.
+@Suite("The webhook verification examples of docs/api.md")
 struct WebhookVerificationExampleTests {
-    static let readme = Fixtures.repositoryRoot.appendingPathComponent("README.md")
+    static let page = Fixtures.repositoryRoot.appendingPathComponent("docs/api.md")
 
-    /// The README's code block that starts with `firstLine`.
+    /// The code block of docs/api.md that starts with `firstLine`.
     static func block(startingWith firstLine: String) throws -> String {
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        guard let start = text.range(of: firstLine) else { throw TestFailure("README.md has no block starting \(firstLine)") }
+        let text = try String(contentsOf: page, encoding: .utf8)
+        guard let start = text.range(of: firstLine) else { throw TestFailure("docs/api.md has no block starting \(firstLine)") }
         guard let end = text.range(of: "```", range: start.lowerBound..<text.endIndex) else { throw TestFailure("unclosed block") }
         return String(text[start.lowerBound..<end.lowerBound])
     }
 
-    @Test("the Swift function here is the README's, word for word")
+    @Test("the Swift function here is the one in docs/api.md, word for word")
     func swiftMatchesReadme() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README: begin\n"))
-        let end = try #require(source.range(of: "// README: end"))
+        let begin = try #require(source.range(of: "// docs/api.md: begin\n"))
+        let end = try #require(source.range(of: "// docs/api.md: end"))
         let function = String(source[begin.upperBound..<end.lowerBound])
-        #expect(try String(contentsOf: Self.readme, encoding: .utf8).contains(function))
+        #expect(try String(contentsOf: Self.page, encoding: .utf8).contains(function))
     }
 
     @Test("both examples accept a real delivery and refuse a changed body, another secret and an old signature")
@@ -92,7 +93,7 @@ struct WebhookVerificationExampleTests {
         }
     }
 
-    /// Runs the README's Python function on one delivery with the system's python3.
+    /// Runs the Python function of docs/api.md on one delivery with the system's python3.
     static func runPython(_ code: String, header: String, body: Data, secret: String) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

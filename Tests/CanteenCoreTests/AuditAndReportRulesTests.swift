@@ -71,9 +71,11 @@ struct AuditAndReportRulesTests {
                                       to: LocalDate(year: 2026, month: 11, day: 1))
         let day = LocalDate(year: 2026, month: 11, day: 1)
         // 06:15Z is 01:15 CDT, 07:15Z is 01:15 CST; 08:45Z is 02:45 CST.
-        let buckets = [(6, 15), (7, 15), (8, 45)].map { hour, minute in
-            SalesBucket(localDate: day, start: Date(timeIntervalSince1970: TimeInterval(1_793_491_200 + hour * 3600 + minute * 60)),
-                        currency: "USD", cancelled: false, orders: 1, items: 1, total: 100)
+        let midnightUTC: TimeInterval = 1_793_491_200
+        let buckets = [(6, 15), (7, 15), (8, 45)].map { (hour: Int, minute: Int) -> SalesBucket in
+            let start = Date(timeIntervalSince1970: midnightUTC + TimeInterval(hour * 3600 + minute * 60))
+            return SalesBucket(localDate: day, start: start, currency: "USD", cancelled: false, orders: 1, items: 1,
+                               total: 100)
         }
         let report = SalesReport.byTime(buckets, grouping: .hour, period: period, timeZone: zone, currency: "USD")
         #expect(report.rows[1].sold == SalesFigures(orders: 2, items: 2, amount: 200))

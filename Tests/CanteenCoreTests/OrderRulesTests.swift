@@ -99,12 +99,12 @@ struct OrderRulesTests {
         }
     }
 
-    @Test("ticket moves: new→preparing→ready→picked_up, each undone one step back, cancel before pickup; everything else refused")
+    @Test("ticket moves: held→new, new→preparing→ready→picked_up, each undone one step back, cancel before pickup; everything else refused")
     func transitions() {
         let allowed: Set<String> = [
-            "new>preparing", "preparing>ready", "ready>picked_up",
+            "held>new", "new>preparing", "preparing>ready", "ready>picked_up",
             "preparing>new", "ready>preparing", "picked_up>ready",
-            "new>cancelled", "preparing>cancelled", "ready>cancelled",
+            "held>cancelled", "new>cancelled", "preparing>cancelled", "ready>cancelled",
         ]
         for from in TicketStatus.allCases {
             for to in TicketStatus.allCases {

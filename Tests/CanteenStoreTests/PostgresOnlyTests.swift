@@ -39,8 +39,10 @@ struct PostgresOnlyTests {
             }
             try await CanteenStores.open(postgres: url, cardKey: nil, maximumConnections: 2, logger: StoreBackend.quietLogger).withDatabase { stores in
                 let database = try #require(stores.postgresDatabase)
-                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == 4)
-                #expect(try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration") == 4)
+                // Every migration once (6: the sign-in sessions of issue 29, kitchen timing of issue 30; more as others are added).
+                let newest = try await database.integer(unsafeSQL: "SELECT MAX(version) FROM canteenMigration")
+                #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM canteenMigration") == newest)
+                #expect((newest ?? 0) >= 6)
                 // One key for every server, made once.
                 #expect(try await database.integer(unsafeSQL: "SELECT COUNT(*) FROM serverKey") == 1)
             }

@@ -113,8 +113,8 @@ public final class RawHTTP: @unchecked Sendable {
 
     // MARK: - Receiving
 
-    /// Reads one response (Content-Length or chunked body).
-    public func readResponse() throws -> Response {
+    /// Reads one response (Content-Length or chunked body; none when `bodiless`, as for HEAD).
+    public func readResponse(bodiless: Bool = false) throws -> Response {
         let headEnd = try readUntil { $0.firstRange(of: [13, 10, 13, 10])?.lowerBound }
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
@@ -133,7 +133,9 @@ public final class RawHTTP: @unchecked Sendable {
             fields.append(Response.Field(name: String(line[..<colon]), value: value))
         }
         var body: [UInt8] = []
-        if headers["transfer-encoding"]?.lowercased() == "chunked" {
+        if bodiless {
+            // A HEAD's answer: its framing headers describe the GET's body, which is not sent.
+        } else if headers["transfer-encoding"]?.lowercased() == "chunked" {
             while true {
                 let lineEnd = try readUntil { $0.firstRange(of: [13, 10])?.lowerBound }
                 let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";")[0]

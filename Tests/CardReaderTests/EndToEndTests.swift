@@ -101,17 +101,29 @@ struct EndToEndTests {
         #expect(try Self.dumped(dump, layout: .type2).records.isEmpty)
     }
 
-    @Test("a card taken away mid-read gives card_removed, whatever it is; the tag it was is unchanged",
-          arguments: [("ntag215", 2), ("felica", 1)])  // a FeliCa card is read in two exchanges
-    func removedMidRead(card: String, afterReads: Int) throws {
+    /// How a reader reports a card taken away mid-command (the emulator's `--removal`): vpcd's empty answer when
+    /// the card closes its connection, pcsc-lite's SCARD_E_NOT_TRANSACTED (0x80100016) when it resets it, and the
+    /// ACR122U's PN532 timeout status `D5 41 01 90 00` to a FeliCa exchange.
+    @Test("a card taken away mid-read gives card_removed and prints nothing, whatever it is and however it is said",
+          arguments: [
+              ("ntag215", 1, "close"), ("ntag215", 1, "reset"),
+              // A FeliCa card is read in two exchanges: balance, then history.
+              ("felica", 0, "close"), ("felica", 1, "close"), ("felica", 0, "reset"), ("felica", 1, "reset"),
+              ("felica", 0, "pn532-timeout"), ("felica", 1, "pn532-timeout"),
+          ])
+    func removedMidRead(card: String, afterReads: Int, removal: String) throws {
         let reader = try PrivateReader()
         defer { reader.stop() }
         let dump = reader.folder.appendingPathComponent("tag.hex")
-        try reader.tap(card, arguments: ["--dump", dump.path, "--remove-after-reads", "\(afterReads)"])
+        try reader.tap(
+            card, arguments: ["--dump", dump.path, "--remove-after-reads", "\(afterReads)", "--removal", removal])
         let read = try reader.canteen(["nfc", "read", "--format", "json"])
         #expect(read.status == 1)
         #expect(read.error.contains("[card_removed]"), "\(read.error)")
         #expect(read.output.isEmpty, "a half-read card printed \(read.output)")
+        if removal == "reset" {
+            #expect(read.error.contains("0x80100016"), "not the failed exchange pcsc-lite reports: \(read.error)")
+        }
         reader.waitForCardToLeave()
         if card == "ntag215" {
             #expect(try Self.dumped(dump, layout: .type2).records.isEmpty)

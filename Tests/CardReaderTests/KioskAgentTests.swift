@@ -1,9 +1,8 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The kiosk end to end, with nothing faked but the card: a real `canteen serve`, a real pcscd with the
 /// vpcd reader, the test's card emulator, and the `canteen nfc watch` agent between them.
@@ -47,6 +46,29 @@ struct KioskAgentTests {
         ], headers: ["Idempotency-Key": "badge-1"])
         #expect(order.status == 201, "\(order.text)")
         #expect((order.json["customer"] as? [String: Any])?["userId"] as? String == "u-ada")
+    }
+
+    @Test(
+        "an ISO 15693 badge registered from its label (E0 first) or as readers give it (E0 last) names its owner",
+        arguments: ["E004010812345678", "78563412080104E0"])
+    func iso15693BadgeEitherOrder(registeredAs identifier: String) async throws {
+        let server = try LiveCanteen()
+        defer { server.stop() }
+        let reader = try PrivateReader()
+        defer { reader.stop() }
+        let ops = try server.token(role: "ops")
+        let kiosk = try server.token(role: "kiosk", cafe: "kiosktest")
+        let registered = try await server.request("POST", "/v1/cards", token: ops, json: [
+            "userId": "u-grace", "displayName": "Grace Hopper", "technology": "iso15693", "identifier": identifier,
+        ])
+        #expect(registered.status == 201, "\(registered.text)")
+        // The emulated reader gives the UID E0 last, as the air does.
+        try reader.tap("icode-slix")
+        let watch = try reader.canteen(["nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
+                                        "--count", "1"])
+        #expect(watch.status == 0, "\(watch.error)")
+        let tap = try #require(try JSONSerialization.jsonObject(with: Data(watch.output.utf8)) as? [String: Any])
+        #expect((tap["user"] as? [String: Any])?["userId"] as? String == "u-grace", "\(watch.output)")
     }
 
     @Test("a coupon minted by ops, written to a tag and tapped at the kiosk is redeemed once in an order")
@@ -110,6 +132,35 @@ struct KioskAgentTests {
         #expect(watch.output.contains("\"server_unreachable\""), "\(watch.output)")
         let refused = try reader.canteen(["nfc", "watch", "--server", "ftp://x", "--token", "t"])
         #expect(refused.status == 64)
+    }
+
+    @Test("watch writes each tap as a line the moment it happens, through a pipe, in every format; SIGTERM ends it",
+          arguments: ["jsonl", "table"])
+    func linesThroughAPipe(format: String) throws {
+        // Given the agent running as a kiosk runs it: stdout a pipe, no --count
+        let reader = try PrivateReader()
+        defer { reader.stop() }
+        let watch = try reader.start(
+            ["nfc", "watch", "--server", "http://127.0.0.1:9", "--token", "cnt_x", "--format", format])
+        defer { watch.end() }
+
+        // When two cards are tapped one after the other, each line is read while the agent still runs
+        try reader.tap("felica")
+        let first = watch.line(within: 30)
+        reader.remove()
+        try reader.tap("ntag215")
+        let second = watch.line(within: 30)
+
+        // Then each tap's line came at once, and SIGTERM ends the agent
+        #expect(first?.contains("server_unreachable") == true, "no line for the first tap: \(watch.errorOutput)")
+        #expect(second?.contains("server_unreachable") == true, "no line for the second tap: \(watch.errorOutput)")
+        if format == "jsonl" {
+            let line = try #require(first)
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect((object?["error"] as? [String: Any])?["code"] as? String == "server_unreachable")
+        }
+        #expect(watch.process.isRunning)
+        #expect(watch.stop(signal: SIGTERM, within: 10))
     }
 }
 
@@ -198,16 +249,18 @@ final class LiveCanteen: @unchecked Sendable {
 
     func request(_ method: String, _ path: String, token: String, json: Any? = nil,
                  headers: [String: String] = [:]) async throws -> Answer {
-        var request = URLRequest(url: URL(string: url + path)!)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        var request = HTTPClientRequest(url: url + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let json {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(
+                bytes: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, data: data)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        var body = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: Int(response.status.code), data: Data(body.readBytes(length: body.readableBytes) ?? []))
     }
 
     func stop() {

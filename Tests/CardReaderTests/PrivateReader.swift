@@ -1,5 +1,6 @@
 import Foundation
 import NFC
+import Synchronization
 
 // MARK: - PrivateReader
 
@@ -106,10 +107,81 @@ final class PrivateReader: @unchecked Sendable {
         )
     }
 
+    /// Starts `canteen` with the private pcscd's socket and its stdout on a pipe, read line by line as it comes
+    /// (as a kiosk agent's supervisor reads it); stderr goes to a file.
+    func start(_ arguments: [String]) throws -> RunningCanteen {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PCSCLITE_CSOCK_NAME"] = socket
+        return try RunningCanteen(
+            arguments: arguments, environment: environment, errorFile: folder.appendingPathComponent("running.err"))
+    }
+
     func stop() {
         remove()
         try? input.fileHandleForWriting.close()
         daemon.waitUntilExit()
+    }
+}
+
+// MARK: - RunningCanteen
+
+/// A `canteen` process whose stdout is a pipe, read on a thread of its own: `line(within:)` gives each line as it
+/// arrives, while the process runs.
+final class RunningCanteen: @unchecked Sendable {
+    let process = Process()
+    let errorFile: URL
+    private let lines = Mutex<[String]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    init(arguments: [String], environment: [String: String], errorFile: URL) throws {
+        self.errorFile = errorFile
+        process.executableURL = PrivateReader.canteen
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let reading = output.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            var pending: [UInt8] = []
+            while case let chunk = reading.availableData, !chunk.isEmpty {  // whatever came; empty at the end
+                pending += chunk
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    lines.withLock { $0.append(line) }
+                    arrived.signal()
+                }
+            }
+        }
+    }
+
+    /// The next line of stdout, waiting at most `seconds`; nil when none came.
+    func line(within seconds: Double) -> String? {
+        guard arrived.wait(timeout: .now() + seconds) == .success else { return nil }
+        return lines.withLock { $0.removeFirst() }
+    }
+
+    /// What the process wrote to stderr so far.
+    var errorOutput: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` and waits at most `seconds` for the process to end; false when it still runs.
+    func stop(signal: Int32 = SIGTERM, within seconds: Double) -> Bool {
+        if process.isRunning { _ = kill(process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        return !process.isRunning
+    }
+
+    /// Ends the process if it still runs (a test that failed half-way).
+    func end() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
     }
 }
 

@@ -39,6 +39,41 @@ struct TranscriptTests {
         #expect(report.ndefStatus == .notSupported)
     }
 
+    @Test("a reader that refuses the FeliCa pass-through by status word shows the IDm alone")
+    func noPassThrough() async throws {
+        let card = TranscriptCard(
+            atr: Self.feliCaATR,
+            steps: [
+                ("FFCA000000", Self.idm + "9000"),
+                ("FF00000013D44001" + "10" + "06" + Self.idm + "018B000180" + "00", "6A81"),
+            ])
+        let report = try await CardInspector().report(card)
+        #expect(report.identifier == Self.idm)
+        #expect(report.balance == nil)
+        #expect(card.remaining == 0)
+    }
+
+    @Test("a FeliCa card that stops answering between exchanges (PN532 timeout D5 41 01) is card_removed",
+          arguments: [1, 2])
+    func feliCaGoneMidRead(exchange: Int) async throws {
+        let balance = TransitBalance.block(balance: 980).hexString
+        let steps: [(command: String, answer: String)] = [
+            ("FFCA000000", Self.idm + "9000"),
+            (
+                "FF00000013D44001" + "10" + "06" + Self.idm + "018B000180" + "00",
+                exchange == 1 ? "D541019000" : "D54100" + "1D07" + Self.idm + "000001" + balance + "9000"
+            ),
+            (
+                "FF00000025D44001" + "22" + "06" + Self.idm + "010F090A"
+                    + (0..<10).map { "80" + [UInt8($0)].hexString }.joined(),
+                "D541019000"
+            ),
+        ]
+        let card = TranscriptCard(atr: Self.feliCaATR, steps: steps)
+        let error = await #expect(throws: CardReaderError.self) { try await CardInspector().report(card) }
+        #expect(error?.code == "card_removed")
+    }
+
     @Test("a FeliCa card that refuses 0x008B (not a transit card) shows its IDm and no balance")
     func notTransit() async throws {
         let card = TranscriptCard(
@@ -61,10 +96,8 @@ struct TranscriptTests {
         var steps: [(command: String, answer: String)] = [
             ("FFB0000010", "04A25C162B3C8080" + "00480000" + "E1101200" + "9000")
         ]
+        // The empty NDEF TLV is in page 4: nothing after it is read.
         steps.append(("FFB0000410", "0300FE00" + String(repeating: "00", count: 12) + "9000"))
-        for page in stride(from: 8, to: 40, by: 4) {
-            steps.append(("FFB000" + [UInt8(page)].hexString + "10", String(repeating: "00", count: 16) + "9000"))
-        }
         return steps
     }()
 

@@ -18,7 +18,7 @@ struct CafeDTO: Encodable {
 
     private enum Keys: String, CodingKey {
         case id, name, names, languages, timeZone, currency, defaultLocale, tax, hours, beaconRegion, beacons
-        case pickup, display, menuVersion, openNow
+        case pickup, display, networks, stations, fireByPrepTime, menuVersion, openNow
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -41,6 +41,9 @@ struct CafeDTO: Encodable {
         try container.encode(cafe.beacons, forKey: .beacons)
         try container.encode(cafe.pickup, forKey: .pickup)
         try container.encode(cafe.display, forKey: .display)
+        try container.encode(cafe.networks, forKey: .networks)
+        try container.encode(cafe.kitchen.stations, forKey: .stations)
+        try container.encode(cafe.kitchen.fireByPrepTime, forKey: .fireByPrepTime)
         try container.encode(menuVersion, forKey: .menuVersion)
         try container.encode(openNow, forKey: .openNow)
     }

@@ -22,6 +22,12 @@ struct MenuDTO: Encodable {
         let unavailableLabel: String?
         let soldOutUntil: Date?
         let modifierGroups: [Group]
+        /// How long one takes to prepare, in seconds (the item's own or its station's), when known.
+        let prepSeconds: Int?
+        /// How many are made each day, for a limited dish.
+        let dailyQuantity: Int?
+        /// What is left of it today, for a limited dish.
+        let remaining: Int?
     }
 
     struct Group: Encodable {
@@ -51,8 +57,9 @@ struct MenuDTO: Encodable {
     let dayParts: [DayPartDTO]
     let categories: [Category]
 
-    /// Item ids not orderable at the instant the menu was rendered (part of the ETag).
-    init(_ stored: CafeMenu, presentation: Presentation, now: Date) {
+    /// The menu at `now`; `remaining` is what is stored as left today of limited items
+    /// (`DailyStockRepository.remaining`).
+    init(_ stored: CafeMenu, remaining stock: [String: Int], presentation: Presentation, now: Date) {
         let cafe = stored.cafe
         cafeId = cafe.id
         version = stored.version
@@ -62,11 +69,14 @@ struct MenuDTO: Encodable {
         }
         let localTime = cafe.localMoment(of: now).time
         let itemsByCategory = Dictionary(grouping: stored.menu.items, by: \.category)
+        let timing = KitchenTiming(cafe: cafe, menu: stored.menu)
         categories = stored.menu.categories.map { category in
             Category(id: category.id, name: presentation.text(category.names),
                      items: (itemsByCategory[category.id] ?? []).map { item in
                 let soldOut = stored.soldOut[item.id]
+                let remaining = DailyStock.remaining(of: item, stored: stock[item.id])
                 let reason = stored.menu.unavailability(of: item, soldOut: soldOut, localTime: localTime, at: now)
+                    ?? (remaining == 0 ? .soldOut : nil)
                 return Item(
                     id: item.id, name: presentation.text(item.names),
                     description: presentation.text(item.descriptions),
@@ -81,7 +91,8 @@ struct MenuDTO: Encodable {
                                   Option(id: $0.id, name: presentation.text($0.names),
                                          priceDelta: presentation.money($0.priceDelta, cafe.currency))
                               })
-                    })
+                    },
+                    prepSeconds: timing.prepSeconds(of: item), dailyQuantity: item.dailyQuantity, remaining: remaining)
             })
         }
     }
@@ -93,16 +104,20 @@ extension MenuDTO {
     /// The `ETag` of the menu `GET /v1/cafes/{id}/menu` serves at `now` for `variant`, worked out
     /// without building the body (a revalidating kiosk gets its 304 without one; café
     /// resolution reports the same tag). A strong validator: the version, the reader's language
-    /// and locale, and which items are unavailable right now (a day part starting or a sold-out
-    /// mark expiring changes the body without a new version).
-    static func etag(_ stored: CafeMenu, variant: String, now: Date) -> String {
+    /// and locale, which items are unavailable right now (a day part starting or a sold-out
+    /// mark expiring changes the body without a new version), and what is left of limited dishes.
+    static func etag(_ stored: CafeMenu, remaining stock: [String: Int], variant: String, now: Date) -> String {
         let localTime = stored.cafe.localMoment(of: now).time
         let itemsByCategory = Dictionary(grouping: stored.menu.items, by: \.category)
         var hasher = FNV1a()
         for category in stored.menu.categories {
-            for item in itemsByCategory[category.id] ?? []
-            where stored.menu.unavailability(of: item, soldOut: stored.soldOut[item.id], localTime: localTime,
-                                             at: now) != nil {
+            for item in itemsByCategory[category.id] ?? [] {
+                if let remaining = DailyStock.remaining(of: item, stored: stock[item.id]) {
+                    hasher.add("\(item.id)=\(remaining)")
+                    hasher.add("\u{1}")
+                }
+                guard stored.menu.unavailability(of: item, soldOut: stored.soldOut[item.id], localTime: localTime,
+                                                 at: now) != nil else { continue }
                 hasher.add(item.id)
                 hasher.add("\u{0}")
             }

@@ -34,6 +34,7 @@ extension OrderDTO: JSONWritable {
             object.field("lines", lines)
             object.field("number", number)
             object.field("pickup", pickup)
+            object.field("readyAt", readyAt)
             object.field("status", status)
             object.field("statusLabel", statusLabel)
             object.field("subtotal", subtotal)
@@ -76,6 +77,7 @@ extension OrderDTO.Option: JSONWritable {
 extension OrderDTO.TicketRef: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { object in
+            object.field("fireAt", fireAt)
             object.field("id", id)
             object.field("station", station)
             object.field("status", status)
@@ -89,11 +91,14 @@ extension TicketDTO: JSONWritable {
             object.field("cafeId", cafeId)
             object.field("createdAt", createdAt)
             object.field("customerName", customerName)
+            object.field("fireAt", fireAt)
+            object.field("firedAt", firedAt)
             object.field("id", id)
             object.field("lines", lines)
             object.field("orderId", orderId)
             object.field("orderNumber", orderNumber)
             object.field("pickup", pickup)
+            object.field("prepSeconds", prepSeconds)
             object.field("sequence", sequence)
             object.field("station", station)
             object.field("status", status)

@@ -42,6 +42,8 @@ struct OrderDTO: Encodable {
         let id: String
         let station: String
         let status: String
+        /// A held ticket's fire time.
+        let fireAt: Date?
     }
 
     let id: String
@@ -58,6 +60,8 @@ struct OrderDTO: Encodable {
     let pickup: PickupWindowDTO
     let tickets: [TicketRef]
     let createdAt: Date
+    /// When Canteen expected, as the order was placed, that it would be ready.
+    let readyAt: Date
 
     init(_ order: Order, cafe: Cafe, presentation: Presentation) {
         let currency = order.total.currency
@@ -86,8 +90,12 @@ struct OrderDTO: Encodable {
         total = presentation.money(order.total.minorUnits, currency)
         taxIncluded = cafe.tax.included
         pickup = PickupWindowDTO(order.pickup, cafe: cafe, presentation: presentation)
-        tickets = order.tickets.map { TicketRef(id: $0.id, station: $0.station, status: $0.status.rawValue) }
+        tickets = order.tickets.map {
+            TicketRef(id: $0.id, station: $0.station, status: $0.status.rawValue,
+                      fireAt: $0.status == .held ? $0.fireAt : nil)
+        }
         createdAt = order.createdAt
+        readyAt = order.readyAt
     }
 }
 
@@ -114,6 +122,12 @@ struct TicketDTO: Encodable {
     let sequence: Int64
     let createdAt: Date
     let updatedAt: Date
+    /// How long the ticket takes, when known; the display times its age against it.
+    let prepSeconds: Int?
+    /// While held: when it fires.
+    let fireAt: Date?
+    /// When it reached its station (its age counts from here).
+    let firedAt: Date?
 
     init(_ view: TicketView, cafe: Cafe, presentation: Presentation) {
         id = view.ticket.id
@@ -132,6 +146,9 @@ struct TicketDTO: Encodable {
         sequence = view.ticket.sequence
         createdAt = view.ticket.createdAt
         updatedAt = view.ticket.updatedAt
+        prepSeconds = view.ticket.prepSeconds
+        fireAt = view.ticket.status == .held ? view.ticket.fireAt : nil
+        firedAt = view.ticket.firedAt
     }
 }
 
@@ -149,6 +166,10 @@ struct PickupWindowsDTO: Encodable {
         let label: String
         let capacity: Int
         let remaining: Int
+        /// Whether a guest may choose it: false when full or when the kitchen cannot meet it.
+        let available: Bool
+        /// `pickup_window_full` or `kitchen_busy` when unavailable.
+        let unavailableReason: String?
     }
 
     let cafeId: String

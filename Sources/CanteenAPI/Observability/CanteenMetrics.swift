@@ -28,17 +28,16 @@ public final class CanteenMetrics: Sendable {
     private let refused = Labelled<[String: String], CoreMetrics.Counter>()
     /// Open tickets per café, read at each scrape (`canteen_open_tickets{cafe}`).
     private let openTickets = Labelled<[String: String], CoreMetrics.Gauge>()
-    /// Displays parked in a long-poll, read at each scrape (`canteen_feed_waiters`).
+    /// Displays parked in a long-poll (`canteen_feed_waiters`) and ticket event streams open
+    /// (`canteen_feed_streams`), read at each scrape.
     private let feedWaiters: CoreMetrics.Gauge
     /// Clients following an order (a long-poll or an event stream), read at each scrape
     /// (`canteen_order_followers`).
     private let orderFollowers: CoreMetrics.Gauge
+    private let feedStreams: CoreMetrics.Gauge
     /// From the moment this process learns of a ticket change to the moment a display waiting
     /// for it has its page (`canteen_feed_wakeup_delay_seconds`).
     private let feedWakeupDelay: CoreMetrics.Timer
-    /// Woken displays answered straight from their connection's event loop, ahead of their
-    /// handler (`canteen_feed_answered_ahead_total`); the others answer through it.
-    private let feedAnsweredAhead: CoreMetrics.Counter
     /// Beacon sightings received by `POST /v1/locate` and café resolution
     /// (`canteen_beacon_reports_parsed_total`), and those of registered beacons
     /// (`canteen_beacon_sightings_total{known}`).
@@ -67,8 +66,8 @@ public final class CanteenMetrics: Sendable {
         orderReplays = CoreMetrics.Counter(label: "canteen_order_replays_total", factory: factory)
         feedWaiters = CoreMetrics.Gauge(label: "canteen_feed_waiters", factory: factory)
         orderFollowers = CoreMetrics.Gauge(label: "canteen_order_followers", factory: factory)
+        feedStreams = CoreMetrics.Gauge(label: "canteen_feed_streams", factory: factory)
         feedWakeupDelay = CoreMetrics.Timer(label: "canteen_feed_wakeup_delay_seconds", factory: factory)
-        feedAnsweredAhead = CoreMetrics.Counter(label: "canteen_feed_answered_ahead_total", factory: factory)
         beaconReportsParsed = CoreMetrics.Counter(label: "canteen_beacon_reports_parsed_total", factory: factory)
     }
 
@@ -117,15 +116,10 @@ public final class CanteenMetrics: Sendable {
     func setFeedWaiters(_ count: Int) { feedWaiters.record(count) }
 
     func setOrderFollowers(_ count: Int) { orderFollowers.record(count) }
+    func setFeedStreams(_ count: Int) { feedStreams.record(count) }
 
     /// A display waiting for a change published at `published` has its page now.
     func feedWoken(since published: ContinuousClock.Instant) { feedWakeupDelay.recordInterval(since: published) }
-
-    /// A display waiting for a change published at `published` was answered ahead of its handler now.
-    func feedAnsweredAhead(since published: ContinuousClock.Instant) {
-        feedWakeupDelay.recordInterval(since: published)
-        feedAnsweredAhead.increment()
-    }
 
     func orderRefused(_ code: ErrorCode) {
         refused.metric(["reason": code.rawValue]) {

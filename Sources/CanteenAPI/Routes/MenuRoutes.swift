@@ -19,7 +19,7 @@ struct MenuRoutes {
         let cafeID = try context.parameters.path("cafeId")
         try context.requireAccess(to: cafeID)
         let menu = try await loadMenu(cafeID)
-        return try respond(with: menu, request: request)
+        return try await respond(with: menu, request: request)
     }
 
     /// The menu as `PUT …/menu` takes it (ops): every text in every language, prices in minor
@@ -47,7 +47,7 @@ struct MenuRoutes {
         let menu = try CafeDocument.parseMenu(body, cafe: cafe.cafe)
         _ = try await services.cafes.replaceMenu(
             cafeID: cafeID, with: menu, audit: context.audit("menu.replace", "menu", cafeID, cafe: cafeID))
-        return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
+        return try await respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
     /// `{"soldOut": true, "soldOutUntil": RFC 3339}` and/or `{"price": minor units}`. Ops may
@@ -69,7 +69,7 @@ struct MenuRoutes {
         _ = try await services.cafes.updateItem(
             cafeID: cafeID, itemID: itemID, changes: changes,
             audit: context.audit("item.change", "item", itemID, cafe: cafeID))
-        return try respond(with: try await loadMenu(cafeID), request: request, conditional: false)
+        return try await respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
     static func readItemChanges(_ body: JSONValue, currency: Currency, now: Date) throws(ValidationError) -> [MenuItemChange] {
@@ -108,15 +108,17 @@ struct MenuRoutes {
     }
 
     /// The menu with its ETag; 304 when the request's `If-None-Match` already has it.
-    private func respond(with menu: CafeMenu, request: Request, conditional: Bool = true) throws -> Response {
+    private func respond(with menu: CafeMenu, request: Request, conditional: Bool = true) async throws -> Response {
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
         let now = services.clock()
-        let etag = MenuDTO.etag(menu, variant: presentation.variant, now: now)
+        let remaining = try await services.remaining(of: menu, now: now)
+        let etag = MenuDTO.etag(menu, remaining: remaining, variant: presentation.variant, now: now)
         var headers = presentation.headers
         headers.setValidator(etag)
         if conditional, let condition = request.headers[.ifNoneMatch], EntityTags.noneMatch(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        return try JSONResponse.make(MenuDTO(menu, presentation: presentation, now: now), headers: headers)
+        return try JSONResponse.make(MenuDTO(menu, remaining: remaining, presentation: presentation, now: now),
+                                     headers: headers)
     }
 }

@@ -16,6 +16,7 @@ struct MetricsRoutes {
         let metrics = services.metrics
         metrics.setFeedWaiters(services.feed.waitingDisplays)
         metrics.setOrderFollowers(services.feed.orderFollowers)
+        metrics.setFeedStreams(services.feed.openStreams)
         for cafe in try await services.cafes.cafes() {
             metrics.setOpenTickets(try await services.tickets.openTicketCount(cafeID: cafe.cafe.id), cafeID: cafe.cafe.id)
         }

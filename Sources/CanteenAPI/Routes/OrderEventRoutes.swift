@@ -42,6 +42,8 @@ struct OrderEventRoutes {
         var headers = presentation.headers
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
+        // HEAD: the stream's head alone (its body lasts until the order is picked up).
+        if request.method == .head { return Response(status: .ok, headers: headers) }
         let stream = OrderEventStream(follower: follower, order: followed.order, finished: finished, history: history,
                                       lastEventID: lastEventID ?? 0, events: services.orderEvents, cafe: cafe,
                                       presentation: presentation, heartbeat: services.feed.heartbeat)

@@ -7,7 +7,7 @@ import Hummingbird
 import NIOCore
 import ServiceLifecycle
 
-/// Orders: place (kiosk or ops, idempotent), read, cancel.
+/// Orders: place (kiosk or ops for anyone, a person for themselves; idempotent), read, cancel.
 struct OrderRoutes {
     let services: APIServices
     let gate: IdempotencyGate
@@ -25,7 +25,7 @@ struct OrderRoutes {
     /// The store commits the order; its answer is rendered after the commit. A replay renders
     /// the order as it was placed, in the first answer's language.
     func place(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
-        let token = try context.require(.kiosk, .ops)
+        let token = try context.require(.kiosk, .ops, .user)
         do {
             return try await placeCounted(request, context, token: token)
         } catch {
@@ -47,6 +47,7 @@ struct OrderRoutes {
             let body = try await request.jsonBody()
             var orderRequest = try OrderRequest.parse(body)
             try context.requireAccess(to: orderRequest.cafeID)
+            if token.role == .user { try Self.placeForSelf(&orderRequest, token: token) }
             if let code = orderRequest.couponCode { orderRequest.couponID = try services.coupons.couponID(code: code) }
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
             let language = request.headers.value(of: .acceptLanguage).map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
@@ -92,6 +93,16 @@ struct OrderRoutes {
         for field in extra { headers[field.name] = field.value }
         return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation), status: status,
                                  headers: headers)
+    }
+
+    /// A person orders for themselves: the order's `customer.userId` is theirs (filled in when absent).
+    static func placeForSelf(_ order: inout OrderRequest, token: AccessToken) throws(CanteenError) {
+        guard let own = token.userID else { throw CanteenError.unauthenticated }
+        if let named = order.customer.userID, named != own {
+            throw CanteenError(.forbidden, code: .forbidden, message: "a person orders for themselves, not for '\(named.prefix(128))'",
+                               field: "customer.userId", parameters: ["role": token.role.rawValue])
+        }
+        order.customer.userID = own
     }
 
     static func idempotencyKey(_ request: Request) throws(CanteenError) -> String {

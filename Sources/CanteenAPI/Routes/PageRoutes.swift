@@ -19,13 +19,16 @@ struct PageRoutes {
 
     /// Every page answer forbids what the pages never do: inline scripts, other origins, frames.
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        + "img-src 'self' data:; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; "
+        + "frame-ancestors 'none'"
 
     func register(on routes: RouteTable) {
         for page in WebAssets.pageNames {
             routes.on(.get, "/\(page)") { request, _ in try await render(page, request) }
         }
         routes.on(.get, "/assets/:name") { request, context in try asset(request, context) }
+        // The employee page's service worker, served from the root so that its scope can be `/app`.
+        routes.on(.get, "/app-sw.js") { request, _ in try serviceWorker(request) }
     }
 
     // MARK: - Pages
@@ -102,6 +105,18 @@ struct PageRoutes {
             throw CanteenError(.notFound, code: .assetNotFound, message: "no file '\(name)' under /assets",
                                parameters: ["name": name])
         }
+        return Self.answer(asset, to: request)
+    }
+
+    func serviceWorker(_ request: Request) throws -> Response {
+        guard let asset = try loaded().asset(named: "app-sw.js") else {
+            throw CanteenError(.notFound, code: .assetNotFound, message: "no service worker", parameters: ["name": "app-sw.js"])
+        }
+        return Self.answer(asset, to: request)
+    }
+
+    /// A file of the pages, revalidated by its ETag (304 when the browser's copy is current).
+    private static func answer(_ asset: WebAssets.Asset, to request: Request) -> Response {
         var headers = HTTPFields()
         headers[.eTag] = asset.etag
         headers[.cacheControl] = "no-cache"

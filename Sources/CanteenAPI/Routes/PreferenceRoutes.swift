@@ -44,6 +44,7 @@ struct PreferenceRoutes {
                                message: "PATCH takes a JSON object of keys to values (null removes a key), not \(body.typeName)")
         }
         let changes = object.mapValues { $0 == .null ? PreferenceChange.remove : .set($0) }
+        try Self.checkShapes(changes)
         let document = try await services.preferences.update(userID: userID, changes: changes,
                                                              condition: Self.condition(request))
         // The document just written, so the values match the ETag even if another write follows.
@@ -57,6 +58,7 @@ struct PreferenceRoutes {
         let key = try Self.key(context)
         var request = request
         let value = try await request.jsonBody()
+        try Self.checkShapes([key: .set(value)])
         let document = try await services.preferences.update(userID: userID, changes: [key: .set(value)],
                                                              condition: Self.condition(request))
         return try JSONResponse.make(PreferenceDTO(ResolvedPreference(key: key, value: value, source: .user)),
@@ -106,6 +108,19 @@ struct PreferenceRoutes {
                                field: name)
         }
         return decoded
+    }
+
+    /// Every key and value of a write checked for shape before its `If-Match` is (a body that can
+    /// never be stored is 422 whatever the version); whether a named café exists is checked with
+    /// the document, once the version matches.
+    static func checkShapes(_ changes: [String: PreferenceChange]) throws {
+        for key in changes.keys.sorted() {
+            guard case .set(let value) = changes[key] else {
+                try PreferenceKey.validate(key)
+                continue
+            }
+            try PreferenceKey.validate(value, for: key, cafeExists: { _ in true })
+        }
     }
 
     static func condition(_ request: Request) -> VersionPrecondition? {

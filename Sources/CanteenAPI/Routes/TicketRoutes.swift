@@ -27,12 +27,8 @@ struct TicketRoutes {
         guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
         let known = request.headers.value(of: .ifNoneMatch).flatMap(EntityTags.cursor(ifNoneMatch:))
-        // Once woken, the display may be answered on its connection before this handler resumes.
-        let connection = request.method == .get && query.wait > 0
-            ? RequestLog.currentID.map { ParkedConnection(channel: context.channel, requestID: $0) } : nil
         let answer = try await services.feed.page(cafe: cafe, after: query.after, station: query.station, known: known,
-                                                  wait: .seconds(query.wait), presentation: presentation,
-                                                  connection: connection)
+                                                  wait: .seconds(query.wait), presentation: presentation)
         switch answer {
         case .unchanged(let cursor):
             var headers = presentation.headers

@@ -38,6 +38,10 @@ struct WebhookRoutes {
         if var reader = JSONObjectReader(body, path: "", problems: problems) {
             url = reader.string("url")
             cafeID = reader.string("cafeId", required: false)
+            // Absent means every café: a null must not widen an endpoint to every café by accident.
+            if reader.isNull("cafeId") {
+                problems.add("cafeId", "a café id, or no cafeId for every café; not null", code: .invalidType)
+            }
             for (path, value) in reader.elements("events") {
                 guard let name = value.stringValue else {
                     problems.add(path, "expected an event type, found \(value.typeName)", code: .invalidType)

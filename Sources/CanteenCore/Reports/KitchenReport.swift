@@ -21,7 +21,7 @@ public struct KitchenReport: Hashable, Sendable {
     public var stations: [Station]
     public var orders: OrderReadiness
 
-    public init(period: ReportPeriod, tickets: [TicketTiming], orders: OrderReadiness) {
+    public init(period: ReportPeriod, tickets: [ReportedTicket], orders: OrderReadiness) {
         self.period = period
         self.orders = orders
         let byStation = Dictionary(grouping: tickets, by: \.station)

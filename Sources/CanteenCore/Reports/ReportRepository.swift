@@ -69,7 +69,7 @@ public struct SalesFigures: Hashable, Sendable {
 }
 
 /// One kitchen ticket of a period, as the kitchen report needs it.
-public struct TicketTiming: Hashable, Sendable {
+public struct ReportedTicket: Hashable, Sendable {
     public var station: String
     public var cancelled: Bool
     /// Seconds from the order being placed to the ticket marked ready (nil: never ready).
@@ -125,7 +125,7 @@ public protocol ReportRepository: Sendable {
     /// The café's order lines of the period's dates, by item.
     func itemSales(cafeID: String, period: ReportPeriod) async throws -> [ItemSales]
     /// The tickets of the café's orders placed on the period's dates, and how the orders fared.
-    func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [TicketTiming],
+    func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [ReportedTicket],
                                                                                orders: OrderReadiness)
     /// What happened in each of the windows that start in `start..<end`, by window start.
     func windowFigures(cafeID: String, start: Date, end: Date) async throws -> [Date: WindowFigures]

@@ -24,6 +24,10 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
     var displayTicketWarningMinutes: Int
     var displayTicketLateMinutes: Int
     var displayBoardReadyMinutes: Int
+    var networks: [IPAddressRange]
+    var displayTicketAllowanceMinutes: Int
+    var stations: [StationSettings]
+    var fireByPrepTime: Bool
     var menuVersion: Int64
     var updatedAt: Date
 
@@ -46,6 +50,10 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         displayTicketWarningMinutes = cafe.display.ticketWarningMinutes
         displayTicketLateMinutes = cafe.display.ticketLateMinutes
         displayBoardReadyMinutes = cafe.display.boardReadyMinutes
+        networks = cafe.networks
+        displayTicketAllowanceMinutes = cafe.display.ticketAllowanceMinutes
+        stations = cafe.kitchen.stations
+        fireByPrepTime = cafe.kitchen.fireByPrepTime
         self.menuVersion = menuVersion
         self.updatedAt = updatedAt
     }
@@ -71,6 +79,9 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
                                            leadMinutes: pickupLeadMinutes),
                     display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
                                              ticketLateMinutes: displayTicketLateMinutes,
-                                             boardReadyMinutes: displayBoardReadyMinutes))
+                                             boardReadyMinutes: displayBoardReadyMinutes,
+                                             ticketAllowanceMinutes: displayTicketAllowanceMinutes),
+                    networks: networks,
+                    kitchen: KitchenSettings(stations: stations, fireByPrepTime: fireByPrepTime))
     }
 }

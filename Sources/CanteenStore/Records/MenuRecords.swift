@@ -35,6 +35,8 @@ struct MenuItemRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONCo
     var station: String
     var allergens: [String]
     var dayParts: [String]
+    var prepSeconds: Int?
+    var dailyQuantity: Int?
 }
 
 /// A row of `modifierGroup`.

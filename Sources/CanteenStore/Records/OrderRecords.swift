@@ -24,6 +24,8 @@ struct OrderRecord: Codable, FetchableRecord, PersistableRecord {
     var couponId: String?
     var discountLabel: String?
     var discount: Int64
+    /// The ready time expected when the order was placed (nil for orders placed before v13).
+    var readyAt: Date?
 
     var customer: Customer { Customer(name: customerName, userID: userId) }
 
@@ -77,6 +79,27 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
     var sequence: Int64
     var createdAt: Date
     var updatedAt: Date
+    var prepSeconds: Int?
+    var fireAt: Date?
+    var firedAt: Date?
+    var startedAt: Date?
+    var finishedAt: Date?
+
+    init(_ ticket: Ticket) {
+        id = ticket.id
+        orderId = ticket.orderID
+        cafeId = ticket.cafeID
+        station = ticket.station
+        status = ticket.status.rawValue
+        sequence = ticket.sequence
+        createdAt = ticket.createdAt
+        updatedAt = ticket.updatedAt
+        prepSeconds = ticket.prepSeconds
+        fireAt = ticket.fireAt
+        firedAt = ticket.firedAt
+        startedAt = ticket.startedAt
+        finishedAt = ticket.finishedAt
+    }
 
     /// The ticket; a status this version does not know is an error naming the row.
     func ticket() throws -> Ticket {
@@ -84,7 +107,8 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
             throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(status)' is not a ticket status")
         }
         return Ticket(id: id, orderID: orderId, cafeID: cafeId, station: station, status: status, sequence: sequence,
-                      createdAt: createdAt, updatedAt: updatedAt)
+                      createdAt: createdAt, updatedAt: updatedAt, prepSeconds: prepSeconds, fireAt: fireAt,
+                      firedAt: firedAt, startedAt: startedAt, finishedAt: finishedAt)
     }
 }
 

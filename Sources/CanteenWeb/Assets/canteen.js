@@ -1,5 +1,5 @@
-// What the kitchen display, the kiosk and the pickup board share: their strings, the token, API
-// calls, the connection banner, the server's clock, sounds and the ticket feed. Plain JavaScript
+// What the kitchen display, the kiosk, the pickup board and /app share: their strings, the token, API
+// calls, the connection banner, the server's clock, sounds, the ticket feed and the item dialog. Plain JavaScript
 // served by `canteen serve`; no build step, nothing loaded from elsewhere.
 'use strict';
 
@@ -11,6 +11,8 @@ const Canteen = (() => {
   const locale = root.dataset.locale || root.lang || 'en';
   /** What to send as Accept-Language ('' lets the browser send its own). */
   const apiLanguage = root.dataset.apiLanguage || '';
+  /** `same-origin` on pages that sign people in with a session cookie (`/app`); the others send none. */
+  const credentials = root.dataset.credentials || 'omit';
   const strings = JSON.parse(document.getElementById('canteen-strings').textContent || '{}');
   const query = new URLSearchParams(location.search);
 
@@ -152,18 +154,18 @@ const Canteen = (() => {
       }
     }
 
-    // A long-poll can hang on a network that silently drops packets: a heartbeat every 2 s,
+    // An open stream can hang on a network that silently drops packets: a heartbeat every 2 s,
     // sent only when nothing else was heard, finds that within the 5 s the screen promises.
     // With a token it asks what the token is, so a revoked token is noticed within seconds too.
-    setInterval(async () => {
-      if (!online || Date.now() - lastContact < 2000) return;
+    async function heartbeat() {
       const token = inSession && storage.get('token');
       try {
         await request('GET', token ? '/v1/token' : '/healthz', { timeoutMs: 2500, anonymous: !token });
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) tokenRefused(error);
       }
-    }, 1000);
+    }
+    setInterval(() => { if (online && Date.now() - lastContact >= 2000) heartbeat(); }, 1000);
     window.addEventListener('offline', lost);
     window.addEventListener('online', () => { if (!online) probe(); });
 
@@ -171,6 +173,8 @@ const Canteen = (() => {
       get online() { return online; },
       reached,
       lost,
+      /** Asks the server at once whether it is there (a stream just dropped). */
+      check() { if (online) heartbeat(); },
       /** Resolves once the server answers again (at once when it does now). */
       whenOnline() { return online ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve)); },
       /** `listener(isOnline)` on every change. */
@@ -208,7 +212,7 @@ const Canteen = (() => {
     const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
     const forward = () => controller.abort();
     signal?.addEventListener('abort', forward);
-    const init = { method, headers: { ...headers }, cache: 'no-store', credentials: 'omit', signal: controller.signal };
+    const init = { method, headers: { ...headers }, cache: 'no-store', credentials, signal: controller.signal };
     const token = storage.get('token');
     if (token && !anonymous) init.headers.Authorization = `Bearer ${token}`;
     if (apiLanguage) init.headers['Accept-Language'] = apiLanguage;
@@ -314,13 +318,17 @@ const Canteen = (() => {
     document.addEventListener('keydown', unlock, true);
     document.addEventListener('DOMContentLoaded', update);
 
-    /** Two short tones: `new` rises, `ready` is a three-note chime. */
+    /** Short tones, one pattern per kind: `new` rises, `ready` is a three-note chime, `changed`
+     *  repeats one note, `cancelled` falls. */
+    const NOTES = {
+      new: [880, 1174.66], ready: [659.25, 783.99, 1046.5], changed: [987.77, 987.77], cancelled: [783.99, 587.33, 392],
+    };
     function play(kind) {
       alerts += 1;
       document.body.dataset.alerts = String(alerts);
       window.dispatchEvent(new CustomEvent('canteen:alert', { detail: { kind, count: alerts } }));
       if (!context || context.state !== 'running') return false;
-      const notes = kind === 'ready' ? [659.25, 783.99, 1046.5] : [880, 1174.66];
+      const notes = NOTES[kind] || NOTES.new;
       const start = context.currentTime + 0.01;
       notes.forEach((frequency, index) => {
         const oscillator = context.createOscillator();
@@ -466,83 +474,243 @@ const Canteen = (() => {
   // MARK: - The ticket feed
 
   /**
-   * Follows a café's kitchen feed: the open tickets first, then every change after the cursor
-   * by long-polling. Each change is handed over once, in order; after an outage it resumes from
-   * its cursor, so nothing is missed or repeated and nothing needs a refresh.
+   * Follows a café's kitchen feed on its event stream (`GET …/tickets/events`): the open tickets
+   * first (`snapshot`), then every change (`changes`), each event's id its cursor. After a dropped
+   * stream the browser reconnects by itself and sends the last id (`Last-Event-ID`); a stream the
+   * page opens anew (after an outage it noticed, a refused reconnection, another station) says
+   * where it stands with `?after=`. Each change is handed over once, in order, and the first event
+   * of every stream says the screen has caught up; nothing ever needs a refresh.
+   *
+   * An `EventSource` cannot send the token as a header. Just before it opens the stream, the
+   * page puts the token in a cookie that only the stream's own path is sent (`SameSite=Strict`,
+   * read by no other route), so the token never appears in an address, a proxy's log or a
+   * `Referer`. The language goes as `?lang=`, for the same reason.
    */
   class TicketFeed {
     constructor({ cafeId, station = null, onReset, onChanges, onCaughtUp = () => {} }) {
       Object.assign(this, { cafeId, station, onReset, onChanges, onCaughtUp });
       this.cursor = null;
+      this.source = null;
+      this.running = false;
       this.generation = 0;
-      this.controller = null;
-      connection.onChange((online) => { if (!online) this.controller?.abort(); });
+      this.failures = 0;
+      connection.onChange((online) => {
+        if (!online) this.close();
+        else if (this.running && !this.source) this.open();
+      });
     }
 
-    path(after, wait) {
+    get streamPath() { return `/v1/cafes/${encodeURIComponent(this.cafeId)}/tickets/events`; }
+
+    query(extra = {}) {
       const parameters = new URLSearchParams();
-      if (after !== null) parameters.set('after', after);
+      if (this.cursor !== null) parameters.set('after', this.cursor);
       if (this.station) parameters.set('station', this.station);
-      if (wait) parameters.set('wait', String(wait));
+      for (const [name, value] of Object.entries(extra)) parameters.set(name, value);
       const text = parameters.toString();
-      return `/v1/cafes/${encodeURIComponent(this.cafeId)}/tickets${text ? `?${text}` : ''}`;
+      return text ? `?${text}` : '';
     }
 
-    /** Starts (again, from scratch) with `station` (null for every station). */
+    /** Starts (again, from the open tickets) with `station` (null for every station). */
     start(station = this.station) {
       this.station = station;
       this.cursor = null;
-      this.generation += 1;
-      this.controller?.abort();
-      this.run(this.generation);
+      this.running = true;
+      this.open();
     }
 
     stop() {
-      this.generation += 1;
-      this.controller?.abort();
+      this.running = false;
+      this.close();
     }
 
-    async run(generation) {
-      let failures = 0;
-      // After an outage the first question does not wait: what happened meanwhile comes at once.
-      let catchingUp = true;
-      while (generation === this.generation) {
-        this.controller = new AbortController();
-        const signal = this.controller.signal;
-        try {
-          if (this.cursor === null) {
-            const answer = await request('GET', this.path(null, 0), { timeoutMs: 15000, signal });
-            if (generation !== this.generation) return;
-            this.cursor = answer.body.cursor;
-            this.onReset(answer.body.tickets);
-          } else {
-            const wait = catchingUp ? 0 : 25;
-            const answer = await request('GET', this.path(this.cursor, wait), { timeoutMs: 40000, signal });
-            if (generation !== this.generation) return;
-            this.cursor = answer.body.cursor;
-            if (answer.body.tickets.length) this.onChanges(answer.body.tickets);
-          }
-          failures = 0;
-          catchingUp = false;
-          await this.onCaughtUp();
-        } catch (error) {
-          if (generation !== this.generation) return;
-          if (error instanceof ApiError && error.isTokenProblem) {
-            this.stop();
-            tokenRefused(error);
-            return;
-          }
-          if (error instanceof ApiError) {
-            notify(error.message, { kind: 'error' });
-            failures += 1;
-            await sleep(Math.min(10000, 1000 * 2 ** failures));
-          } else {
-            catchingUp = true;
-            await connection.whenOnline();
+    close() {
+      this.generation += 1;
+      if (this.source) this.source.close();
+      this.source = null;
+    }
+
+    /** The token, for the stream's path only (see above). */
+    presentToken() {
+      const token = encodeURIComponent(storage.get('token') || '');
+      const secure = location.protocol === 'https:' ? '; Secure' : '';
+      document.cookie = `canteen_token=${token}; Path=${this.streamPath}; Max-Age=86400; SameSite=Strict${secure}`;
+    }
+
+    open() {
+      this.close();
+      const generation = this.generation;
+      this.presentToken();
+      const source = new EventSource(this.streamPath + this.query(apiLanguage ? { lang: apiLanguage } : {}));
+      this.source = source;
+      const receive = (reset) => (event) => {
+        if (generation !== this.generation) return;
+        let page;
+        try { page = JSON.parse(event.data); } catch { return; }
+        this.cursor = page.cursor;
+        this.failures = 0;
+        connection.reached();
+        if (reset) this.onReset(page.tickets);
+        else if (page.tickets.length) this.onChanges(page.tickets);
+        this.onCaughtUp();
+      };
+      source.addEventListener('snapshot', receive(true));
+      source.addEventListener('changes', receive(false));
+      source.addEventListener('open', () => { if (generation === this.generation) connection.reached(); });
+      source.addEventListener('error', () => {
+        if (generation !== this.generation) return;
+        if (source.readyState === EventSource.CLOSED) {
+          // Refused (an error answer, not a dropped connection): find out why, then open anew.
+          this.source = null;
+          this.recover(generation);
+        } else {
+          // The browser reconnects by itself; meanwhile, is the server there at all?
+          connection.check();
+        }
+      });
+    }
+
+    /** Asks the cursor feed, which has the stream's rules, what is wrong; opens again after. */
+    async recover(generation) {
+      try {
+        const feed = `/v1/cafes/${encodeURIComponent(this.cafeId)}/tickets${this.query()}`;
+        await request('GET', feed, { timeoutMs: 15000 });
+        // The feed answers: the stream was refused for a passing reason (the database, say).
+        this.failures += 1;
+        await sleep(Math.min(10000, 500 * 2 ** this.failures));
+      } catch (error) {
+        if (generation !== this.generation) return;
+        if (error instanceof ApiError && error.isTokenProblem) {
+          this.stop();
+          tokenRefused(error);
+          return;
+        }
+        if (error instanceof ApiError) {
+          notify(error.message, { kind: 'error' });
+          this.failures += 1;
+          await sleep(Math.min(10000, 1000 * 2 ** this.failures));
+        } else {
+          await connection.whenOnline();
+        }
+      }
+      if (generation === this.generation && this.running && !this.source) this.open();
+    }
+  }
+
+  // MARK: - Choosing an item (the kiosk and /app)
+
+  /** A currency's formatter for the reader and its minor-unit digits, made once per currency. */
+  const moneyFormats = new Map();
+  /** Minor units of `currency`, formatted for the reader (a basket's running total). */
+  function money(amount, currency) {
+    let format = moneyFormats.get(currency);
+    if (!format) {
+      const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+      format = { digits, formatter: new Intl.NumberFormat(locale, { style: 'currency', currency,
+        minimumFractionDigits: digits, maximumFractionDigits: digits }) };
+      moneyFormats.set(currency, format);
+    }
+    return format.formatter.format(amount / 10 ** format.digits);
+  }
+
+  /** What a modifier group asks for, in words ("Choose 1", "Up to 2", "Choose 1 to 3"). */
+  function groupRule(group) {
+    if (group.min === group.max) return t('web.kiosk.choose_exactly', { count: group.min });
+    if (group.min === 0) return t('web.kiosk.choose_up_to', { max: group.max });
+    return t('web.kiosk.choose_between', { min: group.min, max: group.max });
+  }
+
+  function optionLabel(option) {
+    return option.priceDelta.amount ? `${option.name} (+${option.priceDelta.formatted})` : option.name;
+  }
+
+  /**
+   * Fills the item dialog (`.item-title`, `.item-description`, `.item-allergens`, `.groups`,
+   * `.quantity`, the note, `.selection-hint`, `.add-button`) for `item` and returns the choice
+   * being made: `quantity` (the page's steppers change it), `check()` (every group's count within
+   * its limits; says which one is not and enables the add button) and `line()` (the basket line).
+   */
+  function itemChoice(dialog, item) {
+    const counts = new Map();
+    const choice = { item, quantity: 1, check, line };
+    const total = (groupId) => [...(counts.get(groupId) || new Map()).values()].reduce((sum, value) => sum + value, 0);
+
+    function singleChoice(group, fieldset) {
+      const choices = group.min === 0 ? [{ id: '', name: t('web.kiosk.none'), priceDelta: { amount: 0 } }, ...group.options] : group.options;
+      choices.forEach((option) => fieldset.append(el('label', { class: 'choice', dataset: { optionId: option.id } },
+        el('input', { type: 'radio', name: `group-${group.id}`, value: option.id, checked: option.id === '' && group.min === 0,
+          onchange: () => { counts.set(group.id, option.id ? new Map([[option.id, 1]]) : new Map()); check(); } }),
+        el('span', { text: optionLabel(option) }))));
+    }
+
+    function steppers(group, fieldset) {
+      group.options.forEach((option) => {
+        const count = el('output', { class: 'count', text: '0' });
+        const change = (delta) => {
+          const chosen = counts.get(group.id) || new Map();
+          const next = (chosen.get(option.id) || 0) + delta;
+          if (next < 0 || (delta > 0 && total(group.id) >= group.max)) return;
+          chosen.set(option.id, next);
+          counts.set(group.id, chosen);
+          count.textContent = String(next);
+          check();
+        };
+        fieldset.append(el('div', { class: 'stepper', dataset: { optionId: option.id } },
+          el('span', { class: 'stepper-name', text: optionLabel(option) }),
+          el('button', { type: 'button', class: 'step minus', 'aria-label': `${t('web.kiosk.less')} ${option.name}`, text: '−', onclick: () => change(-1) }),
+          count,
+          el('button', { type: 'button', class: 'step plus', 'aria-label': `${t('web.kiosk.more')} ${option.name}`, text: '+', onclick: () => change(1) })));
+      });
+    }
+
+    function check() {
+      let problem = '';
+      for (const group of item.modifierGroups) {
+        const chosen = total(group.id);
+        const fieldset = dialog.querySelector(`fieldset[data-group-id="${CSS.escape(group.id)}"]`);
+        fieldset.querySelectorAll('.plus').forEach((button) => { button.disabled = chosen >= group.max; });
+        const valid = chosen >= group.min && chosen <= group.max;
+        fieldset.classList.toggle('is-incomplete', !valid);
+        if (!valid && !problem) problem = `${group.name}: ${groupRule(group)}`;
+      }
+      dialog.querySelector('.selection-hint').textContent = problem;
+      dialog.querySelector('.add-button').disabled = !!problem;
+      return !problem;
+    }
+
+    function line() {
+      const options = [];
+      const optionNames = [];
+      let unit = item.price.amount;
+      for (const group of item.modifierGroups) {
+        for (const [optionId, count] of counts.get(group.id) || []) {
+          const option = group.options.find((candidate) => candidate.id === optionId);
+          for (let i = 0; i < count; i += 1) {
+            options.push(optionId);
+            optionNames.push(option.name);
+            unit += option.priceDelta.amount;
           }
         }
       }
+      const note = dialog.querySelector('input[name=note]').value.trim();
+      return { itemId: item.id, name: item.name, quantity: choice.quantity, options, optionNames, note, unit };
     }
+
+    dialog.querySelector('.item-title').textContent = `${item.name} · ${item.price.formatted}`;
+    dialog.querySelector('.item-description').textContent = item.description;
+    dialog.querySelector('.item-allergens').replaceChildren(...(item.allergens.length
+      ? [el('strong', { text: `${t('web.kiosk.allergens')}: ` }), item.allergens.map((code) => t(`allergen.${code}`) || code).join(', ')]
+      : []));
+    dialog.querySelector('.groups').replaceChildren(...item.modifierGroups.map((group) => {
+      const fieldset = el('fieldset', { class: 'group', dataset: { groupId: group.id } },
+        el('legend', {}, el('span', { text: group.name }), el('small', { text: groupRule(group) })));
+      (group.max === 1 ? singleChoice : steppers)(group, fieldset);
+      return fieldset;
+    }));
+    dialog.querySelector('.quantity').textContent = '1';
+    dialog.querySelector('input[name=note]').value = '';
+    check();
+    return choice;
   }
 
   // MARK: - Small helpers
@@ -560,6 +728,19 @@ const Canteen = (() => {
       : `${oneDigit.format(minutes)}:${twoDigits.format(seconds)}`;
   }
 
+  /** Times of day (12:41) in `timeZone` for the reader; one formatter per zone, made once. */
+  const timeFormats = new Map();
+  function timeOfDay(timeZone) {
+    const key = timeZone || '';
+    if (!timeFormats.has(key)) {
+      timeFormats.set(key, new Intl.DateTimeFormat(locale, { timeZone: timeZone || undefined, timeStyle: 'short' }));
+    }
+    return timeFormats.get(key);
+  }
+
+  /** A whole number (an order's number) in the page's digits, without grouping. */
+  const wholeNumber = new Intl.NumberFormat(locale, { useGrouping: false });
+
   /** A clock (HH:MM) in the café's time zone. */
   function startClock(element, timeZone) {
     const format = new Intl.DateTimeFormat(locale, { timeZone, timeStyle: 'short' });
@@ -574,7 +755,7 @@ const Canteen = (() => {
     if (live.length === 0) return 'cancelled';
     if (live.every((status) => status === 'picked_up')) return 'picked_up';
     if (live.every((status) => status === 'ready' || status === 'picked_up')) return 'ready';
-    if (live.some((status) => status !== 'new')) return 'preparing';
+    if (live.some((status) => status !== 'new' && status !== 'held')) return 'preparing';
     return 'placed';
   }
 
@@ -592,7 +773,8 @@ const Canteen = (() => {
 
   return {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
-    notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, takeTokenFromFragment,
+    notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
+    itemChoice, timeOfDay, wholeNumber, takeTokenFromFragment,
     showSetup,
   };
 })();

@@ -1,15 +1,23 @@
 // The kitchen display (`/kds?cafe=ID`, `&station=S` for one station, `&view=expo` for whole
-// orders): ticket cards from the cursor feed, tap to bump, recall, cancel, all-day counts and
-// sold-out marks. Every ticket card carries `data-ticket-id` and `data-status` (the API's).
+// orders): ticket cards from the feed's event stream, tap to bump, recall, cancel, all-day counts
+// and sold-out marks. Every ticket card carries `data-ticket-id` and `data-status` (the API's).
+// Kitchen timing: a held ticket is shown greyed with its fire time (a tap fires it now) until
+// the server fires it; ages count from when a ticket fired and turn amber and red against its
+// own prep time; the header shows each station's live median; new, changed and cancelled
+// tickets each have their own sound, and a cancelled ticket flashes before it leaves.
 'use strict';
 
 (() => {
   const { t, el, query, storage, connection, request, ApiError, NetworkError, notify, sound } = Canteen;
 
-  const NEXT = { new: 'preparing', preparing: 'ready', ready: 'picked_up' };
-  const STAGE = { new: 0, preparing: 1, ready: 2, picked_up: 3 };
-  const OPEN = new Set(['new', 'preparing', 'ready']);
+  const NEXT = { held: 'new', new: 'preparing', preparing: 'ready', ready: 'picked_up' };
+  const STAGE = { held: -1, new: 0, preparing: 1, ready: 2, picked_up: 3 };
+  const OPEN = new Set(['held', 'new', 'preparing', 'ready']);
   const DONE_KEPT = 20;
+  /** How long a cancelled ticket flashes before it leaves the screen. */
+  const CANCELLED_FLASH_MS = 4000;
+  /** How often the stations' live times are read again. */
+  const TIMES_EVERY_MS = 30000;
 
   const state = {
     cafe: null,
@@ -31,6 +39,12 @@
     menu: null,
     warningMs: 5 * 60000,
     lateMs: 8 * 60000,
+    /** A ticket with a prep time is late this long after its prep time has passed. */
+    allowanceMs: 3 * 60000,
+    /** Cancelled tickets still shown (flashing): id → until when. */
+    leaving: new Map(),
+    /** The stations' live times (`GET …/kitchen`), or null before the first answer. */
+    times: null,
   };
   let feed = null;
   const screen = () => document.getElementById('kds');
@@ -91,15 +105,37 @@
   function onChanges(tickets) {
     const started = performance.now();
     const arrived = [];
+    const changed = [];
+    const cancelled = [];
     for (const ticket of tickets) {
       const change = remember(ticket);
-      if (change && !change.previous && ticket.status === 'new') arrived.push(ticket.id);
-      if (change && ticket.status === 'cancelled' && !pendingFor(ticket.id).length) state.tickets.delete(ticket.id);
+      // A ticket fired by its timer reaches its station as new tickets do.
+      if (change && ticket.status === 'new' && (!change.previous || change.previous.status === 'held')) arrived.push(ticket.id);
+      else if (change && change.previous && ticket.status !== 'cancelled' && isStepBack(change.previous, ticket)) changed.push(ticket.id);
+      if (change && ticket.status === 'cancelled' && !pendingFor(ticket.id).length) {
+        if (change.previous && OPEN.has(change.previous.status) && !movedHere(ticket.id)) {
+          cancelled.push(ticket.id);
+          state.leaving.set(ticket.id, Date.now() + CANCELLED_FLASH_MS);
+        } else {
+          state.tickets.delete(ticket.id);
+        }
+      }
     }
     settle();
     if (arrived.length) announce(arrived);
+    else if (cancelled.length) sound.play('cancelled');
+    else if (changed.length) sound.play('changed');
     render();
     performance.measure('canteen:changes', { start: started, end: performance.now() });
+  }
+
+  /** A move back (a recall) made elsewhere: the ticket needs the kitchen's attention again. */
+  function isStepBack(previous, ticket) {
+    return (STAGE[ticket.status] ?? 9) < (STAGE[previous.status] ?? 9) && ticket.status !== 'held' && !movedHere(ticket.id);
+  }
+  /** Whether this screen made the ticket's latest move (its own moves make no sound). */
+  function movedHere(ticketId) {
+    return state.pending.some((move) => move.ticketId === ticketId) || state.movedHere?.has(ticketId);
   }
 
   /** Drops pending moves the server already shows as made (an answer lost on the way). */
@@ -157,6 +193,9 @@
         const answer = await request('POST', `/v1/tickets/${encodeURIComponent(step.ticketId)}/status`,
           { body: { status: step.to }, timeoutMs: 8000 });
         state.pending.shift();
+        state.movedHere = state.movedHere || new Set();
+        state.movedHere.add(step.ticketId);
+        setTimeout(() => state.movedHere.delete(step.ticketId), 5000);
         remember(answer.body);
         if (step.record && step.to !== 'cancelled') {
           if (!accepted.has(step.group)) accepted.set(step.group, []);
@@ -217,7 +256,10 @@
   /** The moves one tap makes: a ticket one step on; in expo, an order's least advanced tickets. */
   function bumpMoves(key) {
     if (state.view === 'expo') {
-      const tickets = orderTickets(key).filter((ticket) => OPEN.has(intended(ticket)));
+      const open = orderTickets(key).filter((ticket) => OPEN.has(intended(ticket)));
+      // Expo moves the order's fired tickets; held ones are fired only when nothing else is left.
+      const fired = open.filter((ticket) => intended(ticket) !== 'held');
+      const tickets = fired.length ? fired : open;
       if (!tickets.length) return [];
       const lowest = Math.min(...tickets.map((ticket) => STAGE[intended(ticket)]));
       return tickets.filter((ticket) => STAGE[intended(ticket)] === lowest)
@@ -278,13 +320,35 @@
 
   function visibleTickets() {
     return [...state.tickets.values()]
-      .filter((ticket) => OPEN.has(ticket.status) || (pendingFor(ticket.id).length && OPEN.has(intended(ticket))))
+      .filter((ticket) => OPEN.has(ticket.status) || (pendingFor(ticket.id).length && OPEN.has(intended(ticket)))
+        || state.leaving.has(ticket.id))
       .filter((ticket) => state.view === 'expo' || !state.station || ticket.station === state.station)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.orderNumber - b.orderNumber || a.station.localeCompare(b.station));
+      .sort((a, b) => arrivedAt(a).localeCompare(arrivedAt(b)) || a.orderNumber - b.orderNumber || a.station.localeCompare(b.station));
+  }
+
+  /** When a ticket reached (or reaches, while held) its station: what the screen orders by. */
+  function arrivedAt(ticket) {
+    return ticket.firedAt || ticket.fireAt || ticket.createdAt;
+  }
+
+
+  /** A held ticket's fire time, shown instead of its age. */
+  function heldNote(ticket) {
+    if (ticket.status !== 'held' || !ticket.fireAt) return null;
+    return el('p', { class: 'held-note', dataset: { fireAt: ticket.fireAt } },
+      t('web.kds.fires_at', { time: Canteen.timeOfDay(state.cafe.timeZone).format(new Date(ticket.fireAt)) }));
+  }
+
+  /** The age element of a ticket or order: counts from when it fired; amber and red against its prep time. */
+  function ageElement(since, prepSeconds) {
+    const dataset = { since };
+    if (prepSeconds != null) dataset.prepMs = String(prepSeconds * 1000);
+    return el('span', { class: 'age', dataset });
   }
 
   function orderTickets(orderId) {
-    return [...state.tickets.values()].filter((ticket) => ticket.orderId === orderId && ticket.status !== 'cancelled')
+    return [...state.tickets.values()]
+      .filter((ticket) => ticket.orderId === orderId && (ticket.status !== 'cancelled' || state.leaving.has(ticket.id)))
       .sort((a, b) => a.station.localeCompare(b.station));
   }
 
@@ -306,6 +370,7 @@
   }
 
   function bumpLabel(status) {
+    if (status === 'held') return t('web.kds.fire_now');
     return status && NEXT[status] ? t(`web.kds.bump_${status}`) : '';
   }
 
@@ -313,7 +378,7 @@
     const target = intended(ticket);
     const pending = pendingFor(ticket.id).length > 0;
     return el('article', {
-      class: `ticket status-${target}${pending ? ' is-pending' : ''}`,
+      class: `ticket status-${target}${pending ? ' is-pending' : ''}${state.leaving.has(ticket.id) ? ' is-cancelled' : ''}`,
       tabindex: '0',
       dataset: { ticketId: ticket.id, status: ticket.status, key: ticket.id },
       'aria-label': t('web.kds.ticket_label', { number: ticket.orderNumber, name: ticket.customerName, state: t(`state.${target}`) }),
@@ -321,11 +386,12 @@
     el('header', { class: 'ticket-head' },
       el('span', { class: 'number', text: number.format(ticket.orderNumber) }),
       el('span', { class: 'name', text: ticket.customerName }),
-      el('span', { class: 'age', dataset: { since: ticket.createdAt } })),
+      target === 'held' ? null : ageElement(ticket.firedAt || ticket.createdAt, ticket.prepSeconds)),
     el('div', { class: 'ticket-meta' },
       el('span', { class: 'station', text: ticket.station }),
       el('span', { class: 'pickup', title: t('label.pickup'), text: ticket.pickup.label }),
-      el('span', { class: 'state', text: t(`state.${target}`) })),
+      el('span', { class: 'state', text: t(`state.${state.leaving.has(ticket.id) ? 'cancelled' : target}`) })),
+    heldNote(ticket),
     linesList(ticket.lines),
     pendingNote(ticket),
     el('footer', { class: 'ticket-foot' },
@@ -336,11 +402,14 @@
   function orderCard(order) {
     const statuses = order.tickets.map(intended);
     const status = Canteen.orderStatus(statuses);
-    const lowest = Math.min(...statuses.filter((s) => OPEN.has(s)).map((s) => STAGE[s]));
+    const fired = statuses.filter((s) => OPEN.has(s) && s !== 'held');
+    const lowest = Math.min(...(fired.length ? fired : statuses.filter((s) => OPEN.has(s))).map((s) => STAGE[s]));
     const nextLabel = bumpLabel(Object.keys(STAGE).find((s) => STAGE[s] === lowest));
+    const preps = order.tickets.map((ticket) => ticket.prepSeconds).filter((prep) => prep != null);
     const first = order.tickets[0];
     return el('article', {
-      class: `ticket order status-${status}${order.tickets.some((ticket) => pendingFor(ticket.id).length) ? ' is-pending' : ''}`,
+      class: `ticket order status-${status}${order.tickets.some((ticket) => pendingFor(ticket.id).length) ? ' is-pending' : ''}`
+        + (order.tickets.every((ticket) => state.leaving.has(ticket.id)) ? ' is-cancelled' : ''),
       tabindex: '0',
       dataset: { orderId: order.id, orderStatus: status, key: order.id },
       'aria-label': t('web.kds.ticket_label', { number: first.orderNumber, name: first.customerName, state: t(`state.${status}`) }),
@@ -348,7 +417,7 @@
     el('header', { class: 'ticket-head' },
       el('span', { class: 'number', text: number.format(first.orderNumber) }),
       el('span', { class: 'name', text: first.customerName }),
-      el('span', { class: 'age', dataset: { since: order.createdAt } })),
+      ageElement(order.createdAt, preps.length ? Math.max(...preps) : null)),
     el('div', { class: 'ticket-meta' },
       el('span', { class: 'pickup', text: first.pickup.label }),
       el('span', { class: 'state', text: t(`state.${status}`) })),
@@ -357,6 +426,7 @@
       dataset: { ticketId: ticket.id, status: ticket.status },
     },
     el('h3', {}, el('span', { class: 'station', text: ticket.station }), el('span', { class: 'state', text: t(`state.${intended(ticket)}`) })),
+    heldNote(ticket),
     linesList(ticket.lines),
     pendingNote(ticket))),
     el('footer', { class: 'ticket-foot' },
@@ -368,7 +438,8 @@
     const tickets = visibleTickets();
     if (state.view !== 'expo') {
       return tickets.map((ticket) => ({
-        key: ticket.id, signature: `${ticket.sequence}|${intended(ticket)}|${pendingFor(ticket.id).length}|${connection.online}`,
+        key: ticket.id,
+        signature: `${ticket.sequence}|${intended(ticket)}|${pendingFor(ticket.id).length}|${connection.online}|${state.leaving.has(ticket.id)}`,
         build: () => ticketCard(ticket),
       }));
     }
@@ -378,12 +449,14 @@
     }
     return [...orders.values()].map((order) => {
       order.tickets = orderTickets(order.id).filter((ticket) => ticket.status !== 'picked_up' || pendingFor(ticket.id).length);
+      if (!order.tickets.length) return null;
       return {
         key: order.id,
-        signature: order.tickets.map((ticket) => `${ticket.id}:${ticket.sequence}:${intended(ticket)}`).join(',') + `|${connection.online}`,
+        signature: order.tickets.map((ticket) => `${ticket.id}:${ticket.sequence}:${intended(ticket)}`).join(',') + `|${connection.online}`
+          + `|${order.tickets.filter((ticket) => state.leaving.has(ticket.id)).length}`,
         build: () => orderCard(order),
       };
-    });
+    }).filter(Boolean);
   }
 
   function render() {
@@ -427,12 +500,17 @@
     const now = Canteen.now();
     for (const { element } of state.shown.values()) {
       const age = element.querySelector('.age');
+      if (!age) continue; // a held ticket shows its fire time instead
       const elapsed = now - Date.parse(age.dataset.since);
       const text = Canteen.duration(elapsed);
       // Only what changed is written: a busy screen re-lays out nothing it does not have to.
       if (age.textContent !== text) age.textContent = text;
-      const warning = elapsed >= state.warningMs && elapsed < state.lateMs;
-      const late = elapsed >= state.lateMs;
+      // Against the ticket's own target when it has a prep time: amber past it, red past it plus the allowance.
+      const prepMs = age.dataset.prepMs ? Number(age.dataset.prepMs) : null;
+      const warningMs = prepMs == null ? state.warningMs : prepMs;
+      const lateMs = prepMs == null ? state.lateMs : prepMs + state.allowanceMs;
+      const warning = elapsed >= warningMs && elapsed < lateMs;
+      const late = elapsed >= lateMs;
       if (element.classList.contains('age-warning') !== warning) element.classList.toggle('age-warning', warning);
       if (element.classList.contains('age-late') !== late) element.classList.toggle('age-late', late);
     }
@@ -444,6 +522,38 @@
       if (element.classList.contains('is-arrival') !== arrival) element.classList.toggle('is-arrival', arrival);
     }
     for (const [id, until] of state.arrivals) if (until <= clock) state.arrivals.delete(id);
+    let left = false;
+    for (const [id, until] of state.leaving) {
+      if (until > clock) continue;
+      state.leaving.delete(id);
+      state.tickets.delete(id);
+      left = true;
+    }
+    if (left) render();
+  }
+
+  // MARK: - The stations' live times
+
+  async function loadTimes() {
+    try {
+      const answer = await request('GET', `/v1/cafes/${encodeURIComponent(state.cafe.id)}/kitchen`);
+      state.times = answer.body;
+    } catch { return; }
+    renderTimes();
+  }
+
+  /** Each station's median fired → ready of the last hour (the shown station's alone, when one is chosen). */
+  function renderTimes() {
+    const element = screen().querySelector('.station-times');
+    if (!element || !state.times) return;
+    const stations = state.times.stations.filter((station) => !state.station || station.id === state.station)
+      .filter((station) => station.finishedLastHour > 0 || station.openTickets > 0 || station.heldTickets > 0 || state.station);
+    element.replaceChildren(...stations.map((station) => el('span', {
+      class: 'station-time', dataset: { station: station.id, medianSeconds: String(station.medianSeconds ?? '') },
+      text: station.medianSeconds == null
+        ? t('web.kds.median_none', { station: station.id })
+        : t('web.kds.median', { station: station.id, time: Canteen.duration(station.medianSeconds * 1000) }),
+    })));
   }
 
   function renderAllDay() {
@@ -507,6 +617,7 @@
     state.history = [];
     if (feedChanges) feed.start(state.station);
     render();
+    renderTimes();
   }
 
   // MARK: - Sold out from the line
@@ -568,7 +679,7 @@
   function renderSoldOut() {
     const dialog = document.getElementById('soldout-dialog');
     if (!state.menu) return;
-    const time = new Intl.DateTimeFormat(Canteen.locale, { timeZone: state.cafe.timeZone, timeStyle: 'short' });
+    const time = Canteen.timeOfDay(state.cafe.timeZone);
     const rows = [];
     for (const category of state.menu.categories) {
       for (const item of category.items) {
@@ -665,6 +776,7 @@
     const display = cafe.display || {};
     state.warningMs = (display.ticketWarningMinutes || 5) * 60000;
     state.lateMs = (display.ticketLateMinutes || 8) * 60000;
+    state.allowanceMs = (display.ticketAllowanceMinutes || 3) * 60000;
     const ui = screen();
     ui.hidden = false;
     ui.querySelector('.cafe-name').textContent = cafe.name;
@@ -678,5 +790,7 @@
     });
     feed.start();
     setInterval(tick, 1000);
+    loadTimes();
+    setInterval(loadTimes, TIMES_EVERY_MS);
   });
 })();

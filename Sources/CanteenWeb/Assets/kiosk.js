@@ -41,16 +41,6 @@
     };
   }
 
-  // MARK: - Money
-
-  /** Minor units in the café's currency for the reader (the basket's running subtotal). */
-  function money(amount) {
-    const currency = state.menu.currency;
-    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
-    return new Intl.NumberFormat(Canteen.locale, { style: 'currency', currency, minimumFractionDigits: digits,
-      maximumFractionDigits: digits }).format(amount / 10 ** digits);
-  }
-
   // MARK: - The menu
 
   async function loadMenu() {
@@ -107,6 +97,7 @@
       el('span', { class: 'item-price', text: item.price.formatted }),
       item.description ? el('span', { class: 'item-description', text: item.description }) : null,
       allergenList(item),
+      el('span', { class: 'item-left' }),
       el('span', { class: 'item-unavailable' })))))));
     }
     for (const button of ui().querySelectorAll('.item')) {
@@ -116,6 +107,10 @@
       button.setAttribute('aria-disabled', String(!item.available));
       button.classList.toggle('is-unavailable', !item.available);
       button.querySelector('.item-unavailable').textContent = item.available ? '' : (item.unavailableLabel || t('label.unavailable'));
+      // A limited dish says how many are left today ("3 left").
+      const left = item.available && item.remaining != null ? t('web.kiosk.items_left', { count: item.remaining }) : '';
+      button.querySelector('.item-left').textContent = left;
+      if (item.remaining != null) button.dataset.remaining = String(item.remaining); else delete button.dataset.remaining;
     }
   }
 
@@ -123,103 +118,18 @@
 
   let editing = null;
 
-  function groupRule(group) {
-    if (group.min === group.max) return t('web.kiosk.choose_exactly', { count: group.min });
-    if (group.min === 0) return t('web.kiosk.choose_up_to', { max: group.max });
-    return t('web.kiosk.choose_between', { min: group.min, max: group.max });
-  }
-
-  function optionLabel(option) {
-    return option.priceDelta.amount ? `${option.name} (+${option.priceDelta.formatted})` : option.name;
-  }
-
   function openItem(itemId) {
     const item = state.items.get(itemId);
     if (!item || !item.available || state.basket.outcome === 'unknown') return;
     const dialog = document.getElementById('item-dialog');
-    editing = { item, counts: new Map(), quantity: 1 };
-    dialog.querySelector('.item-title').textContent = `${item.name} · ${item.price.formatted}`;
-    dialog.querySelector('.item-description').textContent = item.description;
-    const allergens = dialog.querySelector('.item-allergens');
-    allergens.replaceChildren(...(item.allergens.length
-      ? [el('strong', { text: `${t('web.kiosk.allergens')}: ` }), item.allergens.map((code) => t(`allergen.${code}`) || code).join(', ')]
-      : []));
-    dialog.querySelector('.groups').replaceChildren(...item.modifierGroups.map((group) => {
-      const fieldset = el('fieldset', { class: 'group', dataset: { groupId: group.id } },
-        el('legend', {}, el('span', { text: group.name }), el('small', { text: groupRule(group) })));
-      if (group.max === 1) {
-        const choices = group.min === 0 ? [{ id: '', name: t('web.kiosk.none'), priceDelta: { amount: 0 } }, ...group.options] : group.options;
-        choices.forEach((option) => fieldset.append(el('label', { class: 'choice' },
-          el('input', { type: 'radio', name: `group-${group.id}`, value: option.id, checked: option.id === '' && group.min === 0,
-            onchange: () => { editing.counts.set(group.id, option.id ? new Map([[option.id, 1]]) : new Map()); validateItem(); } }),
-          el('span', { text: optionLabel(option) }))));
-      } else {
-        group.options.forEach((option) => {
-          const count = el('output', { class: 'count', text: '0' });
-          const change = (delta) => {
-            const counts = editing.counts.get(group.id) || new Map();
-            const total = [...counts.values()].reduce((sum, value) => sum + value, 0);
-            const next = (counts.get(option.id) || 0) + delta;
-            if (next < 0 || (delta > 0 && total >= group.max)) return;
-            counts.set(option.id, next);
-            editing.counts.set(group.id, counts);
-            count.textContent = String(next);
-            validateItem();
-          };
-          fieldset.append(el('div', { class: 'stepper', dataset: { optionId: option.id } },
-            el('span', { class: 'stepper-name', text: optionLabel(option) }),
-            el('button', { type: 'button', class: 'step minus', 'aria-label': `${t('web.kiosk.less')} ${option.name}`, text: '−', onclick: () => change(-1) }),
-            count,
-            el('button', { type: 'button', class: 'step plus', 'aria-label': `${t('web.kiosk.more')} ${option.name}`, text: '+', onclick: () => change(1) })));
-        });
-      }
-      return fieldset;
-    }));
-    dialog.querySelector('.quantity').textContent = '1';
-    dialog.querySelector('input[name=note]').value = '';
-    validateItem();
+    editing = Canteen.itemChoice(dialog, item);
     dialog.returnValue = '';
     dialog.showModal();
   }
 
-  /** Whether every group's choice count is within its min and max; says which one is not. */
-  function validateItem() {
-    const dialog = document.getElementById('item-dialog');
-    let problem = '';
-    for (const group of editing.item.modifierGroups) {
-      const counts = editing.counts.get(group.id) || new Map();
-      const total = [...counts.values()].reduce((sum, value) => sum + value, 0);
-      const fieldset = dialog.querySelector(`fieldset[data-group-id="${CSS.escape(group.id)}"]`);
-      fieldset.querySelectorAll('.plus').forEach((button) => { button.disabled = total >= group.max; });
-      const valid = total >= group.min && total <= group.max;
-      fieldset.classList.toggle('is-incomplete', !valid);
-      if (!valid && !problem) problem = `${group.name}: ${groupRule(group)}`;
-    }
-    dialog.querySelector('.selection-hint').textContent = problem;
-    dialog.querySelector('.add-button').disabled = !!problem;
-    return !problem;
-  }
-
   function addEditedItem() {
-    if (!editing || !validateItem()) return;
-    const dialog = document.getElementById('item-dialog');
-    const { item } = editing;
-    const options = [];
-    const optionNames = [];
-    let unit = item.price.amount;
-    for (const group of item.modifierGroups) {
-      for (const [optionId, count] of editing.counts.get(group.id) || []) {
-        const option = group.options.find((candidate) => candidate.id === optionId);
-        for (let i = 0; i < count; i += 1) {
-          options.push(optionId);
-          optionNames.push(option.name);
-          unit += option.priceDelta.amount;
-        }
-      }
-    }
-    const note = dialog.querySelector('input[name=note]').value.trim();
-    state.basket.lines.push({ key: Canteen.randomKey('l'), itemId: item.id, name: item.name, quantity: editing.quantity,
-      options, optionNames, note, unit });
+    if (!editing || !editing.check()) return;
+    state.basket.lines.push({ key: Canteen.randomKey('l'), ...editing.line() });
     editing = null;
     basketChanged();
   }
@@ -250,7 +160,7 @@
       return el('li', { class: `basket-line${available ? '' : ' is-unavailable'}`, dataset: { lineItemId: line.itemId } },
         el('div', { class: 'line-main' },
           el('span', { class: 'line-name', text: `${line.quantity}× ${line.name}` }),
-          el('span', { class: 'line-price', text: money(line.unit * line.quantity) })),
+          el('span', { class: 'line-price', text: Canteen.money(line.unit * line.quantity, state.menu.currency) })),
         line.optionNames.length ? el('p', { class: 'line-options', text: line.optionNames.join(', ') }) : null,
         line.note ? el('p', { class: 'line-note', text: line.note }) : null,
         available ? null : el('p', { class: 'line-problem', text: t('web.kiosk.no_longer_available') }),
@@ -271,7 +181,7 @@
           onclick: () => removeCoupon() }));
     }
     const subtotal = basket.lines.reduce((sum, line) => sum + line.unit * line.quantity, 0);
-    document.querySelectorAll('.subtotal-amount').forEach((amount) => { amount.textContent = money(subtotal); });
+    document.querySelectorAll('.subtotal-amount').forEach((amount) => { amount.textContent = Canteen.money(subtotal, state.menu.currency); });
     ui().querySelector('.basket-empty').hidden = basket.lines.length > 0;
     ui().querySelector('.basket-count').textContent = String(units());
     const customer = ui().querySelector('.customer-line');
@@ -296,7 +206,10 @@
 
   async function loadWindows() {
     try {
-      const answer = await request('GET', `/v1/cafes/${encodeURIComponent(state.cafe.id)}/pickup-windows`);
+      // The basket's items: windows the kitchen cannot meet for this order are offered as busy.
+      const items = [...new Set(state.basket.lines.map((line) => line.itemId))];
+      const search = items.length ? `?items=${items.map(encodeURIComponent).join(',')}` : '';
+      const answer = await request('GET', `/v1/cafes/${encodeURIComponent(state.cafe.id)}/pickup-windows${search}`);
       state.windows = answer.body;
     } catch (error) {
       if (error instanceof ApiError && error.isTokenProblem) { Canteen.tokenRefused(error); return; }
@@ -311,13 +224,15 @@
     const need = state.windows.capacityUnit === 'items' ? units() : 1;
     const locked = state.basket.outcome === 'unknown';
     const windows = state.windows.windows;
-    if (state.choice !== 'asap' && !windows.some((window) => window.start === state.choice && window.remaining >= need)) state.choice = 'asap';
-    const choices = [{ start: 'asap', label: t('label.asap'), remaining: windows.some((window) => window.remaining >= need) ? null : 0 },
-      ...windows];
+    const busy = (window) => window.unavailableReason === 'kitchen_busy';
+    const open = (window) => window.remaining >= need && !busy(window);
+    if (state.choice !== 'asap' && !windows.some((window) => window.start === state.choice && open(window))) state.choice = 'asap';
+    const choices = [{ start: 'asap', label: t('label.asap'), remaining: windows.some(open) ? null : 0 }, ...windows];
     list.replaceChildren(...choices.map((window) => {
-      const full = window.remaining !== null && window.remaining < need;
+      const full = window.remaining !== null && (window.remaining < need || busy(window));
       const detail = window.start === 'asap' ? (full ? t('web.kiosk.window_full') : '')
-        : full ? t('web.kiosk.window_full') : t('web.kiosk.window_left', { count: window.remaining });
+        : busy(window) ? t('web.kiosk.kitchen_busy')
+          : full ? t('web.kiosk.window_full') : t('web.kiosk.window_left', { count: window.remaining });
       return el('label', { class: `window${full ? ' is-full' : ''}`, dataset: { windowStart: window.start } },
         el('input', { type: 'radio', name: 'window', value: window.start, disabled: full || locked,
           checked: state.choice === window.start, onchange: () => { state.choice = window.start; } }),
@@ -331,7 +246,7 @@
     const summary = document.querySelector('#checkout-dialog .summary');
     summary.replaceChildren(...state.basket.lines.map((line) => el('li', {},
       el('span', { text: `${line.quantity}× ${line.name}${line.optionNames.length ? ` (${line.optionNames.join(', ')})` : ''}` }),
-      el('span', { text: money(line.unit * line.quantity) }))));
+      el('span', { text: Canteen.money(line.unit * line.quantity, state.menu.currency) }))));
   }
 
   function openCheckout() {
@@ -471,6 +386,7 @@
     switch (error.code) {
       case 'pickup_window_full':
       case 'pickup_window_unavailable':
+      case 'kitchen_busy':
         showError(error.message, [{ label: t('web.kiosk.pick_another_window'), primary: true, run: async () => {
           hideError();
           await loadWindows();
@@ -479,6 +395,7 @@
         loadWindows();
         break;
       case 'item_unavailable':
+      case 'not_enough_left':
       case 'unknown_item':
       case 'unknown_option':
       case 'invalid_selection':
@@ -514,10 +431,13 @@
     const done = document.getElementById('done');
     done.querySelector('.done-title').textContent = t('web.kiosk.thanks', { name: order.customer.name });
     const number = done.querySelector('.done-number');
-    number.textContent = new Intl.NumberFormat(Canteen.locale, { useGrouping: false }).format(order.number);
+    number.textContent = Canteen.wholeNumber.format(order.number);
     number.dataset.orderNumber = String(order.number);
     number.dataset.orderId = order.id;
     done.querySelector('.done-pickup').textContent = t('web.kiosk.pickup_at', { window: order.pickup.label });
+    const ready = done.querySelector('.done-ready');
+    ready.textContent = order.readyAt ? t('web.kiosk.ready_at', { time: Canteen.timeOfDay(state.cafe.timeZone).format(new Date(order.readyAt)) }) : '';
+    ready.dataset.readyAt = order.readyAt || '';
     done.querySelector('.done-total').textContent = `${t('label.total')}: ${order.total.formatted}`;
     ui().hidden = true;
     done.hidden = false;

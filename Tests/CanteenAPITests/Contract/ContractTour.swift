@@ -16,6 +16,8 @@ struct ContractTour {
     let client: any TestClientProtocol
     let environment: TestEnvironment
     let contract: ContractRecorder
+    /// The identity provider people sign in with (none: sign-in answers 404).
+    var provider: TestIdentityProvider?
 
     /// Sends a request of `operation` and checks the answer; returns it for the next step.
     @discardableResult
@@ -79,6 +81,30 @@ struct ContractTour {
         try await call("PUT /v1/cafes/{cafeId}", "/v1/cafes/spare", token: ops, json: .object(invalid), expecting: 422)
         try await call("PUT /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops,
                        json: .object(Fixtures.menuDocument(spare)), expecting: 200)
+        // Kitchen timing: a limited salad with a prep time, what is left of it, live times.
+        var limited = Fixtures.menuDocument(spare)
+        if case .array(var items)? = limited["items"], case .object(var salad) = items[2] {
+            salad["dailyQuantity"] = 5
+            salad["prepSeconds"] = 240
+            items[2] = .object(salad)
+            limited["items"] = .array(items)
+        }
+        try await call("PUT /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops, json: .object(limited),
+                       expecting: 200)
+        let remaining = "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining"
+        try await call(remaining, "/v1/cafes/spare/menu/items/salad/remaining", token: ops, json: ["remaining": 2],
+                       expecting: 200)
+        try await call(remaining, "/v1/cafes/spare/menu/items/latte/remaining", token: ops, json: ["remaining": 2],
+                       expecting: 422)
+        try await call(remaining, "/v1/cafes/spare/menu/items/salad/remaining", token: kiosk, json: ["remaining": 2],
+                       expecting: 403)
+        try await call(remaining, "/v1/cafes/spare/menu/items/soup/remaining", token: ops, json: ["remaining": 2],
+                       expecting: 404)
+        try await call("GET /v1/cafes/{cafeId}/kitchen", "/v1/cafes/spare/kitchen", token: ops, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/kitchen", "/v1/cafes/nowhere/kitchen", token: ops, expecting: 404)
+        try await call("GET /v1/cafes/{cafeId}/pickup-windows", "/v1/cafes/spare/pickup-windows?items=salad,latte",
+                       token: ops, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/menu", "/v1/cafes/spare/menu", token: ops, expecting: 200)
         let menu = try await call("GET /v1/cafes/{cafeId}/menu", "/v1/cafes/testcafe/menu", token: kiosk,
                                   headers: [.acceptLanguage: "es"], expecting: 200)
         let etag = try #require(menu.headers[.eTag])
@@ -271,6 +297,16 @@ struct ContractTour {
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 204)
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 404)
         try await console(ops: ops, kitchen: kitchen, kiosk: kiosk)
+        try await runMe()
+
+        // MARK: Ticket event stream (last: a stream ends only with its client or its server, so the
+        // feed is told the server stops; the stream then sends its first event and ends)
+        try await call("GET /v1/cafes/{cafeId}/tickets/events", "/v1/cafes/testcafe/tickets/events?lang=fr",
+                       token: kitchen, headers: [HTTPField.Name("Last-Event-ID")!: "x"], expecting: 400)
+        environment.services.feed.serverIsStopping()
+        let stream = try await call("GET /v1/cafes/{cafeId}/tickets/events",
+                                    "/v1/cafes/testcafe/tickets/events?station=bar", token: kitchen, expecting: 200)
+        #expect(String(buffer: stream.body).contains("event: snapshot\ndata: {"))
     }
 
     /// The console's routes (issue 33): overview, menu document, reports (JSON and CSV), audit log, cards.

@@ -17,7 +17,7 @@ struct SchemaValidator {
         "$ref", "type", "nullable", "enum", "const", "properties", "required", "additionalProperties", "items",
         "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "pattern", "oneOf", "anyOf",
         "allOf", "not", "format", "description", "example", "examples", "default", "title", "deprecated", "readOnly",
-        "writeOnly",
+        "writeOnly", "minProperties", "maxProperties", "propertyNames", "uniqueItems",
     ]
 
     /// Every way `value` breaks `schema`, each naming the JSON path; empty when it conforms.
@@ -76,6 +76,15 @@ struct SchemaValidator {
                     problems.append("\(path): the member \(name) is not documented")
                 }
             }
+            if case .int(let minimum)? = keywords["minProperties"], members.count < minimum {
+                problems.append("\(path): \(members.count) members, fewer than \(minimum)")
+            }
+            if case .int(let maximum)? = keywords["maxProperties"], members.count > maximum {
+                problems.append("\(path): \(members.count) members, more than \(maximum)")
+            }
+            if let names = keywords["propertyNames"] {
+                for name in members.keys.sorted() { problems += check(.string(name), names, "\(path) (name \(name))") }
+            }
         case .array(let elements):
             if let items = keywords["items"] {
                 for (index, element) in elements.enumerated() { problems += check(element, items, "\(path)[\(index)]") }
@@ -85,6 +94,9 @@ struct SchemaValidator {
             }
             if case .int(let maximum)? = keywords["maxItems"], elements.count > maximum {
                 problems.append("\(path): \(elements.count) items, more than \(maximum)")
+            }
+            if keywords["uniqueItems"] == .bool(true), Set(elements.map { $0.encoded() }).count != elements.count {
+                problems.append("\(path): the items are not unique")
             }
         case .string(let string):
             let length = string.count

@@ -4,11 +4,21 @@
 Connects to vpcd on 127.0.0.1:PORT (connecting is the tap, closing the removal) and answers its messages:
 each is a 2-byte big-endian length + data; 1 byte is a control code (00 off, 01 on, 02 reset, 04 ATR),
 anything longer an APDU. Cards: a FeliCa transit card (balance + history), an NTAG215 holding NDEF
-(writable, lock bytes, CC) and an ISO 15693 tag (NDEF Type 5). After every write the memory is saved to
---dump as hex, so a test can check what the tag holds.
+(writable, lock bytes, CC) and ISO 15693 tags (NDEF Type 5) formatted as their makers do, or blank. After every
+write the memory is saved to --dump as hex, so a test can check what the tag holds; --log records every APDU.
+
+A card taken away (--remove-after-reads N/--remove-after-writes N) leaves as --removal says: "close" closes
+the socket when the next read (or write) comes, without answering it (vpcd then gives an empty answer);
+"pn532-timeout" answers that read, if it is a FeliCa exchange, as an ACR122U does when the card has gone
+(D5 41 01 90 00, the PN532's timeout status), then leaves; "reset" leaves right after answering the Nth read
+(N = 0: its first answer) by resetting the connection, so that vpcd fails to send the next command and
+pcsc-lite reports the failed exchange (SCARD_E_NOT_TRANSACTED). (vpcd reads a reset met while it waits for an
+answer as an empty answer, so a reset must come between commands.)
 
   card_emulator.py --port 35963 --card ntag215 [--dump FILE] [--remove-after-writes N] [--remove-after-reads N]
-                   [--stay SECONDS]
+                   [--removal close|reset|pn532-timeout] [--stay SECONDS] [--log FILE]
+  card_emulator.py --port 35963 --card icode-slix|st25-512|iso15693|iso15693-112|iso15693-blank [--ndef HEX]
+                   [--no-system-info] [--dump FILE] [--log FILE]
 """
 import argparse
 import signal
@@ -163,20 +173,61 @@ class NTAG215(MemoryTag):
 
 
 class ISO15693Tag(MemoryTag):
-    uid = ISO15693_UID
+    """An ISO 15693 tag behind a reader: FF CA gives the UID as it comes over the air (least significant byte first,
+    E0 last), FF F6 2B 00 00 the tag's GET SYSTEM INFORMATION reply (SpringCard's pseudo-APDU), FF B0/FF D6 read
+    and write one block at P1 P2; a block past the last one is refused with 63 00."""
     atr = storage_atr(0x0B, 0x0000)
+    uid = bytes(reversed(ISO15693_UID))
+    system_information = True
 
-    def __init__(self):
-        memory = bytearray(64 * 4)
-        memory[0:8] = bytes.fromhex("E1401F000300FE00")
+    def __init__(self, blocks=64, container="E1401F00"):
+        self.blocks = blocks
+        memory = bytearray(blocks * 4)
+        if container:
+            memory[0:8] = bytes.fromhex(container) + bytes.fromhex("0300FE00")
         super().__init__(memory)
+
+    def apdu(self, apdu):
+        if apdu == b"\xFF\xF6\x2B\x00\x00":
+            if not self.system_information:
+                return b"\x6D\x00"
+            return b"\x00\x0F" + self.uid + bytes([0x00, 0x00, self.blocks - 1, self.block_size - 1, 0x01]) + \
+                b"\x90\x00"
+        if apdu[:2] in (b"\xFF\xB0", b"\xFF\xD6") and len(apdu) >= 5:
+            block = apdu[2] << 8 | apdu[3]
+            if block >= self.blocks:
+                return b"\x63\x00"
+            if apdu[1] == 0xB0:
+                if apdu[4] != self.block_size:
+                    return b"\x67\x00"
+                return bytes(self.memory[block * 4:block * 4 + 4]) + b"\x90\x00"
+        return super().apdu(apdu)
+
+    def load(self, ndef):
+        """Puts an NDEF message (hex) behind the container, as a TLV followed by the terminator."""
+        message = bytes.fromhex(ndef)
+        length = bytes([len(message)]) if len(message) < 0xFF else b"\xFF" + struct.pack(">H", len(message))
+        tlv = b"\x03" + length + message + b"\xFE"
+        self.memory[4:4 + len(tlv)] = tlv
 
     def write(self, block, data):
         self.memory[block * 4:block * 4 + 4] = data
         return True
 
 
-CARDS = {"felica": FeliCaCard, "ntag215": NTAG215, "iso15693": ISO15693Tag}
+# ISO 15693 tags as their makers format them: the container's size byte counts the whole memory (NXP, ST), or the
+# area after the container (the NFC Forum's reading); and a blank tag.
+ISO15693_TAGS = {
+    "iso15693": (64, "E1401F00"),  # 256 bytes, size byte 1F: 248 bytes after the container
+    "iso15693-112": (28, "E1400D00"),  # 112 bytes, size byte 0D: 104 bytes after the container
+    "icode-slix": (28, "E1400E01"),  # NXP ICODE SLIX, 28 blocks of 4: 0E counts all 112 bytes
+    "st25-512": (128, "E1404001"),  # ST25 with 512 bytes: 40 counts all of them
+    "iso15693-blank": (28, None),  # an ICODE SLIX as it leaves the factory: no container
+}
+
+
+CARDS = {"felica": FeliCaCard, "ntag215": NTAG215}
+CARDS.update({name: (lambda shape: lambda: ISO15693Tag(*shape))(shape) for name, shape in ISO15693_TAGS.items()})
 
 
 def receive_exactly(sock, count):
@@ -208,11 +259,21 @@ def main():
     parser.add_argument("--remove-after-writes", type=int, help="leave the field after this many writes")
     parser.add_argument("--remove-after-reads", type=int,
                         help="leave the field after this many reads (READ BINARY or a FeliCa exchange)")
+    parser.add_argument("--removal", choices=["close", "reset", "pn532-timeout"], default="close",
+                        help="how a card taken away mid-command shows (see above)")
     parser.add_argument("--stay", type=float, default=60.0, help="seconds to stay in the field")
+    parser.add_argument("--ndef", help="an ISO 15693 tag's NDEF message (hex), behind its container")
+    parser.add_argument("--no-system-info", action="store_true",
+                        help="the reader refuses GET SYSTEM INFORMATION (6D 00), as readers without it do")
+    parser.add_argument("--log", help="file that receives each APDU and its status word, one line each")
     args = parser.parse_args()
     card = CARDS[args.card]()
     if args.load:
         card.memory = bytearray(bytes.fromhex(open(args.load).read().strip()))
+    if args.ndef:
+        card.load(args.ndef)
+    if args.no_system_info:
+        card.system_information = False
     deadline = time.monotonic() + 10
     while True:
         try:
@@ -226,6 +287,12 @@ def main():
     sock.settimeout(args.stay)
     print("in the field", flush=True)
     reads = 0
+
+    def leave(message):
+        """The card leaves the field while `message` is in flight, the way --removal says."""
+        if args.removal == "pn532-timeout" and message[:4] == b"\xFF\x00\x00\x00" and message[5:7] == b"\xD4\x40":
+            send(sock, b"\xD5\x41\x01\x90\x00")
+
     try:
         while True:
             (length,) = struct.unpack(">H", receive_exactly(sock, 2))
@@ -237,24 +304,35 @@ def main():
             if args.remove_after_writes is not None and message[:2] == b"\xFF\xD6" \
                     and card.writes >= args.remove_after_writes:
                 print("removed mid-write", flush=True)
+                leave(message)
                 break
             if message[:2] == b"\xFF\xB0" or message[:4] == b"\xFF\x00\x00\x00":
-                if args.remove_after_reads is not None and reads >= args.remove_after_reads:
+                if args.remove_after_reads is not None and reads >= args.remove_after_reads \
+                        and args.removal != "reset":
                     print("removed mid-read", flush=True)
+                    leave(message)
                     break
                 reads += 1
             reply = card.apdu(message)
+            if args.log:
+                with open(args.log, "a") as f:
+                    f.write("%s %s\n" % (message.hex().upper(), reply[-2:].hex().upper()))
             send(sock, reply)
+            if args.removal == "reset" and args.remove_after_reads is not None and reads >= args.remove_after_reads:
+                print("removed between commands", flush=True)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                break
             if args.dump and message[:2] == b"\xFF\xD6":
                 with open(args.dump, "w") as f:
                     f.write(card.memory.hex())
     except (ConnectionError, socket.timeout):
         pass
     finally:
+        # Leave first: a reset must reach vpcd before it sends the next command (writing the dump takes time).
+        sock.close()
         if args.dump and hasattr(card, "memory"):
             with open(args.dump, "w") as f:
                 f.write(card.memory.hex())
-        sock.close()
 
 
 if __name__ == "__main__":
