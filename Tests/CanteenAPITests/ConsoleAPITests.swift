@@ -42,6 +42,29 @@ struct ConsoleAPITests {
         }
     }
 
+    @Test("setting what is left of a limited dish is audited with the count before and after")
+    func remainingAudited() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            // Given a salad of 3 a day, of which an order took 1
+            try await KitchenRoutesTests.timeKitchen(client, environment, salads: 3)
+            #expect(try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]]),
+                                                token: environment.kiosk).status == .created)
+            // When the café's kitchen says none is left
+            let path = "/v1/cafes/testcafe/menu/items/salad/remaining"
+            #expect(try await client.send(.put, path, token: environment.kitchen, json: ["remaining": 0]).status == .ok)
+            // Then the log has who did it and the count before and after; a refused count records nothing
+            #expect(try await client.send(.put, path, token: environment.ops, json: ["remaining": -1]).status.code == 422)
+            let body = try await client.send(.get, "/v1/audit", token: environment.ops).json
+            #expect(body["entries", 0, "action"] == "item.remaining")
+            #expect(body["entries", 0, "actor", "role"] == "kitchen")
+            #expect(body["entries", 0, "target"] == ["kind": "item", "id": "salad"])
+            #expect(body["entries", 0, "cafeId"] == "testcafe")
+            #expect(body["entries", 0, "changes"] == [["field": "remaining", "before": 2, "after": 0]])
+            #expect(body["entries", 1, "action"] == "menu.replace")
+        }
+    }
+
     @Test("an invalid change shows its field error and records nothing")
     func failedChange() async throws {
         let environment = try await TestEnvironment.make()

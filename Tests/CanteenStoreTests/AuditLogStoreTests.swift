@@ -206,6 +206,28 @@ struct AuditLogStoreTests {
         }
     }
 
+    @Test("setting what is left of a limited dish records the count before and after; a refused count nothing",
+          arguments: StoreBackend.available)
+    func remaining(backend: StoreBackend) async throws {
+        try await backend.withStores(clock: clock) { server in
+            let stores = server.stores
+            try await stores.cafes.importCafes([try KitchenStoreTests.timedCafe(salads: 3)])
+            _ = try await stores.dailyStock.setRemaining(cafeID: "testcafe", itemID: "salad", remaining: 2,
+                                                         audit: Self.entry("item.remaining", "item", "salad"))
+            _ = try await stores.dailyStock.setRemaining(cafeID: "testcafe", itemID: "salad", remaining: 0,
+                                                         audit: Self.entry("item.remaining", "item", "salad"))
+            await #expect(throws: CanteenError.self) {
+                try await stores.dailyStock.setRemaining(cafeID: "testcafe", itemID: "latte", remaining: 1,
+                                                         audit: Self.entry("item.remaining", "item", "latte"))
+            }
+            let entries = try await all(server)
+            #expect(entries.map(\.changes) == [
+                [AuditChange(field: "remaining", before: 2, after: 0)],
+                [AuditChange(field: "remaining", before: 3, after: 2)],
+            ])
+        }
+    }
+
     @Test("site preferences: setting and removing a default are recorded with the value before and after",
           arguments: StoreBackend.available)
     func sitePreferences(backend: StoreBackend) async throws {
