@@ -13,7 +13,7 @@ import time
 import unittest
 from pathlib import Path
 
-from canteen_browser import CAFE, SCREENSHOTS, shots
+from canteen_browser import CAFE, DESKTOP, PHONE, SCREENSHOTS, shots
 from test_pages import PageTestCase, open_page
 
 SECTIONS = ["overview", "menus", "cafe", "devices", "webhooks", "cards", "reports", "audit"]
@@ -251,6 +251,13 @@ class ConsoleTourTests(ConsoleTestCase):
                 time.sleep(0.3)
                 suffix = "-ar" if language == "ar" else ""
                 shots(console, f"ops-{section}{suffix}")
+            # At a phone's width the section buttons scroll; none is squeezed under its own label.
+            browser.resize(PHONE)
+            time.sleep(0.15)
+            squeezed = console.js("return [...document.querySelectorAll('.sections button')]"
+                                  ".filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.dataset.section)")
+            browser.resize(DESKTOP)
+            self.assertEqual(squeezed, [], f"section buttons narrower than their labels ({language})")
             if language == "ar":
                 start = console.js("return getComputedStyle(document.querySelector('.sections')).direction")
                 self.assertEqual(start, "rtl")
