@@ -75,16 +75,15 @@ public final class PostgresReportStore: ReportRepository {
                                     readyByWindowStart: byStart)
             }
             guard let row = try await connection.firstRow("""
-                SELECT COUNT(*), COUNT(*) FILTER (WHERE cancelled),
-                    COUNT(*) FILTER (WHERE readyAt IS NOT NULL AND NOT cancelled),
-                    COUNT(*) FILTER (WHERE readyAt <= pickupStart AND NOT cancelled)
-                FROM (
-                    SELECT o.cancelledAt IS NOT NULL AS cancelled, o.pickupStart,
-                        (SELECT MIN(e.createdAt) FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.ready')
-                            AS readyAt
-                    FROM customerOrder o
-                    WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
-                ) AS placed
+                SELECT COUNT(*), COUNT(*) FILTER (WHERE o.cancelledAt IS NOT NULL),
+                    COUNT(*) FILTER (WHERE ready.at IS NOT NULL AND o.cancelledAt IS NULL),
+                    COUNT(*) FILTER (WHERE ready.at <= o.pickupStart AND o.cancelledAt IS NULL)
+                FROM customerOrder o
+                LEFT JOIN LATERAL (
+                    -- Once per order (a subquery named in two FILTERs was run twice per order).
+                    SELECT MIN(e.createdAt) AS at FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.ready'
+                ) AS ready ON true
+                WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
                 """, logger: logger) else {
                 return (tickets, OrderReadiness(orders: 0, cancelled: 0, ready: 0, readyByWindowStart: 0))
             }
