@@ -65,6 +65,35 @@ struct ConsoleAPITests {
         }
     }
 
+    @Test("a café sent back as GET gave it (as the console's settings do) saves with nothing lost")
+    func cafeRoundTrip() async throws {
+        let environment = try await TestEnvironment.make()
+        try await withRouter(environment) { client in
+            // Given a café with networks and timed stations
+            var document = Fixtures.cafeDocument()
+            document["networks"] = ["10.20.0.0/16"]
+            document["stations"] = [["id": "bar", "prepSeconds": 120]]
+            let saved = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops,
+                                              json: .object(Fixtures.cafeConfiguration(document)))
+            #expect(saved.status == .ok)
+            // When the console sends back what it read, with one setting changed
+            let read = try await client.send(.get, "/v1/cafes/testcafe", token: environment.ops)
+            guard case .object(var cafe) = try read.json, case .object(var pickup)? = cafe["pickup"] else {
+                Issue.record("GET /v1/cafes/testcafe is not an object with pickup")
+                return
+            }
+            pickup["leadMinutes"] = 20
+            cafe["pickup"] = .object(pickup)
+            let again = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(cafe))
+            // Then it is taken, and the networks and stations are as they were
+            #expect(again.status == .ok, "\(String(buffer: again.body))")
+            let after = try await client.send(.get, "/v1/cafes/testcafe", token: environment.ops).json
+            #expect(after["networks"] == ["10.20.0.0/16"])
+            #expect(after["stations", 0] == ["id": "bar", "prepSeconds": 120])
+            #expect(after["pickup", "leadMinutes"] == 20)
+        }
+    }
+
     @Test("an invalid change shows its field error and records nothing")
     func failedChange() async throws {
         let environment = try await TestEnvironment.make()
