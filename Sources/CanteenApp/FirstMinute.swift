@@ -46,7 +46,9 @@ public final class FirstMinute: Sendable {
         }
         guard !made.isEmpty else { return nil }
         let width = made.map(\.title.count).max() ?? 0
-        let lines = made.map { "    \($0.title.padding(toLength: width, withPad: " ", startingAt: 0))  \(base)\($0.path)" }
+        let lines = made.map {
+            "    \($0.title.padding(toLength: width, withPad: " ", startingAt: 0))  \(base)\($0.path)"
+        }
         return """
             First start: the sample cafés are imported and these screens are ready to open (each link holds its own
             token; `canteen tokens list` shows them, `canteen tokens revoke ID` ends one):

@@ -11,9 +11,10 @@ extension CafeDocument {
     public static func render(_ cafe: Cafe) -> JSONValue {
         var hours: [String: JSONValue] = [:]
         for (day, spans) in cafe.hours {
-            hours[day.rawValue] = .array(spans.map {
-                .object(["open": .string($0.start.description), "close": .string($0.end.description)])
-            })
+            hours[day.rawValue] = .array(
+                spans.map {
+                    .object(["open": .string($0.start.description), "close": .string($0.end.description)])
+                })
         }
         return .object([
             "id": .string(cafe.id),
@@ -24,8 +25,10 @@ extension CafeDocument {
             "defaultLocale": .string(cafe.defaultLocale),
             "tax": jsonValue(cafe.tax),
             "hours": .object(hours),
-            "beaconRegion": .object(["uuid": .string(cafe.beaconRegion.uuid.uuidString),
-                                     "major": .int(Int64(cafe.beaconRegion.major))]),
+            "beaconRegion": .object([
+                "uuid": .string(cafe.beaconRegion.uuid.uuidString),
+                "major": .int(Int64(cafe.beaconRegion.major)),
+            ]),
             "beacons": jsonValue(cafe.beacons),
             "pickup": jsonValue(cafe.pickup),
             "display": jsonValue(cafe.display),

@@ -14,7 +14,8 @@ public final class PostgresReportStore: ReportRepository {
     public func salesBuckets(cafeID: String, period: ReportPeriod) async throws -> [SalesBucket] {
         let (from, to) = (period.from.description, period.to.description)
         return try await database.withConnection { connection in
-            try await connection.rows("""
+            try await connection.rows(
+                """
                 SELECT localDate, bucket, currency, cancelled, COUNT(*), CAST(SUM(items) AS BIGINT),
                     CAST(SUM(total) AS BIGINT)
                 FROM (
@@ -25,14 +26,16 @@ public final class PostgresReportStore: ReportRepository {
                     WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
                 ) AS placed
                 GROUP BY localDate, bucket, currency, cancelled
-                """, logger: self.database.logger).map { row in
+                """, logger: self.database.logger
+            ).map { row in
                 let (date, bucket, currency, cancelled, orders, items, total) = try StoredColumns.decode(
                     row, table: "customerOrder", (String, Int64, String, Bool, Int, Int, Int64).self)
                 guard let localDate = LocalDate(parsing: date) else {
                     throw StoredRow.invalid(table: "customerOrder", id: date, "'\(date)' is not a local date")
                 }
-                return SalesBucket(localDate: localDate, start: Date(timeIntervalSince1970: TimeInterval(bucket * 900)),
-                                   currency: currency, cancelled: cancelled, orders: orders, items: items, total: total)
+                return SalesBucket(
+                    localDate: localDate, start: Date(timeIntervalSince1970: TimeInterval(bucket * 900)),
+                    currency: currency, cancelled: cancelled, orders: orders, items: items, total: total)
             }
         }
     }
@@ -47,50 +50,66 @@ public final class PostgresReportStore: ReportRepository {
         return try await database.withConnection { connection in
             try await connection.rows(query, logger: self.database.logger).map { row in
                 let (itemID, names, currency, orders, items, amount, cancelledOrders, cancelledItems, cancelledAmount) =
-                    try StoredColumns.decode(row, table: "orderLine",
-                                             (String, String?, String, Int, Int, Int64, Int, Int, Int64).self)
-                return ItemSales(itemID: itemID, names: try ReportSQL.names(names, itemID: itemID), currency: currency,
-                                 sold: SalesFigures(orders: orders, items: items, amount: amount),
-                                 cancelled: SalesFigures(orders: cancelledOrders, items: cancelledItems,
-                                                         amount: cancelledAmount))
+                    try StoredColumns.decode(
+                        row, table: "orderLine",
+                        (String, String?, String, Int, Int, Int64, Int, Int, Int64).self)
+                return ItemSales(
+                    itemID: itemID, names: try ReportSQL.names(names, itemID: itemID), currency: currency,
+                    sold: SalesFigures(orders: orders, items: items, amount: amount),
+                    cancelled: SalesFigures(
+                        orders: cancelledOrders, items: cancelledItems,
+                        amount: cancelledAmount))
             }
         }
     }
 
-    public func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [ReportedTicket],
-                                                                                      orders: OrderReadiness) {
+    public func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (
+        tickets: [ReportedTicket],
+        orders: OrderReadiness
+    ) {
         let (from, to) = (period.from.description, period.to.description)
         return try await database.withConnection { connection in
             let logger = self.database.logger
-            let tickets = try await connection.rows("""
+            let tickets = try await connection.rows(
+                """
                 SELECT t.station, o.cancelledAt IS NOT NULL,
                     CAST(round(extract(epoch FROM t.finishedAt - o.createdAt)) AS BIGINT),
                     t.finishedAt <= o.pickupStart
                 FROM customerOrder o JOIN ticket t ON t.orderId = o.id
                 WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
-                """, logger: logger).map { row in
+                """, logger: logger
+            ).map { row in
                 let (station, cancelled, seconds, byStart) = try StoredColumns.decode(
                     row, table: "ticket", (String, Bool, Int64?, Bool?).self)
-                return ReportedTicket(station: station, cancelled: cancelled, secondsToReady: seconds,
-                                    readyByWindowStart: byStart)
+                return ReportedTicket(
+                    station: station, cancelled: cancelled, secondsToReady: seconds,
+                    readyByWindowStart: byStart)
             }
-            guard let row = try await connection.firstRow("""
-                SELECT COUNT(*), COUNT(*) FILTER (WHERE o.cancelledAt IS NOT NULL),
-                    COUNT(*) FILTER (WHERE ready.at IS NOT NULL AND o.cancelledAt IS NULL),
-                    COUNT(*) FILTER (WHERE ready.at <= o.pickupStart AND o.cancelledAt IS NULL)
-                FROM customerOrder o
-                LEFT JOIN LATERAL (
-                    -- Once per order (a subquery named in two FILTERs was run twice per order).
-                    SELECT MIN(e.createdAt) AS at FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.ready'
-                ) AS ready ON true
-                WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
-                """, logger: logger) else {
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    SELECT COUNT(*), COUNT(*) FILTER (WHERE o.cancelledAt IS NOT NULL),
+                        COUNT(*) FILTER (WHERE ready.at IS NOT NULL AND o.cancelledAt IS NULL),
+                        COUNT(*) FILTER (WHERE ready.at <= o.pickupStart AND o.cancelledAt IS NULL)
+                    FROM customerOrder o
+                    LEFT JOIN LATERAL (
+                        -- Once per order (a subquery named in two FILTERs was run twice per order).
+                        SELECT MIN(e.createdAt) AS at FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.ready'
+                    ) AS ready ON true
+                    WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
+                    """, logger: logger)
+            else {
                 return (tickets, OrderReadiness(orders: 0, cancelled: 0, ready: 0, readyByWindowStart: 0))
             }
-            let (orders, cancelled, ready, byStart) = try StoredColumns.decode(row, table: "customerOrder",
-                                                                               (Int, Int, Int, Int).self)
-            return (tickets, OrderReadiness(orders: orders - cancelled, cancelled: cancelled, ready: ready,
-                                            readyByWindowStart: byStart))
+            let (orders, cancelled, ready, byStart) = try StoredColumns.decode(
+                row, table: "customerOrder",
+                (Int, Int, Int, Int).self)
+            return (
+                tickets,
+                OrderReadiness(
+                    orders: orders - cancelled, cancelled: cancelled, ready: ready,
+                    readyByWindowStart: byStart)
+            )
         }
     }
 
@@ -99,26 +118,33 @@ public final class PostgresReportStore: ReportRepository {
         return try await database.withConnection { connection in
             let logger = self.database.logger
             var figures: [Date: WindowFigures] = [:]
-            for row in try await connection.rows("""
+            for row in try await connection.rows(
+                """
                 SELECT CAST(extract(epoch FROM pickupStart) AS BIGINT), COUNT(*) FILTER (WHERE cancelledAt IS NULL),
                     COUNT(*) FILTER (WHERE cancelledAt IS NOT NULL)
                 FROM customerOrder WHERE cafeId = \(cafeID) AND pickupStart >= \(start) AND pickupStart < \(end)
                 GROUP BY pickupStart
-                """, logger: logger) {
-                let (at, orders, cancelled) = try StoredColumns.decode(row, table: "customerOrder", (Int64, Int, Int).self)
+                """, logger: logger)
+            {
+                let (at, orders, cancelled) = try StoredColumns.decode(
+                    row, table: "customerOrder", (Int64, Int, Int).self)
                 let key = Date(timeIntervalSince1970: TimeInterval(at))
                 figures[key, default: WindowFigures()].orders = orders
                 figures[key, default: WindowFigures()].cancelled = cancelled
             }
-            for row in try await connection.rows("""
+            for row in try await connection.rows(
+                """
                 SELECT start, used FROM pickupSlot WHERE cafeId = \(cafeID) AND start >= \(first) AND start < \(last)
-                """, logger: logger) {
+                """, logger: logger)
+            {
                 let (at, used) = try StoredColumns.decode(row, table: "pickupSlot", (Int64, Int).self)
                 figures[Date(timeIntervalSince1970: TimeInterval(at)), default: WindowFigures()].used = used
             }
-            for row in try await connection.rows("""
+            for row in try await connection.rows(
+                """
                 SELECT start, refused FROM pickupRefusal WHERE cafeId = \(cafeID) AND start >= \(first) AND start < \(last)
-                """, logger: logger) {
+                """, logger: logger)
+            {
                 let (at, refused) = try StoredColumns.decode(row, table: "pickupRefusal", (Int64, Int).self)
                 figures[Date(timeIntervalSince1970: TimeInterval(at)), default: WindowFigures()].refused = refused
             }
@@ -128,7 +154,8 @@ public final class PostgresReportStore: ReportRepository {
 
     public func recordRefusal(cafeID: String, windowStart: Date) async throws {
         try await database.withConnection { connection in
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO pickupRefusal (cafeId, start, refused) VALUES (\(cafeID), \(Int64(windowStart.timeIntervalSince1970)), 1)
                 ON CONFLICT (cafeId, start) DO UPDATE SET refused = pickupRefusal.refused + 1
                 """, logger: self.database.logger)

@@ -16,15 +16,20 @@ struct ConsoleAPITests {
     func audited() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let price = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/salad", token: environment.ops,
-                                              json: ["price": 800])
+            let price = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/salad", token: environment.ops,
+                json: ["price": 800])
             #expect(price.status == .ok)
             environment.clock.advance(by: 30)
-            let soldOut = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.kitchen,
-                                                json: ["soldOut": true])
+            let soldOut = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.kitchen,
+                json: ["soldOut": true])
             #expect(soldOut.status == .ok)
-            #expect(try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]]),
-                                                token: environment.kiosk).status == .created)
+            #expect(
+                try await client.placeOrder(
+                    orderBody(lines: [["itemId": "salad", "quantity": 1]]),
+                    token: environment.kiosk
+                ).status == .created)
             let log = try await client.send(.get, "/v1/audit", token: environment.ops)
             #expect(log.status == .ok)
             let body = try log.json
@@ -48,13 +53,17 @@ struct ConsoleAPITests {
         try await withRouter(environment) { client in
             // Given a salad of 3 a day, of which an order took 1
             try await KitchenRoutesTests.timeKitchen(client, environment, salads: 3)
-            #expect(try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]]),
-                                                token: environment.kiosk).status == .created)
+            #expect(
+                try await client.placeOrder(
+                    orderBody(lines: [["itemId": "salad", "quantity": 1]]),
+                    token: environment.kiosk
+                ).status == .created)
             // When the café's kitchen says none is left
             let path = "/v1/cafes/testcafe/menu/items/salad/remaining"
             #expect(try await client.send(.put, path, token: environment.kitchen, json: ["remaining": 0]).status == .ok)
             // Then the log has who did it and the count before and after; a refused count records nothing
-            #expect(try await client.send(.put, path, token: environment.ops, json: ["remaining": -1]).status.code == 422)
+            #expect(
+                try await client.send(.put, path, token: environment.ops, json: ["remaining": -1]).status.code == 422)
             let body = try await client.send(.get, "/v1/audit", token: environment.ops).json
             #expect(body["entries", 0, "action"] == "item.remaining")
             #expect(body["entries", 0, "actor", "role"] == "kitchen")
@@ -73,8 +82,9 @@ struct ConsoleAPITests {
             var document = Fixtures.cafeDocument()
             document["networks"] = ["10.20.0.0/16"]
             document["stations"] = [["id": "bar", "prepSeconds": 120]]
-            let saved = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops,
-                                              json: .object(Fixtures.cafeConfiguration(document)))
+            let saved = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops,
+                json: .object(Fixtures.cafeConfiguration(document)))
             #expect(saved.status == .ok)
             // When the console sends back what it read, with one setting changed
             let read = try await client.send(.get, "/v1/cafes/testcafe", token: environment.ops)
@@ -104,7 +114,8 @@ struct ConsoleAPITests {
                 items[2] = .object(salad)
                 menu["items"] = .array(items)
             }
-            let refused = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
+            let refused = try await client.send(
+                .put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
             #expect(refused.status == .unprocessableContent)
             #expect(refused.errorField == "items[2].price")
             let log = try await client.send(.get, "/v1/audit", token: environment.ops)
@@ -117,8 +128,9 @@ struct ConsoleAPITests {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             for price in [500, 510, 520] {
-                _ = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/salad", token: environment.ops,
-                                          json: ["price": .int(Int64(price))])
+                _ = try await client.send(
+                    .patch, "/v1/cafes/testcafe/menu/items/salad", token: environment.ops,
+                    json: ["price": .int(Int64(price))])
             }
             #expect(try await client.send(.get, "/v1/audit").status == .unauthorized)
             #expect(try await client.send(.get, "/v1/audit", token: environment.kitchen).status == .forbidden)
@@ -127,13 +139,18 @@ struct ConsoleAPITests {
             #expect(first["entries", 0, "changes", 0, "after"] == 520)
             #expect(first["entries", 1, "changes", 0, "after"] == 510)
             let next = try #require(first["next"]?.stringValue)
-            let second = try await client.send(.get, "/v1/audit?cafeId=testcafe&limit=2&after=\(next)",
-                                               token: environment.ops).json
+            let second = try await client.send(
+                .get, "/v1/audit?cafeId=testcafe&limit=2&after=\(next)",
+                token: environment.ops
+            ).json
             #expect(second["entries", 0, "changes", 0, "after"] == 500)
             #expect(second["next"] == .null)
-            #expect(try await client.send(.get, "/v1/audit?cafeId=othercafe", token: environment.ops).json["entries"] == [])
-            for (query, field) in [("limit=0", "limit"), ("from=yesterday", "from"), ("after=x", "after"),
-                                   ("cafeId=No%20Such", "cafeId")] {
+            #expect(
+                try await client.send(.get, "/v1/audit?cafeId=othercafe", token: environment.ops).json["entries"] == [])
+            for (query, field) in [
+                ("limit=0", "limit"), ("from=yesterday", "from"), ("after=x", "after"),
+                ("cafeId=No%20Such", "cafeId"),
+            ] {
                 let bad = try await client.send(.get, "/v1/audit?\(query)", token: environment.ops)
                 #expect(bad.status.code / 100 == 4)
                 #expect(bad.errorField == field)
@@ -148,14 +165,18 @@ struct ConsoleAPITests {
             var totals: Int64 = 0
             for _ in 0..<2 {
                 let placed = try await client.placeOrder(orderBody(), token: environment.kiosk)
-                totals += try #require(try placed.json["total", "amount"].flatMap { if case .int(let v) = $0 { v } else { nil } })
+                totals += try #require(
+                    try placed.json["total", "amount"].flatMap { if case .int(let v) = $0 { v } else { nil } })
             }
             let path = "/v1/cafes/testcafe/reports/sales?from=2026-11-23&to=2026-11-23"
             let byDay = try await client.send(.get, path, token: environment.ops).json
-            #expect(byDay["rows"] == [[
-                "date": "2026-11-23", "currency": "USD", "orders": 2, "items": 6, "revenue": .int(totals),
-                "cancelledOrders": 0, "cancelledItems": 0, "cancelledRevenue": 0,
-            ]])
+            #expect(
+                byDay["rows"] == [
+                    [
+                        "date": "2026-11-23", "currency": "USD", "orders": 2, "items": 6, "revenue": .int(totals),
+                        "cancelledOrders": 0, "cancelledItems": 0, "cancelledRevenue": 0,
+                    ]
+                ])
             #expect(byDay["currencyExponent"] == 2)
             #expect(byDay["timeZone"] == "America/Chicago")
             let byHour = try await client.send(.get, path + "&by=hour", token: environment.ops).json
@@ -166,12 +187,13 @@ struct ConsoleAPITests {
             #expect(csv.status == .ok)
             #expect(csv.headers[.contentType] == "text/csv; charset=utf-8; header=present")
             let text = String(buffer: csv.body)
-            #expect(text == """
-                item,name,currency,orders,items,revenue,cancelled_orders,cancelled_items,cancelled_revenue\r
-                latte,Latte,USD,2,4,2340,0,0,0\r
-                salad,Garden salad,USD,2,2,1500,0,0,0\r
+            #expect(
+                text == """
+                    item,name,currency,orders,items,revenue,cancelled_orders,cancelled_items,cancelled_revenue\r
+                    latte,Latte,USD,2,4,2340,0,0,0\r
+                    salad,Garden salad,USD,2,2,1500,0,0,0\r
 
-                """)
+                    """)
         }
     }
 
@@ -180,17 +202,20 @@ struct ConsoleAPITests {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             let base = "/v1/cafes/testcafe/reports"
-            for (query, field) in [("sales?to=2026-11-23", "from"), ("sales?from=2026-11-23&to=2026-11-22", "to"),
-                                   ("sales?from=2026-11-23&to=2026-11-23&by=week", "by"),
-                                   ("kitchen?from=2026-02-30&to=2026-03-01", "from"), ("windows?date=today", "date")] {
+            for (query, field) in [
+                ("sales?to=2026-11-23", "from"), ("sales?from=2026-11-23&to=2026-11-22", "to"),
+                ("sales?from=2026-11-23&to=2026-11-23&by=week", "by"),
+                ("kitchen?from=2026-02-30&to=2026-03-01", "from"), ("windows?date=today", "date"),
+            ] {
                 let bad = try await client.send(.get, "\(base)/\(query)", token: environment.ops)
                 #expect(bad.status == .unprocessableContent, "\(query)")
                 #expect(bad.errorField == field, "\(query)")
             }
             let forbidden = try await client.send(.get, "\(base)/windows", token: environment.kitchen)
             #expect(forbidden.status == .forbidden)
-            #expect(try await client.send(.get, "/v1/cafes/nowhere/reports/windows", token: environment.ops).status
-                        == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/cafes/nowhere/reports/windows", token: environment.ops).status
+                    == .notFound)
         }
     }
 
@@ -200,21 +225,32 @@ struct ConsoleAPITests {
         try await withRouter(environment) { client in
             var cafe = Fixtures.cafeConfiguration()
             cafe["pickup"] = ["slotMinutes": 15, "capacity": 1, "capacityUnit": "orders", "leadMinutes": 10]
-            #expect(try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(cafe)).status == .ok)
+            #expect(
+                try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(cafe)).status
+                    == .ok)
             let start = "2026-11-23T09:30:00-06:00"
             #expect(try await client.placeOrder(orderBody(start: start), token: environment.kiosk).status == .created)
             for _ in 0..<2 {
-                #expect(try await client.placeOrder(orderBody(start: start), token: environment.kiosk).status == .conflict)
+                #expect(
+                    try await client.placeOrder(orderBody(start: start), token: environment.kiosk).status == .conflict)
             }
-            let report = try await client.send(.get, "/v1/cafes/testcafe/reports/windows?date=2026-11-23",
-                                               token: environment.ops).json
+            let report = try await client.send(
+                .get, "/v1/cafes/testcafe/reports/windows?date=2026-11-23",
+                token: environment.ops
+            ).json
             guard case .array(let windows)? = report["windows"] else { Issue.record("no windows"); return }
             let window = try #require(windows.first { $0["start"] == .string(start) })
-            #expect(window == ["start": .string(start), "end": "2026-11-23T09:45:00-06:00", "capacity": 1, "used": 1,
-                               "orders": 1, "cancelled": 0, "refused": 2])
+            #expect(
+                window == [
+                    "start": .string(start), "end": "2026-11-23T09:45:00-06:00", "capacity": 1, "used": 1,
+                    "orders": 1, "cancelled": 0, "refused": 2,
+                ])
             #expect(windows.count == 48)
-            let csv = String(buffer: try await client.send(.get, "/v1/cafes/testcafe/reports/windows?date=2026-11-23",
-                                                           token: environment.ops, headers: Self.csv).body)
+            let csv = String(
+                buffer: try await client.send(
+                    .get, "/v1/cafes/testcafe/reports/windows?date=2026-11-23",
+                    token: environment.ops, headers: Self.csv
+                ).body)
             #expect(csv.hasPrefix("start,end,capacity,capacity_unit,used,orders,cancelled,refused\r\n"))
             #expect(csv.contains("\r\n2026-11-23T09:30:00-06:00,2026-11-23T09:45:00-06:00,1,orders,1,1,0,2\r\n"))
         }
@@ -229,27 +265,42 @@ struct ConsoleAPITests {
             let bar = try #require(tickets.first { $0["station"] == "bar" }?["id"]?.stringValue)
             for (seconds, status) in [(60, "preparing"), (180, "ready")] {
                 environment.clock.set(Fixtures.chicagoMonday(hour: 9).addingTimeInterval(TimeInterval(seconds)))
-                #expect(try await client.send(.post, "/v1/tickets/\(bar)/status", token: environment.kitchen,
-                                              json: ["status": .string(status)]).status == .ok)
+                #expect(
+                    try await client.send(
+                        .post, "/v1/tickets/\(bar)/status", token: environment.kitchen,
+                        json: ["status": .string(status)]
+                    ).status == .ok)
             }
-            let report = try await client.send(.get, "/v1/cafes/testcafe/reports/kitchen?from=2026-11-23&to=2026-11-23",
-                                               token: environment.ops).json
-            #expect(report["stations"] == [
-                ["station": "bar", "tickets": 1, "cancelled": 0, "ready": 1, "readyByWindowStart": 1, "p50Seconds": 180,
-                 "p90Seconds": 180, "maxSeconds": 180],
-                ["station": "cold", "tickets": 1, "cancelled": 0, "ready": 0, "readyByWindowStart": 0, "p50Seconds": .null,
-                 "p90Seconds": .null, "maxSeconds": .null],
-            ])
+            let report = try await client.send(
+                .get, "/v1/cafes/testcafe/reports/kitchen?from=2026-11-23&to=2026-11-23",
+                token: environment.ops
+            ).json
+            #expect(
+                report["stations"] == [
+                    [
+                        "station": "bar", "tickets": 1, "cancelled": 0, "ready": 1, "readyByWindowStart": 1,
+                        "p50Seconds": 180,
+                        "p90Seconds": 180, "maxSeconds": 180,
+                    ],
+                    [
+                        "station": "cold", "tickets": 1, "cancelled": 0, "ready": 0, "readyByWindowStart": 0,
+                        "p50Seconds": .null,
+                        "p90Seconds": .null, "maxSeconds": .null,
+                    ],
+                ])
             #expect(report["orders"] == ["orders": 1, "cancelled": 0, "ready": 0, "readyByWindowStart": 0])
-            let csv = String(buffer: try await client.send(
-                .get, "/v1/cafes/testcafe/reports/kitchen?from=2026-11-23&to=2026-11-23", token: environment.ops,
-                headers: Self.csv).body)
-            #expect(csv == """
-                station,tickets,cancelled,ready,ready_by_window_start,p50_seconds,p90_seconds,max_seconds\r
-                bar,1,0,1,1,180,180,180\r
-                cold,1,0,0,0,,,\r
+            let csv = String(
+                buffer: try await client.send(
+                    .get, "/v1/cafes/testcafe/reports/kitchen?from=2026-11-23&to=2026-11-23", token: environment.ops,
+                    headers: Self.csv
+                ).body)
+            #expect(
+                csv == """
+                    station,tickets,cancelled,ready,ready_by_window_start,p50_seconds,p90_seconds,max_seconds\r
+                    bar,1,0,1,1,180,180,180\r
+                    cold,1,0,0,0,,,\r
 
-                """)
+                    """)
         }
     }
 
@@ -270,8 +321,9 @@ struct ConsoleAPITests {
             let log = try await client.send(.get, "/v1/audit", token: environment.ops).json
             #expect(log["entries", 0, "action"] == "menu.replace")
             #expect(log["entries", 0, "changes"] == [])
-            #expect(try await client.send(.get, "/v1/cafes/testcafe/menu/document", token: environment.kiosk).status
-                        == .forbidden)
+            #expect(
+                try await client.send(.get, "/v1/cafes/testcafe/menu/document", token: environment.kiosk).status
+                    == .forbidden)
         }
     }
 
@@ -280,9 +332,14 @@ struct ConsoleAPITests {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             for identifier in ["04A25C1A2B3C80", "0102030405060708"] {
-                #expect(try await client.send(.post, "/v1/cards", token: environment.ops, json: [
-                    "userId": "ada", "displayName": "Ada", "technology": "type2", "identifier": .string(identifier),
-                ]).status == .created)
+                #expect(
+                    try await client.send(
+                        .post, "/v1/cards", token: environment.ops,
+                        json: [
+                            "userId": "ada", "displayName": "Ada", "technology": "type2",
+                            "identifier": .string(identifier),
+                        ]
+                    ).status == .created)
             }
             let listed = try await client.send(.get, "/v1/users/ada/cards", token: environment.ops)
             let body = String(buffer: listed.body)
@@ -290,10 +347,14 @@ struct ConsoleAPITests {
             guard case .array(let cards)? = try listed.json["cards"] else { Issue.record("no cards"); return }
             #expect(cards.count == 2)
             let id = try #require(cards[0]["id"]?.stringValue)
-            #expect(try await client.send(.delete, "/v1/users/ada/cards/\(id)", token: environment.ops).status == .noContent)
-            #expect(try await client.send(.delete, "/v1/users/ada/cards/\(id)", token: environment.ops).status == .notFound)
-            #expect(try await client.send(.get, "/v1/users/ada/cards", token: environment.ops).json["cards"]
-                        .map { if case .array(let a) = $0 { a.count } else { 0 } } == 1)
+            #expect(
+                try await client.send(.delete, "/v1/users/ada/cards/\(id)", token: environment.ops).status == .noContent
+            )
+            #expect(
+                try await client.send(.delete, "/v1/users/ada/cards/\(id)", token: environment.ops).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/users/ada/cards", token: environment.ops).json["cards"]
+                    .map { if case .array(let a) = $0 { a.count } else { 0 } } == 1)
             #expect(try await client.send(.get, "/v1/users/ada/cards", token: environment.kiosk).status == .forbidden)
             let log = try await client.send(.get, "/v1/audit", token: environment.ops).json
             #expect(log["entries", 0, "action"] == "card.remove")
@@ -329,8 +390,11 @@ struct ConsoleAPITests {
             let cafe = try #require(cafes.first { $0["id"] == "testcafe" })
             #expect(cafe["openOrders"] == 1)
             #expect(cafe["openTickets"] == 2)
-            #expect(cafe["stations"] == [["station": "bar", "statuses": ["new": 1]],
-                                         ["station": "cold", "statuses": ["new": 1]]])
+            #expect(
+                cafe["stations"] == [
+                    ["station": "bar", "statuses": ["new": 1]],
+                    ["station": "cold", "statuses": ["new": 1]],
+                ])
             #expect(cafe["oldestOpenTicketSeconds"] == 90)
             #expect(cafe["nextWindows", 0, "remaining"] == 19)
             #expect(body["failingWebhooks"] == [])

@@ -1,8 +1,9 @@
 import CanteenTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The first minute: a first `canteen serve` on an empty database prints links that open the
@@ -19,7 +20,9 @@ struct FirstMinuteTests {
         }
     }
 
-    @Test("the first start prints the console and one café's kitchen display, kiosk and board, each with a working token of its kind, listed by tokens list; the next start makes none")
+    @Test(
+        "the first start prints the console and one café's kitchen display, kiosk and board, each with a working token of its kind, listed by tokens list; the next start makes none"
+    )
     func firstStart() throws {
         let data = temporaryFolder("first-minute")
         defer { try? FileManager.default.removeItem(at: data) }

@@ -35,13 +35,18 @@ struct ReportStoreTests {
 
     /// Places an order at `at` with `lines` (item, quantity), picked up in the window starting at
     /// `pickup` (a quarter hour; `at` itself when nil).
-    func place(_ stores: CanteenStores, _ lines: [(String, Int)], at instant: Date,
-               pickup: Date? = nil) async throws -> Order {
+    func place(
+        _ stores: CanteenStores, _ lines: [(String, Int)], at instant: Date,
+        pickup: Date? = nil
+    ) async throws -> Order {
         clock.set(instant)
         let request = OrderRequest(
             cafeID: "testcafe",
-            lines: lines.map { OrderLineRequest(itemID: $0.0, quantity: $0.1, options: $0.0 == "latte" ? ["small"] : [],
-                                                note: nil) },
+            lines: lines.map {
+                OrderLineRequest(
+                    itemID: $0.0, quantity: $0.1, options: $0.0 == "latte" ? ["small"] : [],
+                    note: nil)
+            },
             pickup: .window(start: pickup ?? instant),
             customer: Customer(name: "Ada", userID: nil))
         guard case .placed(let order) = try await stores.orders.placeOrder(request, key: nil) else {
@@ -58,58 +63,69 @@ struct ReportStoreTests {
         _ = try await stores.tickets.moveTicket(id: ticket.id, to: .ready)
     }
 
-    @Test("sales per hour, per day and per item add up to the orders placed, the repeated DST hour counted once as an hour",
-          arguments: StoreBackend.available)
+    @Test(
+        "sales per hour, per day and per item add up to the orders placed, the repeated DST hour counted once as an hour",
+        arguments: StoreBackend.available)
     func sales(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let stores = server.stores
             try await stores.cafes.importCafes([try Self.allDayCafe()])
             let cafe = try Self.allDayCafe().cafe
-            let a = try await place(stores, [("latte", 1)], at: Self.utc(1, 5, 30))       // 00:30 CDT
-            let b = try await place(stores, [("salad", 1)], at: Self.utc(1, 6, 30))       // 01:30 CDT
-            let c = try await place(stores, [("salad", 2)], at: Self.utc(1, 7, 30))       // 01:30 CST
-            let d = try await place(stores, [("salad", 1)], at: Self.utc(2, 5, 30))       // 23:30 CST, Nov 1
-            let e = try await place(stores, [("latte", 1)], at: Self.utc(2, 6, 30))       // 00:30 CST, Nov 2
+            let a = try await place(stores, [("latte", 1)], at: Self.utc(1, 5, 30))  // 00:30 CDT
+            let b = try await place(stores, [("salad", 1)], at: Self.utc(1, 6, 30))  // 01:30 CDT
+            let c = try await place(stores, [("salad", 2)], at: Self.utc(1, 7, 30))  // 01:30 CST
+            let d = try await place(stores, [("salad", 1)], at: Self.utc(2, 5, 30))  // 23:30 CST, Nov 1
+            let e = try await place(stores, [("latte", 1)], at: Self.utc(2, 6, 30))  // 00:30 CST, Nov 2
             _ = try await stores.orders.cancelOrder(id: e.id)
-            let period = try ReportPeriod(from: LocalDate(year: 2026, month: 11, day: 1),
-                                          to: LocalDate(year: 2026, month: 11, day: 2))
+            let period = try ReportPeriod(
+                from: LocalDate(year: 2026, month: 11, day: 1),
+                to: LocalDate(year: 2026, month: 11, day: 2))
             let buckets = try await stores.reports.salesBuckets(cafeID: "testcafe", period: period)
 
-            let byDay = SalesReport.byTime(buckets, grouping: .day, period: period, timeZone: cafe.timeZoneValue,
-                                           currency: "USD")
+            let byDay = SalesReport.byTime(
+                buckets, grouping: .day, period: period, timeZone: cafe.timeZoneValue,
+                currency: "USD")
             #expect(byDay.rows.map(\.key) == ["2026-11-01", "2026-11-02"])
             let kept = [a, b, c, d]
-            #expect(byDay.rows[0].sold == SalesFigures(orders: 4, items: 5, amount: kept.map(\.total.minorUnits).reduce(0, +)))
+            #expect(
+                byDay.rows[0].sold
+                    == SalesFigures(orders: 4, items: 5, amount: kept.map(\.total.minorUnits).reduce(0, +)))
             #expect(byDay.rows[0].cancelled == .zero)
             #expect(byDay.rows[1].sold == .zero)
             #expect(byDay.rows[1].cancelled == SalesFigures(orders: 1, items: 1, amount: e.total.minorUnits))
 
-            let byHour = SalesReport.byTime(buckets, grouping: .hour, period: period, timeZone: cafe.timeZoneValue,
-                                            currency: "USD")
+            let byHour = SalesReport.byTime(
+                buckets, grouping: .hour, period: period, timeZone: cafe.timeZoneValue,
+                currency: "USD")
             #expect(byHour.rows.count == 24)
             #expect(byHour.rows[0].sold == SalesFigures(orders: 1, items: 1, amount: a.total.minorUnits))
             #expect(byHour.rows[0].cancelled.orders == 1)
-            #expect(byHour.rows[1].sold == SalesFigures(orders: 2, items: 3, amount: b.total.minorUnits + c.total.minorUnits))
+            #expect(
+                byHour.rows[1].sold
+                    == SalesFigures(orders: 2, items: 3, amount: b.total.minorUnits + c.total.minorUnits))
             #expect(byHour.rows[23].sold.orders == 1)
             #expect(byHour.rows.map(\.sold.orders).reduce(0, +) == 4)
 
-            let byItem = SalesReport.byItem(try await stores.reports.itemSales(cafeID: "testcafe", period: period),
-                                            period: period)
+            let byItem = SalesReport.byItem(
+                try await stores.reports.itemSales(cafeID: "testcafe", period: period),
+                period: period)
             #expect(byItem.rows.map(\.key) == ["salad", "latte"])
             #expect(byItem.rows[0].sold == SalesFigures(orders: 3, items: 4, amount: 4 * 750))
             #expect(byItem.rows[0].names?.translations["en"] == "Garden salad")
             #expect(byItem.rows[1].sold == SalesFigures(orders: 1, items: 1, amount: 450))
             #expect(byItem.rows[1].cancelled == SalesFigures(orders: 1, items: 1, amount: 450))
 
-            let nov2 = try ReportPeriod(from: LocalDate(year: 2026, month: 11, day: 2),
-                                        to: LocalDate(year: 2026, month: 11, day: 2))
+            let nov2 = try ReportPeriod(
+                from: LocalDate(year: 2026, month: 11, day: 2),
+                to: LocalDate(year: 2026, month: 11, day: 2))
             let onlyNov2 = try await stores.reports.salesBuckets(cafeID: "testcafe", period: nov2)
             #expect(onlyNov2.map(\.orders).reduce(0, +) == 1, "the 23:30 order belongs to the 1st in the café")
         }
     }
 
-    @Test("kitchen times per station from placed to ready, and orders ready by their window's start",
-          arguments: StoreBackend.available)
+    @Test(
+        "kitchen times per station from placed to ready, and orders ready by their window's start",
+        arguments: StoreBackend.available)
     func kitchen(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let stores = server.stores
@@ -125,8 +141,9 @@ struct ReportStoreTests {
             try await ready(stores, second.tickets[0], at: minutes(5))
             try await ready(stores, third.tickets[0], at: minutes(17))
             _ = try await place(stores, [("salad", 1)], at: minutes(18), pickup: minutes(30))
-            let period = try ReportPeriod(from: LocalDate(year: 2026, month: 11, day: 10),
-                                          to: LocalDate(year: 2026, month: 11, day: 10))
+            let period = try ReportPeriod(
+                from: LocalDate(year: 2026, month: 11, day: 10),
+                to: LocalDate(year: 2026, month: 11, day: 10))
             let figures = try await stores.reports.kitchenFigures(cafeID: "testcafe", period: period)
             let report = KitchenReport(period: period, tickets: figures.tickets, orders: figures.orders)
             let bar = try #require(report.stations.first { $0.station == "bar" })
@@ -140,8 +157,9 @@ struct ReportStoreTests {
         }
     }
 
-    @Test("the windows of a day with capacity, units used, orders taken and orders refused as full",
-          arguments: StoreBackend.available)
+    @Test(
+        "the windows of a day with capacity, units used, orders taken and orders refused as full",
+        arguments: StoreBackend.available)
     func windows(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let stores = server.stores
@@ -154,11 +172,13 @@ struct ReportStoreTests {
             }
             try await stores.reports.recordRefusal(cafeID: "testcafe", windowStart: first.pickup.start)
             _ = try await stores.orders.cancelOrder(id: first.id)
-            let figures = try await stores.reports.windowFigures(cafeID: "testcafe", start: start,
-                                                                 end: start.addingTimeInterval(3600))
+            let figures = try await stores.reports.windowFigures(
+                cafeID: "testcafe", start: start,
+                end: start.addingTimeInterval(3600))
             #expect(figures[first.pickup.start] == WindowFigures(orders: 1, cancelled: 1, used: 1, refused: 1))
-            let report = WindowsReport(cafe: try Self.allDayCafe().cafe, date: LocalDate(year: 2026, month: 11, day: 10),
-                                       figures: figures)
+            let report = WindowsReport(
+                cafe: try Self.allDayCafe().cafe, date: LocalDate(year: 2026, month: 11, day: 10),
+                figures: figures)
             #expect(report.rows.count == 96)
             #expect(report.rows.first { $0.window.start == first.pickup.start }?.figures.refused == 1)
         }

@@ -19,8 +19,9 @@ struct AuditRoutes {
         var query = AuditQuery()
         if let cafeID = parameters.get("cafeId") {
             guard Identifier.isValid(cafeID) else {
-                throw CanteenError(.invalid, code: .invalidQuery, message: "'\(cafeID.prefix(64))' is not a café id",
-                                   field: "cafeId")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery, message: "'\(cafeID.prefix(64))' is not a café id",
+                    field: "cafeId")
             }
             query.cafeID = cafeID
         }
@@ -28,15 +29,17 @@ struct AuditRoutes {
         query.to = try Self.instant(parameters, "to")
         if let text = parameters.get("after") {
             guard let cursor = Int64(text), cursor > 0 else {
-                throw CanteenError(.malformed, code: .invalidCursor, message: "'\(text.prefix(40))' is not a cursor this log gave out",
-                                   field: "after")
+                throw CanteenError(
+                    .malformed, code: .invalidCursor, message: "'\(text.prefix(40))' is not a cursor this log gave out",
+                    field: "after")
             }
             query.after = cursor
         }
         if let text = parameters.get("limit") {
             guard let limit = Int(text), (1...AuditQuery.maximumLimit).contains(limit) else {
-                throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "limit is a whole number from 1 to \(AuditQuery.maximumLimit)", field: "limit")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery,
+                    message: "limit is a whole number from 1 to \(AuditQuery.maximumLimit)", field: "limit")
             }
             query.limit = limit
         }
@@ -51,9 +54,10 @@ struct AuditRoutes {
     private static func instant(_ parameters: Parameters, _ name: String) throws -> Date? {
         guard let text = parameters.get(name) else { return nil }
         guard let date = RFC3339.parse(text) else {
-            throw CanteenError(.invalid, code: .invalidTimestamp,
-                               message: "'\(text.prefix(40))' is not an RFC 3339 date-time such as 2026-11-23T09:00:00Z",
-                               field: name)
+            throw CanteenError(
+                .invalid, code: .invalidTimestamp,
+                message: "'\(text.prefix(40))' is not an RFC 3339 date-time such as 2026-11-23T09:00:00Z",
+                field: name)
         }
         return date
     }
@@ -64,17 +68,20 @@ struct AuditRoutes {
         return .object([
             "id": .string(String(entry.id)),
             "at": .string(RFC3339.utcSeconds(entry.at)),
-            "actor": .object(["tokenId": optional(entry.actor.tokenID), "tokenName": optional(entry.actor.tokenName),
-                              "role": .string(entry.actor.role), "userId": optional(entry.actor.userID)]),
+            "actor": .object([
+                "tokenId": optional(entry.actor.tokenID), "tokenName": optional(entry.actor.tokenName),
+                "role": .string(entry.actor.role), "userId": optional(entry.actor.userID),
+            ]),
             "action": .string(entry.action),
             "target": .object(["kind": .string(entry.targetKind), "id": .string(entry.targetID)]),
             "cafeId": optional(entry.cafeID),
-            "changes": .array(entry.changes.map { change in
-                var object: [String: JSONValue] = ["field": .string(change.field)]
-                if let before = change.before { object["before"] = before }
-                if let after = change.after { object["after"] = after }
-                return .object(object)
-            }),
+            "changes": .array(
+                entry.changes.map { change in
+                    var object: [String: JSONValue] = ["field": .string(change.field)]
+                    if let before = change.before { object["before"] = before }
+                    if let after = change.after { object["after"] = after }
+                    return .object(object)
+                }),
         ])
     }
 }

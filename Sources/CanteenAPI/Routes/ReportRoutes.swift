@@ -27,22 +27,27 @@ struct ReportRoutes {
             }
             grouping = chosen
         }
-        let report = grouping == .item
+        let report =
+            grouping == .item
             ? SalesReport.byItem(try await services.reports.itemSales(cafeID: cafe.id, period: period), period: period)
-            : SalesReport.byTime(try await services.reports.salesBuckets(cafeID: cafe.id, period: period),
-                                 grouping: grouping, period: period, timeZone: cafe.timeZoneValue,
-                                 currency: cafe.currency.code)
+            : SalesReport.byTime(
+                try await services.reports.salesBuckets(cafeID: cafe.id, period: period),
+                grouping: grouping, period: period, timeZone: cafe.timeZoneValue,
+                currency: cafe.currency.code)
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
         let keyName = grouping == .day ? "date" : grouping.rawValue
         if CSVTable.isWanted(by: request) {
-            var table = CSVTable(header: [keyName] + (grouping == .item ? ["name"] : []) + [
-                "currency", "orders", "items", "revenue", "cancelled_orders", "cancelled_items", "cancelled_revenue",
-            ])
-            for row in report.rows {
-                table.append([row.key] + (grouping == .item ? [row.names.map(presentation.text) ?? ""] : []) + [
-                    row.currency, String(row.sold.orders), String(row.sold.items), String(row.sold.amount),
-                    String(row.cancelled.orders), String(row.cancelled.items), String(row.cancelled.amount),
+            var table = CSVTable(
+                header: [keyName] + (grouping == .item ? ["name"] : []) + [
+                    "currency", "orders", "items", "revenue", "cancelled_orders", "cancelled_items",
+                    "cancelled_revenue",
                 ])
+            for row in report.rows {
+                table.append(
+                    [row.key] + (grouping == .item ? [row.names.map(presentation.text) ?? ""] : []) + [
+                        row.currency, String(row.sold.orders), String(row.sold.items), String(row.sold.amount),
+                        String(row.cancelled.orders), String(row.cancelled.items), String(row.cancelled.amount),
+                    ])
             }
             return table.response(headers: presentation.headers)
         }
@@ -51,15 +56,17 @@ struct ReportRoutes {
                 keyName: grouping == .hour ? .int(Int64(row.key) ?? 0) : .string(row.key),
                 "currency": .string(row.currency), "orders": .int(Int64(row.sold.orders)),
                 "items": .int(Int64(row.sold.items)), "revenue": .int(row.sold.amount),
-                "cancelledOrders": .int(Int64(row.cancelled.orders)), "cancelledItems": .int(Int64(row.cancelled.items)),
+                "cancelledOrders": .int(Int64(row.cancelled.orders)),
+                "cancelledItems": .int(Int64(row.cancelled.items)),
                 "cancelledRevenue": .int(row.cancelled.amount),
             ]
             if let names = row.names { object["name"] = .string(presentation.text(names)) }
             return .object(object)
         }
-        return Self.json(Self.heading(cafe, period: period).merging([
-            "by": .string(grouping.rawValue), "rows": .array(rows),
-        ]) { _, new in new }, headers: presentation.headers)
+        return Self.json(
+            Self.heading(cafe, period: period).merging([
+                "by": .string(grouping.rawValue), "rows": .array(rows),
+            ]) { _, new in new }, headers: presentation.headers)
     }
 
     /// `?from=&to=`: per station, tickets and the time from placed to ready (p50, p90, max, in
@@ -71,12 +78,16 @@ struct ReportRoutes {
         let report = KitchenReport(period: period, tickets: figures.tickets, orders: figures.orders)
         let optional = { (value: Int64?) in value.map(JSONValue.int) ?? .null }
         if CSVTable.isWanted(by: request) {
-            var table = CSVTable(header: ["station", "tickets", "cancelled", "ready", "ready_by_window_start",
-                                          "p50_seconds", "p90_seconds", "max_seconds"])
+            var table = CSVTable(header: [
+                "station", "tickets", "cancelled", "ready", "ready_by_window_start",
+                "p50_seconds", "p90_seconds", "max_seconds",
+            ])
             for station in report.stations {
-                table.append([station.station, String(station.tickets), String(station.cancelled), String(station.ready),
-                              String(station.readyByWindowStart), station.p50Seconds.map(String.init) ?? "",
-                              station.p90Seconds.map(String.init) ?? "", station.maxSeconds.map(String.init) ?? ""])
+                table.append([
+                    station.station, String(station.tickets), String(station.cancelled), String(station.ready),
+                    String(station.readyByWindowStart), station.p50Seconds.map(String.init) ?? "",
+                    station.p90Seconds.map(String.init) ?? "", station.maxSeconds.map(String.init) ?? "",
+                ])
             }
             return table.response()
         }
@@ -90,13 +101,14 @@ struct ReportRoutes {
             ])
         }
         let orders = report.orders
-        return Self.json(Self.heading(cafe, period: period).merging([
-            "stations": .array(stations),
-            "orders": .object([
-                "orders": .int(Int64(orders.orders)), "cancelled": .int(Int64(orders.cancelled)),
-                "ready": .int(Int64(orders.ready)), "readyByWindowStart": .int(Int64(orders.readyByWindowStart)),
-            ]),
-        ]) { _, new in new })
+        return Self.json(
+            Self.heading(cafe, period: period).merging([
+                "stations": .array(stations),
+                "orders": .object([
+                    "orders": .int(Int64(orders.orders)), "cancelled": .int(Int64(orders.cancelled)),
+                    "ready": .int(Int64(orders.ready)), "readyByWindowStart": .int(Int64(orders.readyByWindowStart)),
+                ]),
+            ]) { _, new in new })
     }
 
     /// `?date=YYYY-MM-DD` (café-local, default today): every pickup window of the day with its
@@ -106,8 +118,9 @@ struct ReportRoutes {
         var date = LocalDate(services.clock(), in: cafe.calendar)
         if let text = request.uri.queryParameters.get("date") {
             guard let parsed = LocalDate(parsing: text) else {
-                throw CanteenError(.invalid, code: .invalidQuery, message: "date is a date such as 2026-11-23",
-                                   field: "date")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery, message: "date is a date such as 2026-11-23",
+                    field: "date")
             }
             date = parsed
         }
@@ -119,12 +132,16 @@ struct ReportRoutes {
         let report = WindowsReport(cafe: cafe, date: date, figures: figures)
         let time = { (instant: Date) in RFC3339.string(instant, timeZone: cafe.timeZoneValue) }
         if CSVTable.isWanted(by: request) {
-            var table = CSVTable(header: ["start", "end", "capacity", "capacity_unit", "used", "orders", "cancelled",
-                                          "refused"])
+            var table = CSVTable(header: [
+                "start", "end", "capacity", "capacity_unit", "used", "orders", "cancelled",
+                "refused",
+            ])
             for row in report.rows {
-                table.append([time(row.window.start), time(row.window.end), String(row.capacity),
-                              report.capacityUnit.rawValue, String(row.figures.used), String(row.figures.orders),
-                              String(row.figures.cancelled), String(row.figures.refused)])
+                table.append([
+                    time(row.window.start), time(row.window.end), String(row.capacity),
+                    report.capacityUnit.rawValue, String(row.figures.used), String(row.figures.orders),
+                    String(row.figures.cancelled), String(row.figures.refused),
+                ])
             }
             return table.response()
         }
@@ -149,7 +166,9 @@ struct ReportRoutes {
     private func reportCafe(_ context: CanteenRequestContext) async throws -> Cafe {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops, cafe: cafeID)
-        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
+        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else {
+            throw CanteenError.notFound(.cafe, cafeID)
+        }
         return cafe
     }
 
@@ -157,12 +176,14 @@ struct ReportRoutes {
     static func period(_ query: Parameters) throws -> ReportPeriod {
         func date(_ name: String) throws -> LocalDate {
             guard let text = query.get(name) else {
-                throw CanteenError(.invalid, code: .missingField, message: "\(name) is required (a date such as 2026-11-23)",
-                                   field: name)
+                throw CanteenError(
+                    .invalid, code: .missingField, message: "\(name) is required (a date such as 2026-11-23)",
+                    field: name)
             }
             guard let date = LocalDate(parsing: text) else {
-                throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "'\(text.prefix(40))' is not a date such as 2026-11-23", field: name)
+                throw CanteenError(
+                    .invalid, code: .invalidQuery,
+                    message: "'\(text.prefix(40))' is not a date such as 2026-11-23", field: name)
             }
             return date
         }
@@ -170,9 +191,11 @@ struct ReportRoutes {
     }
 
     private static func heading(_ cafe: Cafe, period: ReportPeriod) -> [String: JSONValue] {
-        ["cafeId": .string(cafe.id), "from": .string(period.from.description), "to": .string(period.to.description),
-         "timeZone": .string(cafe.timeZone.identifier), "currency": .string(cafe.currency.code),
-         "currencyExponent": .int(Int64(cafe.currency.minorUnits))]
+        [
+            "cafeId": .string(cafe.id), "from": .string(period.from.description), "to": .string(period.to.description),
+            "timeZone": .string(cafe.timeZone.identifier), "currency": .string(cafe.currency.code),
+            "currencyExponent": .int(Int64(cafe.currency.minorUnits)),
+        ]
     }
 
     private static func json(_ object: [String: JSONValue], headers: HTTPFields = [:]) -> Response {

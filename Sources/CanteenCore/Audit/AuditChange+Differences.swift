@@ -10,7 +10,9 @@ extension AuditChange {
         return changes
     }
 
-    private static func compare(_ before: JSONValue?, _ after: JSONValue?, path: String, into changes: inout [AuditChange]) {
+    private static func compare(
+        _ before: JSONValue?, _ after: JSONValue?, path: String, into changes: inout [AuditChange]
+    ) {
         guard before != after else { return }
         switch (before, after) {
         case (.object(let old)?, .object(let new)?):
@@ -23,15 +25,19 @@ extension AuditChange {
                 return
             }
             var ids = old.compactMap { $0.objectValue?["id"]?.stringValue }
-            for case let id? in new.map({ $0.objectValue?["id"]?.stringValue }) where oldByID[id] == nil { ids.append(id) }
+            for case let id? in new.map({ $0.objectValue?["id"]?.stringValue }) where oldByID[id] == nil {
+                ids.append(id)
+            }
             for id in ids {
                 compare(oldByID[id], newByID[id], path: "\(path)[\(id)]", into: &changes)
             }
             let oldOrder = old.compactMap { $0.objectValue?["id"]?.stringValue }.filter { newByID[$0] != nil }
             let newOrder = new.compactMap { $0.objectValue?["id"]?.stringValue }.filter { oldByID[$0] != nil }
             if oldOrder != newOrder {
-                changes.append(AuditChange(field: "\(path).order", before: .array(oldOrder.map(JSONValue.string)),
-                                           after: .array(newOrder.map(JSONValue.string))))
+                changes.append(
+                    AuditChange(
+                        field: "\(path).order", before: .array(oldOrder.map(JSONValue.string)),
+                        after: .array(newOrder.map(JSONValue.string))))
             }
         case (nil, .object(let new)?) where !path.isEmpty || !new.isEmpty:
             if path.isEmpty {

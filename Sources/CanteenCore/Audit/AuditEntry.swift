@@ -55,8 +55,10 @@ public struct AuditEntry: Hashable, Sendable {
     public var cafeID: String?
     public var changes: [AuditChange]
 
-    public init(id: Int64 = 0, at: Date = Date(timeIntervalSince1970: 0), actor: AuditActor, action: String,
-                targetKind: String, targetID: String, cafeID: String?, changes: [AuditChange] = []) {
+    public init(
+        id: Int64 = 0, at: Date = Date(timeIntervalSince1970: 0), actor: AuditActor, action: String,
+        targetKind: String, targetID: String, cafeID: String?, changes: [AuditChange] = []
+    ) {
         self.id = id
         self.at = at
         self.actor = actor

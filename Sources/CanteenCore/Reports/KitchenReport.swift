@@ -29,10 +29,11 @@ public struct KitchenReport: Hashable, Sendable {
             let all = byStation[name] ?? []
             let kept = all.filter { !$0.cancelled }
             let times = kept.compactMap(\.secondsToReady).sorted()
-            return Station(station: name, tickets: kept.count, cancelled: all.count - kept.count, ready: times.count,
-                           readyByWindowStart: kept.filter { $0.readyByWindowStart == true }.count,
-                           p50Seconds: Self.percentile(50, of: times), p90Seconds: Self.percentile(90, of: times),
-                           maxSeconds: times.last)
+            return Station(
+                station: name, tickets: kept.count, cancelled: all.count - kept.count, ready: times.count,
+                readyByWindowStart: kept.filter { $0.readyByWindowStart == true }.count,
+                p50Seconds: Self.percentile(50, of: times), p90Seconds: Self.percentile(90, of: times),
+                maxSeconds: times.last)
         }
     }
 

@@ -11,12 +11,14 @@ public struct ReportPeriod: Hashable, Sendable {
     /// Checks the order and the length; problems name `from` or `to`.
     public init(from: LocalDate, to: LocalDate) throws(CanteenError) {
         guard from <= to else {
-            throw CanteenError(.invalid, code: .invalidQuery, message: "to (\(to)) comes before from (\(from))",
-                               field: "to")
+            throw CanteenError(
+                .invalid, code: .invalidQuery, message: "to (\(to)) comes before from (\(from))",
+                field: "to")
         }
         guard to.epochDay - from.epochDay < Int64(Self.maximumDays) else {
-            throw CanteenError(.invalid, code: .invalidQuery,
-                               message: "a report covers at most \(Self.maximumDays) days", field: "to")
+            throw CanteenError(
+                .invalid, code: .invalidQuery,
+                message: "a report covers at most \(Self.maximumDays) days", field: "to")
         }
         self.from = from
         self.to = to

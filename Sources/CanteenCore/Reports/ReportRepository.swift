@@ -16,8 +16,10 @@ public struct SalesBucket: Hashable, Sendable {
     /// The orders' totals (what they charged) in minor units.
     public var total: Int64
 
-    public init(localDate: LocalDate, start: Date, currency: String, cancelled: Bool, orders: Int, items: Int,
-                total: Int64) {
+    public init(
+        localDate: LocalDate, start: Date, currency: String, cancelled: Bool, orders: Int, items: Int,
+        total: Int64
+    ) {
         self.localDate = localDate
         self.start = start
         self.currency = currency
@@ -125,8 +127,10 @@ public protocol ReportRepository: Sendable {
     /// The café's order lines of the period's dates, by item.
     func itemSales(cafeID: String, period: ReportPeriod) async throws -> [ItemSales]
     /// The tickets of the café's orders placed on the period's dates, and how the orders fared.
-    func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (tickets: [ReportedTicket],
-                                                                               orders: OrderReadiness)
+    func kitchenFigures(cafeID: String, period: ReportPeriod) async throws -> (
+        tickets: [ReportedTicket],
+        orders: OrderReadiness
+    )
     /// What happened in each of the windows that start in `start..<end`, by window start.
     func windowFigures(cafeID: String, start: Date, end: Date) async throws -> [Date: WindowFigures]
     /// Counts an order refused because the window starting at `windowStart` was full.

@@ -18,8 +18,10 @@ public struct SalesReport: Hashable, Sendable {
         public var sold: SalesFigures
         public var cancelled: SalesFigures
 
-        public init(key: String, names: LocalizedText? = nil, currency: String, sold: SalesFigures,
-                    cancelled: SalesFigures) {
+        public init(
+            key: String, names: LocalizedText? = nil, currency: String, sold: SalesFigures,
+            cancelled: SalesFigures
+        ) {
             self.key = key
             self.names = names
             self.currency = currency
@@ -43,12 +45,15 @@ public struct SalesReport: Hashable, Sendable {
     /// Per hour of the café's day (all 24, empty ones too) or per date of the period (all of
     /// them): what the orders charged. The hour is the café's wall-clock hour when the order was
     /// placed, so a day with a DST change has one hour missing or one hour counted twice.
-    public static func byTime(_ buckets: [SalesBucket], grouping: Grouping, period: ReportPeriod,
-                              timeZone: TimeZone, currency: String) -> SalesReport {
+    public static func byTime(
+        _ buckets: [SalesBucket], grouping: Grouping, period: ReportPeriod,
+        timeZone: TimeZone, currency: String
+    ) -> SalesReport {
         let keys: [String] = grouping == .hour ? (0..<24).map(String.init) : period.dates.map(\.description)
         var sums: [String: [String: (sold: SalesFigures, cancelled: SalesFigures)]] = [:]
         for bucket in buckets {
-            let key = grouping == .hour ? String(localHour(of: bucket.start, in: timeZone)) : bucket.localDate.description
+            let key =
+                grouping == .hour ? String(localHour(of: bucket.start, in: timeZone)) : bucket.localDate.description
             let figures = SalesFigures(orders: bucket.orders, items: bucket.items, amount: bucket.total)
             var sum = sums[key, default: [:]][bucket.currency] ?? (.zero, .zero)
             if bucket.cancelled { sum.cancelled = sum.cancelled + figures } else { sum.sold = sum.sold + figures }
