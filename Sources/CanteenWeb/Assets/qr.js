@@ -1,14 +1,17 @@
 // A QR code encoder of Canteen's own (ISO/IEC 18004): byte mode, error correction level M,
-// versions 1 to 20 (up to 666 bytes), the eight masks scored as the standard says, format and
+// versions 1 to 40 (up to 2331 bytes), the eight masks scored as the standard says, format and
 // version information. Draws an SVG; nothing is downloaded or sent anywhere. The structure
 // follows the standard's steps in order: encode, split into blocks with Reed–Solomon codewords,
 // interleave, place, mask, add format information.
 'use strict';
 
 const CanteenQR = (() => {
-  /** Level M: error-correction codewords per block and number of blocks, by version (1–20). */
+  /** Level M: error-correction codewords per block and number of blocks, by version (1–40). */
   const LEVEL_M = [null, [10, 1], [16, 1], [26, 1], [18, 2], [24, 2], [16, 4], [18, 4], [22, 4], [22, 5], [26, 5],
-    [30, 5], [22, 8], [22, 9], [24, 9], [24, 10], [28, 10], [28, 11], [26, 13], [26, 14], [26, 16]];
+    [30, 5], [22, 8], [22, 9], [24, 9], [24, 10], [28, 10], [28, 11], [26, 13], [26, 14], [26, 16],
+    [26, 17], [28, 17], [28, 18], [28, 20], [28, 21], [28, 23], [28, 25], [28, 26], [28, 28], [28, 29],
+    [28, 31], [28, 33], [28, 35], [28, 37], [28, 38], [28, 40], [28, 43], [28, 45], [28, 47], [28, 49]];
+  const MAX_VERSION = LEVEL_M.length - 1;
   /** Level M's two format bits. */
   const FORMAT_BITS_M = 0;
 
@@ -30,11 +33,12 @@ const CanteenQR = (() => {
     return Math.floor(rawDataModules(version) / 8) - ecPerBlock * blocks;
   }
 
-  /** Centres of the alignment patterns on each axis. */
+  /** Centres of the alignment patterns on each axis: evenly spaced (even steps) from the last one back to the
+   * second, the first always at 6; version 32 is the standard's one exception to the rule (26, not 28). */
   function alignmentPositions(version, size) {
     if (version === 1) return [];
     const count = Math.floor(version / 7) + 2;
-    const step = Math.ceil((version * 4 + 4) / (count * 2 - 2)) * 2;
+    const step = version === 32 ? 26 : Math.ceil((version * 4 + 4) / (count * 2 - 2)) * 2;
     const positions = [6];
     for (let position = size - 7; positions.length < count; position -= step) positions.splice(1, 0, position);
     return positions;
@@ -81,11 +85,13 @@ const CanteenQR = (() => {
   /** The codewords of `bytes` in the smallest version that holds them: data, padded, with error correction. */
   function codewords(bytes) {
     let version = 1;
-    for (; version <= 20; version += 1) {
+    for (; version <= MAX_VERSION; version += 1) {
       const countBits = version <= 9 ? 8 : 16;
       if (4 + countBits + bytes.length * 8 <= dataCodewords(version) * 8) break;
     }
-    if (version > 20) throw new RangeError('too long for a QR code of version 20 at level M');
+    if (version > MAX_VERSION) {
+      throw new RangeError(`${bytes.length} bytes are too many for a QR code (at most 2331 at level M)`);
+    }
     const capacity = dataCodewords(version) * 8;
     const bits = [];
     const append = (value, length) => { for (let i = length - 1; i >= 0; i -= 1) bits.push((value >>> i) & 1); };
@@ -96,7 +102,9 @@ const CanteenQR = (() => {
     append(0, (8 - (bits.length % 8)) % 8);
     for (let pad = 0xec; bits.length < capacity; pad ^= 0xec ^ 0x11) append(pad, 8);
     const data = [];
-    for (let i = 0; i < bits.length; i += 8) data.push(bits.slice(i, i + 8).reduce((byte, bit) => (byte << 1) | bit, 0));
+    for (let i = 0; i < bits.length; i += 8) {
+      data.push(bits.slice(i, i + 8).reduce((byte, bit) => (byte << 1) | bit, 0));
+    }
 
     // Split into blocks (the short ones first), each with its error-correction codewords, then interleave.
     const [ecLength, blockCount] = LEVEL_M[version];
@@ -293,34 +301,59 @@ const CanteenQR = (() => {
     }
   }
 
-  /** The modules (rows of booleans, true dark) of the QR code of `text` (UTF-8). */
-  function encode(text) {
+  /**
+   * The modules (rows of booleans, true dark) of the QR code of `text` (UTF-8), with the mask of the lowest
+   * penalty, or `options.mask` (0–7) when given (for tests that exercise every mask); `penalty` is its score.
+   */
+  function encode(text, options = {}) {
+    if (typeof text !== 'string') throw new TypeError('the text of a QR code must be a string');
+    const { mask: chosen = null } = options;
+    if (chosen !== null && !(Number.isInteger(chosen) && chosen >= 0 && chosen <= 7)) {
+      throw new RangeError(`mask must be 0 to 7, not ${chosen}`);
+    }
     const bytes = Array.from(new TextEncoder().encode(text));
     const { version, codewords: data } = codewords(bytes);
     let best = null;
     for (let mask = 0; mask < 8; mask += 1) {
+      if (chosen !== null && mask !== chosen) continue;
       const matrix = new Matrix(version);
       matrix.drawFunctionPatterns();
       matrix.drawCodewords(data);
       matrix.applyMask(mask);
       matrix.drawFormat(mask);
       const score = matrix.penalty();
-      if (!best || score < best.score) best = { score, matrix };
+      if (!best || score < best.score) best = { score, mask, matrix };
     }
-    return { version, size: best.matrix.size, modules: best.matrix.modules };
+    return { version, mask: best.mask, penalty: best.score, size: best.matrix.size, modules: best.matrix.modules };
   }
 
-  /** An `<svg>` of the QR code of `text`, with a quiet zone of four modules, `pixels` wide. */
-  function svg(text, pixels = 264) {
-    const { size, modules } = encode(text);
+  /**
+   * An `<svg>` of the QR code of `text`: black on white, a quiet zone of four modules, at most `pixels` wide
+   * (a whole number of pixels per module, so that no module is blurred or narrower than its neighbours),
+   * carrying `data-qr-url` with exactly the text it encodes.
+   * `options.label` gives it an accessible name (`role="img"`); without one it is hidden from assistive
+   * technology, for a container that names it. `options.mask` is passed to `encode`.
+   */
+  function svg(text, pixels = 264, options = {}) {
+    const { label = null, mask = null } = options;
+    const { size, modules } = encode(text, { mask });
     const border = 4;
     const ns = 'http://www.w3.org/2000/svg';
     const element = document.createElementNS(ns, 'svg');
     const extent = size + border * 2;
+    const width = Math.max(1, Math.floor(pixels / extent)) * extent;
     element.setAttribute('viewBox', `0 0 ${extent} ${extent}`);
-    element.setAttribute('width', String(pixels));
-    element.setAttribute('height', String(pixels));
+    element.setAttribute('width', String(width));
+    element.setAttribute('height', String(width));
     element.setAttribute('shape-rendering', 'crispEdges');
+    element.setAttribute('focusable', 'false');
+    element.setAttribute('data-qr-url', text);
+    if (label) {
+      element.setAttribute('role', 'img');
+      element.setAttribute('aria-label', label);
+    } else {
+      element.setAttribute('aria-hidden', 'true');
+    }
     const background = document.createElementNS(ns, 'rect');
     background.setAttribute('width', String(extent));
     background.setAttribute('height', String(extent));
