@@ -105,11 +105,13 @@ fuzz: deps
 bench-check: deps
 	BENCH_OUT=.build-bench scripts/bench.sh
 	python3 scripts/bench-report.py check bench/results.json .build-bench/results.json
-# The pages (/kds, /kiosk, /board; issues 12 and 17) in a real browser: Debian's Chromium headless,
+# The pages (/kds, /kiosk, /board, /ops; issues 12, 17 and 33) in a real browser: Debian's Chromium headless,
 # driven by selenium through Debian's chromedriver (nothing downloaded); CJK fonts for the
 # screenshots. Each test starts its own `canteen serve` on a free loopback port and stops it.
 # About 3 minutes here; screenshots of every screen land in .build-screenshots/ (git-ignored).
 APT_PACKAGES += chromium chromium-driver fonts-ipafont-gothic fonts-wqy-microhei
+# The console's provisioning QR codes are decoded from screenshots by zbarimg (issue 33).
+APT_PACKAGES += zbar-tools
 TEST_SUITES += test-browser
 .PHONY: test-browser
 test-browser: deps venv

@@ -318,7 +318,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "CanteenCoreTests",
-            dependencies: ["CanteenCore", "CanteenJSON", "CanteenTestSupport"],
+            dependencies: ["CanteenCore", "CanteenJSON", "CanteenPersistence", "CanteenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -7,6 +7,7 @@
 #   5. scripts/bench-app.py      the employee page: sign-in round trip, order ready → page shows ready
 #   6. scripts/bench-engines.sh  SQLite vs PostgreSQL with one and two servers (orders/s, order-to-display)
 #   7. scripts/bench-kitchen.sh  ready-time quotes against a simulated quiet hour and lunch rush (issue 30)
+#   8. scripts/bench-reports.py  the console's reports over 100,000 orders, SQLite and PostgreSQL (issue 33)
 # See docs/benchmarks.md for what each figure means. Installs wrk (Debian) when it is missing.
 #
 # BASELINE=REF (a commit, tag or branch) also builds that commit's release `canteen` in a
@@ -85,6 +86,17 @@ scripts/bench-engines.sh --skip-build
 
 echo; echo "### Kitchen timing (scripts/bench-kitchen.sh)"
 scripts/bench-kitchen.sh --skip-build
+echo; echo "### The console's reports over 100,000 orders (scripts/bench-reports.py)"
+python3 scripts/bench-reports.py --bin "$(swift build -c release --show-bin-path)/canteen"
+if command -v psql >/dev/null 2>&1 && [ -x /usr/lib/postgresql/15/bin/postgres ]; then
+    reports_pg="$(mktemp -d /tmp/canteen-bench-reports-pg-XXXXXX)"
+    reports_url="$(scripts/private-postgres.sh start "$reports_pg")"
+    python3 scripts/bench-reports.py --bin "$(swift build -c release --show-bin-path)/canteen" \
+        --database "$reports_url" || reports_failed=1
+    scripts/private-postgres.sh stop "$reports_pg" || true
+    rm -rf "$reports_pg"
+    [ -z "${reports_failed:-}" ]
+fi
 
 echo; echo "### Report ($out/results.json, $out/results.md)"
 table_in=()

@@ -67,6 +67,9 @@ RELATIONAL = [
     # A host name of at most 253 characters, and a numeric host only as a.b.c.d: a pattern over the
     # whole URL cannot bound the host's length apart from the path's, nor tell `1.2` from a name.
     ("POST /v1/webhooks", r"^url$", {"invalid_webhook_url"}),
+    # A report's `to` is not before its `from` and at most 366 days after it.
+    ("GET /v1/cafes/{cafeId}/reports/sales", r"^to$", {"invalid_query"}),
+    ("GET /v1/cafes/{cafeId}/reports/kitchen", r"^to$", {"invalid_query"}),
 ]
 
 

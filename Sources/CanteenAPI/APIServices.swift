@@ -24,6 +24,10 @@ public struct APIServices: Sendable {
     public var orderEvents: any OrderEventRepository
     /// Webhook endpoints and their deliveries.
     public var webhooks: any WebhookRepository
+    /// The audit log (written by the stores with each change; read here).
+    public var audit: any AuditRepository
+    /// Sales, kitchen and pickup-window reports.
+    public var reports: any ReportRepository
     /// Where webhooks may be sent (judged at registration, as the delivery service judges each attempt).
     public var webhookPolicy: WebhookAddressPolicy
     /// Resolves a webhook URL's host name at registration.
@@ -57,6 +61,7 @@ public struct APIServices: Sendable {
                 cards: any CardRepository, coupons: any CouponRepository, sessions: any SessionRepository,
                 personalData: any PersonalDataRepository, presenter: Presenter,
                 feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
+                audit: any AuditRepository, reports: any ReportRepository,
                 webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
                 kitchen: any KitchenRepository, dailyStock: any DailyStockRepository,
                 clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
@@ -75,6 +80,8 @@ public struct APIServices: Sendable {
         self.coupons = coupons
         self.orderEvents = orderEvents
         self.webhooks = webhooks
+        self.audit = audit
+        self.reports = reports
         self.webhookPolicy = webhookPolicy
         self.hostResolver = hostResolver
         self.kitchen = kitchen

@@ -13,7 +13,7 @@ import Hummingbird
 /// the public URL's, or are refused with 403 `origin_mismatch`.
 ///
 /// Routes decide which roles they need (`context.require(.ops)`). `GET /healthz`, `/readyz`, the pages
-/// (`/kds`, `/kiosk`, `/board`, `/app` and their `/assets/…`) and the sign-in's own routes need
+/// (`/kds`, `/kiosk`, `/board`, `/app`, `/ops` and their `/assets/…`) and the sign-in's own routes need
 /// no token and ignore whatever `Authorization` a health checker or a browser sends. Part of
 /// `APIMiddleware`.
 struct Authentication: Sendable {
@@ -29,7 +29,8 @@ struct Authentication: Sendable {
 
     /// Paths answered without looking at `Authorization` or cookies at all.
     static let unauthenticatedPaths: Set<String> = [
-        "/healthz", "/readyz", "/kds", "/kiosk", "/board", "/app", "/app-sw.js", "/auth/login", "/auth/callback", "/auth/logout",
+        "/healthz", "/readyz", "/kds", "/kiosk", "/board", "/app", "/ops", "/app-sw.js",
+        "/auth/login", "/auth/callback", "/auth/logout",
     ]
 
     /// `context` with the request's verified credentials, if it sent any.

@@ -42,6 +42,9 @@ public enum CanteenRouter {
         AuthRoutes(services: services).register(on: routes)
         MeRoutes(services: services).register(on: routes)
         KitchenRoutes(services: services).register(on: routes)
+        ReportRoutes(services: services).register(on: routes)
+        AuditRoutes(services: services).register(on: routes)
+        OverviewRoutes(services: services).register(on: routes)
         return routes
     }
 

@@ -41,6 +41,10 @@ public struct AppConfiguration: Sendable {
     /// How fast the application's clock runs against real time: 1, except for the kitchen
     /// simulation's accelerated clock (its timers wait that much less).
     public var clockRate: Double
+    /// On the start that imports the sample cafés into an empty database: make the first
+    /// minute's tokens, and hand the text with their links here once the server listens (nil:
+    /// make none; `canteen serve` prints them to a terminal).
+    public var welcome: (@Sendable (String) -> Void)?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
                 menusDirectory: URL? = URL(fileURLWithPath: "Menus"),

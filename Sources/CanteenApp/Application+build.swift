@@ -39,6 +39,9 @@ public struct CanteenStores: Sendable {
     public let kitchen: any KitchenRepository
     /// What is left of limited dishes.
     public let dailyStock: any DailyStockRepository
+    /// The audit log the other stores write, and the reports read from orders.
+    public let audit: any AuditRepository
+    public let reports: any ReportRepository
 
     /// The SQLite database, when that is the engine.
     public var sqliteDatabase: AppDatabase? {
@@ -78,7 +81,8 @@ public struct CanteenStores: Sendable {
                              sessions: SessionStore(database: database, ids: ids, clock: clock),
                              personalData: PersonalDataStore(database: database),
                              kitchen: tickets,
-                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock))
+                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock),
+                             audit: AuditStore(database: database), reports: ReportStore(database: database))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -108,7 +112,8 @@ public struct CanteenStores: Sendable {
             orderEvents: events, webhooks: PostgresWebhookStore(database: database, ids: ids, clock: clock),
             sessions: PostgresSessionStore(database: database, ids: ids, clock: clock),
             personalData: PostgresPersonalDataStore(database: database),
-            kitchen: tickets, dailyStock: PostgresDailyStockStore(database: database, cafes: cafes, clock: clock))
+            kitchen: tickets, dailyStock: PostgresDailyStockStore(database: database, cafes: cafes, clock: clock),
+            audit: PostgresAuditStore(database: database), reports: PostgresReportStore(database: database))
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
@@ -173,7 +178,8 @@ public struct CanteenStores: Sendable {
             personalData: personalData,
             presenter: Presenter(strings: strings, prices: prices, windows: windows),
             feed: TicketFeed(tickets: tickets, events: orderEvents, heartbeat: heartbeat, metrics: metrics),
-            orderEvents: orderEvents, webhooks: webhooks, webhookPolicy: webhookPolicy,
+            orderEvents: orderEvents, webhooks: webhooks, audit: audit, reports: reports,
+            webhookPolicy: webhookPolicy,
             hostResolver: hostResolver, kitchen: kitchen, dailyStock: dailyStock,
             clock: clock, metrics: metrics)
         services.readiness = Readiness(cafes: cafes, database: health)
@@ -206,10 +212,15 @@ public func buildApplication(_ configuration: AppConfiguration,
     }
     let stores = try CanteenStores.open(configuration.store, clock: clock, checked: true)
     let importLogger = logger
+    let firstMinute = FirstMinute()
     let importSamples: @Sendable () async throws -> Void = {
         if let menus = configuration.menusDirectory {
             let imported = try await stores.importSampleCafesIfEmpty(from: menus)
             if imported > 0 { importLogger.info("imported \(imported) cafés from \(menus.relativePath)") }
+            // Only the start that imported (once, whatever servers start together) makes them.
+            if imported > 0, configuration.welcome != nil {
+                try await firstMinute.provision(tokens: stores.tokens, cafeID: try await stores.cafes.cafes().first?.cafe.id)
+            }
         }
     }
     // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
@@ -253,6 +264,10 @@ public func buildApplication(_ configuration: AppConfiguration,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
+            if let welcome = configuration.welcome,
+               let text = firstMinute.takeText(base: FirstMinute.base(host: configuration.host, port: port)) {
+                welcome(text)
+            }
         },
         logger: logger)
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }

@@ -18,6 +18,7 @@ public struct DatabaseCopy: Sendable {
         "accessToken", "coupon", "customerOrder", "orderLine", "ticket", "pickupSlot", "orderNumber", "idempotencyKey",
         "idempotencyRecord", "userPreferences", "sitePreferences", "card", "cardEnrolment", "orderEvent",
         "webhookEndpoint", "webhookDelivery", "webhookAttempt", "userSession", "loginAttempt",
+        "auditEntry", "tokenUse", "pickupRefusal",
         "dailyStock", "stockTaken",
     ]
     /// Tables whose one row is carried over as a value, not inserted.

@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// What a bearer token may do.
@@ -26,9 +27,11 @@ public struct AccessToken: Hashable, Sendable, Codable {
     public var userID: String?
     public var createdAt: Date
     public var revokedAt: Date?
+    /// When a request last presented it (to within `TokenUse.interval`); nil: never, or not read.
+    public var lastUsedAt: Date?
 
     public init(id: String, name: String?, role: Role, cafeID: String?, userID: String? = nil, createdAt: Date,
-                revokedAt: Date?) {
+                revokedAt: Date?, lastUsedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.role = role
@@ -36,6 +39,7 @@ public struct AccessToken: Hashable, Sendable, Codable {
         self.userID = userID
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.lastUsedAt = lastUsedAt
     }
 
     /// Whether this token may act on `cafeID`.
@@ -104,5 +108,13 @@ public struct TokenSpec: Hashable, Sendable {
         if let name {
             try TextLimits.check(name, field: "name", maxCharacters: Self.maxNameLength)
         }
+    }
+}
+
+extension TokenSpec {
+    /// What the audit log shows of a new token: never its secret.
+    public var audited: JSONValue {
+        .object(["role": .string(role.rawValue), "cafeId": cafeID.map(JSONValue.string) ?? .null,
+                 "userId": userID.map(JSONValue.string) ?? .null, "name": name.map(JSONValue.string) ?? .null])
     }
 }

@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 // MARK: - CardTechnology
@@ -49,17 +50,59 @@ public struct CardRegistration: Hashable, Sendable {
 
 // MARK: - CardRepository
 
+/// A registered card as ops see it: whose, which technology, since when, and an id to remove it
+/// by (never the card's identifier, which is not stored).
+public struct RegisteredCard: Hashable, Sendable {
+    /// `card_` and the first 16 hex digits of the card's keyed hash.
+    public var id: String
+    public var registration: CardRegistration
+    public var createdAt: Date
+
+    public init(id: String, registration: CardRegistration, createdAt: Date) {
+        self.id = id
+        self.registration = registration
+        self.createdAt = createdAt
+    }
+
+    /// The id of the card stored under `identifierHash` (hex).
+    public static func id(identifierHash: String) -> String { "card_" + identifierHash.prefix(16) }
+}
+
 /// Registered badge cards: registration by ops, identification at a kiosk tap.
 public protocol CardRepository: Sendable {
     /// Registers the card to `userID`; `card_already_registered` when the card belongs to someone already.
-    func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
+    /// `audit` (when given, here and below) is recorded in the same transaction.
+    func register(_ registration: CardRegistration, identifier: CardIdentifier,
+                  audit: AuditEntry?) async throws -> CardRegistration
     /// The card's registration, or `card_not_registered`.
     func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration
     /// A one-time code with which the user registers a card of their own at a kiosk, until `expiresAt`.
-    func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String
+    func createEnrolment(userID: String, displayName: String?, expiresAt: Date, audit: AuditEntry?) async throws -> String
     /// Registers the card to the user a one-time code was made for, and spends the code;
     /// `enrolment_code_invalid` when the code is unknown, spent or expired.
     func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration
+    /// The cards registered to `userID`, oldest first.
+    func cards(userID: String) async throws -> [RegisteredCard]
+    /// Removes one of the user's cards; `card_not_registered` when the user has no card with that id.
+    func removeCard(userID: String, cardID: String, audit: AuditEntry?) async throws
+}
+
+extension CardRepository {
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
+        try await register(registration, identifier: identifier, audit: nil)
+    }
+
+    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
+        try await createEnrolment(userID: userID, displayName: displayName, expiresAt: expiresAt, audit: nil)
+    }
+}
+
+extension CardRegistration {
+    /// What the audit log shows of a registration (never the card's identifier).
+    public var audited: JSONValue {
+        .object(["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
+                 "technology": .string(technology.rawValue)])
+    }
 }
 
 extension CanteenError {

@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// What one firing round did: the tickets it fired, and when the next held ticket is due.
@@ -31,5 +32,18 @@ public protocol DailyStockRepository: Sendable {
     func remaining(cafeID: String, date: LocalDate) async throws -> [String: Int]
     /// Sets what is left today (the café's local date now) of an item with a daily quantity:
     /// `cafe_not_found`, `item_not_found`, or `invalid_field` for an item without one.
-    func setRemaining(cafeID: String, itemID: String, remaining: Int) async throws -> ItemStock
+    /// `audit` (when given) is recorded in the same transaction, with the count before and after.
+    func setRemaining(cafeID: String, itemID: String, remaining: Int, audit: AuditEntry?) async throws -> ItemStock
+}
+
+extension DailyStockRepository {
+    /// Sets what is left without an audit entry (the command line, tests).
+    public func setRemaining(cafeID: String, itemID: String, remaining: Int) async throws -> ItemStock {
+        try await setRemaining(cafeID: cafeID, itemID: itemID, remaining: remaining, audit: nil)
+    }
+}
+
+extension ItemStock {
+    /// What the audit log shows of a limited dish's day: what is left.
+    public static func audited(remaining: Int) -> JSONValue { .object(["remaining": .int(Int64(remaining))]) }
 }

@@ -43,7 +43,7 @@ public struct PickupCandidates: Sendable {
             if let (planned, window) = busy {
                 throw CanteenError.kitchenBusy(field: "pickup", readyAt: planned.readyAt, window: window)
             }
-            throw CanteenError.windowFull(field: "pickup")
+            throw CanteenError.windowFull(field: "pickup", windowStart: offered[0].start, cafeID: cafe.id)
         case .window(let start):
             guard let window = offered.first(where: { $0.start == start }) else {
                 let reason = all.contains { $0.start == start }
@@ -52,7 +52,9 @@ public struct PickupCandidates: Sendable {
                 throw CanteenError(.invalid, code: .pickupWindowUnavailable, message: "the window \(reason)",
                                    field: "pickup.start")
             }
-            guard hasRoom(window) else { throw CanteenError.windowFull(field: "pickup.start") }
+            guard hasRoom(window) else {
+                throw CanteenError.windowFull(field: "pickup.start", windowStart: window.start, cafeID: cafe.id)
+            }
             guard let plan else { return (window, nil) }
             let planned = plan(window)
             guard planned.meets(window) else {
@@ -82,9 +84,20 @@ extension PickupWindowPlanner {
 }
 
 extension CanteenError {
-    /// 409 `pickup_window_full` naming the field the window came from.
-    public static func windowFull(field: String) -> CanteenError {
-        CanteenError(.conflict, code: .pickupWindowFull, message: "the pickup window is full; choose another",
-                     field: field)
+    /// 409 `pickup_window_full` naming the field the window came from; `windowStart` (the full
+    /// window, or the first one offered when every one was) is kept for the windows report.
+    public static func windowFull(field: String, windowStart: Date? = nil, cafeID: String? = nil) -> CanteenError {
+        var parameters: [String: String] = [:]
+        if let windowStart, let cafeID {
+            parameters = ["windowStart": String(Int64(windowStart.timeIntervalSince1970)), "cafe": cafeID]
+        }
+        return CanteenError(.conflict, code: .pickupWindowFull, message: "the pickup window is full; choose another",
+                            field: field, parameters: parameters)
+    }
+
+    /// The start of the full window a `pickup_window_full` error names, if it names one.
+    public var fullWindowStart: Date? {
+        guard code == .pickupWindowFull, let text = parameters["windowStart"], let seconds = Int64(text) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

@@ -39,7 +39,7 @@ public final class PostgresBeaconStore: BeaconRepository {
     // MARK: - Writes
 
     @discardableResult
-    public func saveBeacon(_ beacon: BeaconRegistration) async throws -> Bool {
+    public func saveBeacon(_ beacon: BeaconRegistration, audit: AuditEntry?) async throws -> Bool {
         let now = clock()
         defer { cafes.recentCafes.removeAll() }
         return try await database.transaction { connection in
@@ -58,11 +58,12 @@ public final class PostgresBeaconStore: BeaconRepository {
                         + "\(beacon.identityText) is outside it (change the café's beaconRegion first)",
                     field: "cafeId", parameters: ["cafe": cafeID])
             }
-            let previous = try await connection.firstRow("""
-                SELECT cafeId FROM beacon
+            let previousBeacon = try await connection.firstRow("""
+                \(unescaped: Self.select)
                 WHERE uuid = \(beacon.uuid.uuidString) AND major = \(Int(beacon.major)) AND minor = \(Int(beacon.minor))
                 FOR UPDATE
-                """, logger: logger).map { try StoredColumns.decode($0, table: "beacon", String.self) }
+                """, logger: logger).map { try BeaconRow($0).registration() }
+            let previous = previousBeacon?.cafeID
             try await connection.run("""
                 INSERT INTO beacon (uuid, major, minor, cafeId, label, measuredPower)
                 VALUES (\(beacon.uuid.uuidString), \(Int(beacon.major)), \(Int(beacon.minor)), \(beacon.cafeID),
@@ -74,23 +75,29 @@ public final class PostgresBeaconStore: BeaconRepository {
             if let previous, previous != beacon.cafeID {
                 try await PostgresCafeStore.bumpVersion(connection, cafeID: previous, now: now, logger: logger)
             }
+            try await PostgresAuditStore.record(audit, before: previousBeacon?.audited, after: beacon.audited, at: now,
+                                                connection, logger: logger)
             return previous == nil
         }
     }
 
-    public func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16) async throws {
+    public func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16, audit: AuditEntry?) async throws {
         let now = clock()
         defer { cafes.recentCafes.removeAll() }
         try await database.transaction { connection in
             let logger = self.database.logger
             guard let row = try await connection.firstRow("""
                 DELETE FROM beacon WHERE uuid = \(uuid.uuidString) AND major = \(Int(major)) AND minor = \(Int(minor))
-                RETURNING cafeId
+                RETURNING uuid, major, minor, cafeId, label, measuredPower
                 """, logger: logger) else {
                 throw BeaconRegistration.notFound(uuid: uuid, major: major, minor: minor)
             }
-            let cafeID = try StoredColumns.decode(row, table: "beacon", String.self)
-            try await PostgresCafeStore.bumpVersion(connection, cafeID: cafeID, now: now, logger: logger)
+            let removed = try BeaconRow(row).registration()
+            try await PostgresCafeStore.bumpVersion(connection, cafeID: removed.cafeID, now: now, logger: logger)
+            var entry = audit
+            entry?.cafeID = removed.cafeID
+            try await PostgresAuditStore.record(entry, before: removed.audited, after: nil, at: now, connection,
+                                                logger: logger)
         }
     }
 }

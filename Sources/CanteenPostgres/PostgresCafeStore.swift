@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Foundation
 import PostgresNIO
@@ -156,30 +157,41 @@ public final class PostgresCafeStore: CafeRepository {
 
     // MARK: - Writes
 
-    public func saveCafe(_ cafe: Cafe) async throws -> VersionedCafe {
+    public func saveCafe(_ cafe: Cafe, audit: AuditEntry?) async throws -> VersionedCafe {
         let now = clock()
         defer { recentCafes.invalidate(cafe.id) }
         return try await database.transaction { connection in
-            try await Self.upsertCafe(connection, cafe, now: now, logger: self.database.logger)
-            guard let saved = try await Self.fetchCafe(connection, id: cafe.id, logger: self.database.logger) else {
+            let logger = self.database.logger
+            let before = try await Self.fetchCafe(connection, id: cafe.id, logger: logger).map { CafeDocument.render($0.cafe) }
+            try await Self.upsertCafe(connection, cafe, now: now, logger: logger)
+            guard let saved = try await Self.fetchCafe(connection, id: cafe.id, logger: logger) else {
                 throw CanteenError.notFound(.cafe, cafe.id)
             }
+            try await PostgresAuditStore.record(audit, before: before, after: CafeDocument.render(saved.cafe), at: now,
+                                                connection, logger: logger)
             return saved
         }
     }
 
-    public func replaceMenu(cafeID: String, with menu: Menu) async throws -> Int64 {
+    public func replaceMenu(cafeID: String, with menu: Menu, audit: AuditEntry?) async throws -> Int64 {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.transaction { connection in
             let logger = self.database.logger
             try await Self.lockCafe(connection, cafeID, logger: logger)
+            var before: JSONValue?
+            if audit != nil {
+                before = try await Self.fetchMenu(connection, cafeID: cafeID, logger: logger).map { CafeDocument.render($0.menu) }
+            }
             try await Self.writeMenu(connection, cafeID: cafeID, menu: menu, logger: logger)
+            try await PostgresAuditStore.record(audit, before: before, after: CafeDocument.render(menu), at: now,
+                                                connection, logger: logger)
             return try await Self.bumpVersion(connection, cafeID: cafeID, now: now, logger: logger)
         }
     }
 
-    public func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange]) async throws -> Int64 {
+    public func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange],
+                           audit: AuditEntry?) async throws -> Int64 {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.transaction { connection in
@@ -188,6 +200,7 @@ public final class PostgresCafeStore: CafeRepository {
             guard try await connection.firstRow(
                 "SELECT 1 FROM menuItem WHERE cafeId = \(cafeID) AND id = \(itemID) FOR UPDATE", logger: logger) != nil
             else { throw CanteenError.notFound(.item, itemID) }
+            let before = try await Self.auditedItem(connection, cafeID: cafeID, itemID: itemID, logger: logger)
             for change in changes {
                 switch change {
                 case .soldOut(true, let until):
@@ -203,8 +216,22 @@ public final class PostgresCafeStore: CafeRepository {
                         "UPDATE menuItem SET price = \(price) WHERE cafeId = \(cafeID) AND id = \(itemID)", logger: logger)
                 }
             }
+            let after = try await Self.auditedItem(connection, cafeID: cafeID, itemID: itemID, logger: logger)
+            try await PostgresAuditStore.record(audit, before: before, after: after, at: now, connection, logger: logger)
             return try await Self.bumpVersion(connection, cafeID: cafeID, now: now, logger: logger)
         }
+    }
+
+    /// What the audit log shows of an item change: its price and sold-out mark.
+    private static func auditedItem(_ connection: PostgresConnection, cafeID: String, itemID: String,
+                                    logger: Logger) async throws -> JSONValue? {
+        guard let row = try await connection.firstRow(#"""
+            SELECT i.price, s.itemId IS NOT NULL, s."until" FROM menuItem i
+            LEFT JOIN soldOut s ON s.cafeId = i.cafeId AND s.itemId = i.id
+            WHERE i.cafeId = \#(cafeID) AND i.id = \#(itemID)
+            """#, logger: logger) else { return nil }
+        let (price, soldOut, until) = try StoredColumns.decode(row, table: "menuItem", (Int64, Bool, Date?).self)
+        return MenuItemChange.audited(price: price, soldOut: soldOut, until: until)
     }
 
     public func importCafes(_ documents: [(cafe: Cafe, menu: Menu)]) async throws {
@@ -237,11 +264,13 @@ public final class PostgresCafeStore: CafeRepository {
         }
     }
 
-    public func deleteCafe(id: String) async throws {
+    public func deleteCafe(id: String, audit: AuditEntry?) async throws {
+        let now = clock()
         defer { recentCafes.invalidate(id) }
         try await database.transaction { connection in
             let logger = self.database.logger
             try await Self.lockCafe(connection, id, logger: logger)
+            let before = try await Self.fetchCafe(connection, id: id, logger: logger).map { CafeDocument.render($0.cafe) }
             var orders = 0
             if let row = try await connection.firstRow("SELECT COUNT(*) FROM customerOrder WHERE cafeId = \(id)",
                                                        logger: logger) {
@@ -256,6 +285,7 @@ public final class PostgresCafeStore: CafeRepository {
             try await connection.run("DELETE FROM pickupSlot WHERE cafeId = \(id)", logger: logger)
             try await connection.run("DELETE FROM orderNumber WHERE cafeId = \(id)", logger: logger)
             try await connection.run("DELETE FROM cafe WHERE id = \(id)", logger: logger)
+            try await PostgresAuditStore.record(audit, before: before, after: nil, at: now, connection, logger: logger)
         }
         menuCache.withLock { _ = $0.removeValue(forKey: id) }
     }

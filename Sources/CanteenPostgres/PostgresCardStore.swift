@@ -1,4 +1,6 @@
 import CanteenCore
+import CanteenJSON
+import CanteenPersistence
 import Crypto
 import Foundation
 import PostgresNIO
@@ -41,13 +43,21 @@ public final class PostgresCardStore: CardRepository {
         }
     }
 
-    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier,
+                         audit: AuditEntry?) async throws -> CardRegistration {
         try UserID.validate(registration.userID)
         let hashes = try hashes(technology: registration.technology, identifier: identifier)
         let hash = hashes[0]
         let now = clock()
         return try await database.transaction { connection in
             try await self.storeCanonically(hashes, connection)
+            let logger = self.database.logger
+            let before = try await connection.firstRow(
+                "SELECT identifierHash, userId, displayName FROM card WHERE identifierHash = \(hash) FOR UPDATE",
+                logger: logger).map { row in
+                let (_, userID, displayName) = try StoredColumns.decode(row, table: "card", (String, String, String?).self)
+                return CardRegistration(userID: userID, displayName: displayName, technology: registration.technology)
+            }
             // A new card is inserted; one registered already keeps its owner (and its name changes only for the owner).
             guard let row = try await connection.firstRow("""
                 INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
@@ -58,6 +68,9 @@ public final class PostgresCardStore: CardRepository {
                 """, logger: self.database.logger) else { throw CanteenError.cardNotRegistered }
             let owner = try StoredColumns.decode(row, table: "card", String.self)
             guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
+            try await PostgresAuditStore.record(audit?.targeting(RegisteredCard.id(identifierHash: hash)),
+                                                before: before?.audited, after: registration.audited, at: now, connection,
+                                                logger: logger)
             return registration
         }
     }
@@ -79,17 +92,69 @@ public final class PostgresCardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
+    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date,
+                                audit: AuditEntry?) async throws -> String {
         try UserID.validate(userID)
         let code = EnrolmentCode.make()
         let hash = Self.codeHash(EnrolmentCode.normalized(code))
-        try await database.withConnection { connection in
+        let now = clock()
+        try await database.transaction { connection in
             try await connection.run("""
                 INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (\(hash), \(userID),
                     \(displayName), \(expiresAt))
                 """, logger: self.database.logger)
+            try await PostgresAuditStore.record(
+                audit, before: nil,
+                after: ["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
+                        "expiresAt": .string(RFC3339.utcSeconds(expiresAt))],
+                at: now, connection, logger: self.database.logger)
         }
         return code
+    }
+
+    // MARK: - Cards as ops see them
+
+    public func cards(userID: String) async throws -> [RegisteredCard] {
+        try await database.withConnection { connection in
+            try await connection.rows("""
+                SELECT identifierHash, technology, userId, displayName, createdAt FROM card
+                WHERE userId = \(userID) ORDER BY createdAt, identifierHash
+                """, logger: self.database.logger).map(Self.registeredCard)
+        }
+    }
+
+    public func removeCard(userID: String, cardID: String, audit: AuditEntry?) async throws {
+        let now = clock()
+        try await database.transaction { connection in
+            let logger = self.database.logger
+            let rows = try await connection.rows("""
+                SELECT identifierHash, technology, userId, displayName, createdAt FROM card WHERE userId = \(userID)
+                FOR UPDATE
+                """, logger: logger)
+            var found: (hash: String, card: RegisteredCard)?
+            for row in rows {
+                let (hash, _, _, _, _) = try StoredColumns.decode(row, table: "card",
+                                                                  (String, String, String, String?, Date).self)
+                if RegisteredCard.id(identifierHash: hash) == cardID { found = (hash, try Self.registeredCard(row)) }
+            }
+            guard let (hash, card) = found else { throw CanteenError.cardNotRegistered }
+            try await connection.run("DELETE FROM card WHERE identifierHash = \(hash)", logger: logger)
+            try await PostgresAuditStore.record(audit, before: card.registration.audited, after: nil, at: now,
+                                                connection, logger: logger)
+        }
+    }
+
+    private static func registeredCard(_ row: PostgresRow) throws -> RegisteredCard {
+        let (hash, name, userID, displayName, createdAt) = try StoredColumns.decode(
+            row, table: "card", (String, String, String, String?, Date).self)
+        guard let technology = CardTechnology(rawValue: name) else {
+            throw StoredRow.invalid(table: "card", id: RegisteredCard.id(identifierHash: hash),
+                                    "'\(name)' is not a card technology")
+        }
+        return RegisteredCard(id: RegisteredCard.id(identifierHash: hash),
+                              registration: CardRegistration(userID: userID, displayName: displayName,
+                                                             technology: technology),
+                              createdAt: createdAt)
     }
 
     /// The code is spent by a conditional update (`usedAt IS NULL`): two kiosks presenting it

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Foundation
 import PostgresNIO
@@ -25,7 +26,7 @@ public final class PostgresCouponStore: CouponRepository {
         FROM coupon
         """
 
-    public func createCoupon(_ coupon: Coupon) async throws -> Coupon {
+    public func createCoupon(_ coupon: Coupon, audit: AuditEntry?) async throws -> Coupon {
         try CouponSigner.validate(coupon.id)
         let (kind, amount, currency, itemID): (String, Int64?, String?, String?) = switch coupon.benefit {
         case .amountOff(let money): ("amount", money.minorUnits, money.currency.code, nil)
@@ -50,6 +51,8 @@ public final class PostgresCouponStore: CouponRepository {
                 throw CanteenError(.conflict, code: .duplicateId, message: "a coupon with id '\(coupon.id)' exists",
                                    field: "id", parameters: ["field": "id"])
             }
+            try await PostgresAuditStore.record(audit?.targeting(coupon.id), before: nil, after: coupon.audited,
+                                                at: coupon.createdAt, connection, logger: logger)
         }
         return coupon
     }
@@ -68,14 +71,24 @@ public final class PostgresCouponStore: CouponRepository {
         }
     }
 
-    public func revokeCoupon(id: String) async throws -> Coupon {
+    public func revokeCoupon(id: String, audit: AuditEntry?) async throws -> Coupon {
         let now = clock()
-        return try await database.withConnection { connection in
+        return try await database.transaction { connection in
+            let logger = self.database.logger
+            guard let before = try await connection.firstRow(
+                "SELECT revokedAt IS NULL FROM coupon WHERE id = \(id) FOR UPDATE", logger: logger)
+            else { throw CanteenError.notFound(.coupon, id) }
+            let wasLive = try StoredColumns.decode(before, table: "coupon", Bool.self)
             guard let row = try await connection.firstRow("""
                 UPDATE coupon SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id)
                 RETURNING id, label, kind, amount, currency, itemId, cafeId, validFrom, validUntil, maxUses, uses,
                     createdAt, revokedAt
-                """, logger: self.database.logger) else { throw CanteenError.notFound(.coupon, id) }
+                """, logger: logger) else { throw CanteenError.notFound(.coupon, id) }
+            if wasLive {
+                try await PostgresAuditStore.record(audit, before: ["revokedAt": .null],
+                                                    after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now,
+                                                    connection, logger: logger)
+            }
             return try Self.coupon(row)
         }
     }

@@ -53,11 +53,15 @@ extension PostgresDatabase {
             try await connection.run("UPDATE feedSequence SET value = \(value) WHERE id = 1", logger: logger)
         }
 
-        /// Identity columns (`webhookAttempt.id`) continue after the copied rows' ids.
+        /// Identity columns (`webhookAttempt.id`, `auditEntry.id`) continue after the copied rows' ids.
         public func advanceIdentities() async throws {
             try await connection.run("""
                 SELECT setval(pg_get_serial_sequence('webhookattempt', 'id'), COALESCE(MAX(id), 0) + 1, false)
                 FROM webhookAttempt
+                """, logger: logger)
+            try await connection.run("""
+                SELECT setval(pg_get_serial_sequence('auditentry', 'id'), COALESCE(MAX(id), 0) + 1, false)
+                FROM auditEntry
                 """, logger: logger)
         }
 

@@ -278,7 +278,8 @@ public final class PostgresOrderStore: OrderRepository {
             if let couponID = priced.discount?.couponID {
                 try await PostgresCouponStore.release(couponID, connection, logger: logger)
             }
-            throw CanteenError.windowFull(field: request.pickup == .asap ? "pickup" : "pickup.start")
+            throw CanteenError.windowFull(field: request.pickup == .asap ? "pickup" : "pickup.start",
+                                          windowStart: window.start, cafeID: cafe.id)
         }
         let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
         context.used[cafe.id, default: [:]][window.start, default: 0] += units

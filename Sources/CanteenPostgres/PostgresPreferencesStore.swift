@@ -129,12 +129,13 @@ public final class PostgresPreferencesStore: PreferencesRepository {
 
     // MARK: - Site writes
 
-    public func setSiteDefault(key: String, value: JSONValue) async throws {
+    public func setSiteDefault(key: String, value: JSONValue, audit: AuditEntry?) async throws {
         let now = clock()
         try await database.transaction { connection in
             let logger = self.database.logger
             try await connection.run("SELECT pg_advisory_xact_lock(\(Self.siteLock))", logger: logger)
-            let current = PreferenceDocument(values: try await Self.fetchSiteDefaults(connection, logger: logger))
+            let values = try await Self.fetchSiteDefaults(connection, logger: logger)
+            let current = PreferenceDocument(values: values)
             let cafes = try await Self.lockedCafeIDs(connection, logger: logger)
             _ = try current.applying([key: .set(value)], cafeExists: { cafes.contains($0) })
             try await connection.run("""
@@ -142,17 +143,23 @@ public final class PostgresPreferencesStore: PreferencesRepository {
                 VALUES (\(key), \(String(decoding: value.encoded(), as: UTF8.self)), \(now))
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
                 """, logger: logger)
+            try await PostgresAuditStore.record(audit, before: values[key].map { ["value": $0] }, after: ["value": value],
+                                                at: now, connection, logger: logger)
         }
     }
 
-    public func removeSiteDefault(key: String) async throws {
+    public func removeSiteDefault(key: String, audit: AuditEntry?) async throws {
+        let now = clock()
         try await database.transaction { connection in
             let logger = self.database.logger
             try await connection.run("SELECT pg_advisory_xact_lock(\(Self.siteLock))", logger: logger)
+            let before = try await Self.fetchSiteDefaults(connection, logger: logger)[key]
             guard try await connection.firstRow("DELETE FROM sitePreferences WHERE key = \(key) RETURNING key",
                                                 logger: logger) != nil else {
                 throw PreferenceKey.notFound(key)
             }
+            try await PostgresAuditStore.record(audit, before: before.map { ["value": $0] }, after: nil, at: now,
+                                                connection, logger: logger)
         }
     }
 

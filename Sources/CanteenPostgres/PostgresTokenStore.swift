@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Crypto
 import Foundation
@@ -24,7 +25,7 @@ public final class PostgresTokenStore: TokenRepository {
 
     static let select = "SELECT id, name, role, cafeId, userId, createdAt, revokedAt FROM accessToken"
 
-    public func createToken(_ spec: TokenSpec) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String) {
         try spec.validate()
         let (role, cafeID, userID, name) = (spec.role, spec.cafeID, spec.userID, spec.name)
         let secret = "cnt_" + ids.base64URL(bytes: 24)
@@ -41,6 +42,8 @@ public final class PostgresTokenStore: TokenRepository {
                 VALUES (\(id), \(name), \(role.rawValue), \(cafeID), \(userID), \(hash), \(now), NULL)
                 RETURNING id, name, role, cafeId, userId, createdAt, revokedAt
                 """, logger: logger) else { throw CanteenError.notFound(.token, id) }
+            try await PostgresAuditStore.record(audit?.targeting(id), before: nil, after: spec.audited, at: now,
+                                                connection, logger: logger)
             return try Self.token(row)
         }
         return (token, secret)
@@ -48,18 +51,40 @@ public final class PostgresTokenStore: TokenRepository {
 
     public func tokens() async throws -> [AccessToken] {
         try await database.withConnection { connection in
-            try await connection.rows("\(unescaped: Self.select) ORDER BY createdAt DESC, id", logger: self.database.logger)
-                .map(Self.token)
+            let logger = self.database.logger
+            var lastUsed: [String: Date] = [:]
+            for row in try await connection.rows("SELECT tokenId, lastUsedAt FROM tokenUse", logger: logger) {
+                let (id, at) = try StoredColumns.decode(row, table: "tokenUse", (String, Date).self)
+                lastUsed[id] = at
+            }
+            return try await connection.rows("\(unescaped: Self.select) ORDER BY createdAt DESC, id", logger: logger)
+                .map { row in
+                    var token = try Self.token(row)
+                    token.lastUsedAt = lastUsed[token.id]
+                    return token
+                }
         }
     }
 
-    public func revokeToken(id: String) async throws {
+    public func revokeToken(id: String, audit: AuditEntry?) async throws {
         let now = clock()
         let secretHash = try await database.transaction { connection in
             let logger = self.database.logger
+            // The row as it was (revoked or not), then the update, both under the row's lock.
+            guard let before = try await connection.firstRow("""
+                SELECT revokedAt IS NULL, cafeId FROM accessToken WHERE id = \(id) FOR UPDATE
+                """, logger: logger) else { throw CanteenError.notFound(.token, id) }
+            let (wasLive, cafeID) = try StoredColumns.decode(before, table: "accessToken", (Bool, String?).self)
+            var entry = audit
+            entry?.cafeID = cafeID
             guard let row = try await connection.firstRow("""
                 UPDATE accessToken SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id) RETURNING secretHash
                 """, logger: logger) else { throw CanteenError.notFound(.token, id) }
+            if wasLive {
+                try await PostgresAuditStore.record(entry, before: ["revokedAt": .null],
+                                                    after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now,
+                                                    connection, logger: logger)
+            }
             return try StoredColumns.decode(row, table: "accessToken", Data.self)
         }
         // After the commit; a request that read the row before it does not cache what it read.
@@ -67,6 +92,32 @@ public final class PostgresTokenStore: TokenRepository {
     }
 
     public func authenticate(secret: String) async throws -> AccessToken? {
+        let token = try await authenticated(secret: secret)
+        if let token { await noteUse(of: token.id) }
+        return token
+    }
+
+    /// Writes down that `tokenID` was used now, at most once a minute per token per server; a
+    /// failed write costs the request nothing (the next use tries again).
+    private func noteUse(of tokenID: String) async {
+        let now = clock()
+        guard uses.shouldWrite(tokenID, at: now) else { return }
+        do {
+            try await database.withConnection { connection in
+                try await connection.run("""
+                    INSERT INTO tokenUse (tokenId, lastUsedAt) VALUES (\(tokenID), \(now))
+                    ON CONFLICT (tokenId) DO UPDATE SET lastUsedAt = GREATEST(tokenUse.lastUsedAt, excluded.lastUsedAt)
+                    """, logger: self.database.logger)
+            }
+        } catch {
+            uses.forget(tokenID)
+        }
+    }
+
+    private let uses = TokenUse()
+
+
+    private func authenticated(secret: String) async throws -> AccessToken? {
         let hash = Self.hash(secret)
         return try await live.value(for: hash) {
             try await database.withConnection { connection in

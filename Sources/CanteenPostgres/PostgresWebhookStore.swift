@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Foundation
 import PostgresNIO
@@ -36,7 +37,8 @@ public final class PostgresWebhookStore: WebhookRepository {
 
     // MARK: - Endpoints
 
-    public func createEndpoint(_ registration: WebhookRegistration) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func createEndpoint(_ registration: WebhookRegistration,
+                               audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
         let endpoint = WebhookEndpoint(id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
                                        events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
@@ -56,6 +58,8 @@ public final class PostgresWebhookStore: WebhookRepository {
                     \(endpoint.createdAt)
                 FROM feedSequence WHERE id = 1
                 """, logger: logger)
+            try await PostgresAuditStore.record(audit?.targeting(endpoint.id), before: nil, after: endpoint.audited,
+                                                at: endpoint.createdAt, connection, logger: logger)
         }
         return (endpoint, secret)
     }
@@ -74,25 +78,33 @@ public final class PostgresWebhookStore: WebhookRepository {
         }
     }
 
-    public func deleteEndpoint(id: String) async throws {
-        try await database.withConnection { connection in
-            guard try await connection.firstRow("DELETE FROM webhookEndpoint WHERE id = \(id) RETURNING id",
-                                                logger: self.database.logger) != nil else {
+    public func deleteEndpoint(id: String, audit: AuditEntry?) async throws {
+        let now = clock()
+        try await database.transaction { connection in
+            let logger = self.database.logger
+            guard let row = try await connection.firstRow(
+                "DELETE FROM webhookEndpoint WHERE id = \(id) RETURNING \(unescaped: Self.endpointColumns)",
+                logger: logger) else {
                 throw CanteenError.notFound(.webhook, id)
             }
+            try await PostgresAuditStore.record(audit, before: try Self.endpoint(row).audited, after: nil, at: now,
+                                                connection, logger: logger)
         }
     }
 
-    public func rotateSecret(endpointID: String) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func rotateSecret(endpointID: String,
+                             audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
         let now = clock()
-        let endpoint = try await database.withConnection { connection in
+        let endpoint = try await database.transaction { connection in
             guard let row = try await connection.firstRow("""
                 UPDATE webhookEndpoint SET previousSecret = secret,
                     previousSecretExpiresAt = \(now.addingTimeInterval(WebhookEndpoint.secretOverlap)), secret = \(secret)
                 WHERE id = \(endpointID)
                 RETURNING \(unescaped: Self.endpointColumns)
                 """, logger: self.database.logger) else { throw CanteenError.notFound(.webhook, endpointID) }
+            try await PostgresAuditStore.write(audit.map(WebhookEndpoint.secretRotation(at: now)), connection,
+                                               logger: self.database.logger)
             return try Self.endpoint(row)
         }
         return (endpoint, secret)
@@ -142,8 +154,9 @@ public final class PostgresWebhookStore: WebhookRepository {
         }
     }
 
-    public func redeliver(endpointID: String, eventID: String) async throws -> WebhookDelivery {
-        try await database.transaction { connection in
+    public func redeliver(endpointID: String, eventID: String, audit: AuditEntry?) async throws -> WebhookDelivery {
+        let now = clock()
+        return try await database.transaction { connection in
             let logger = self.database.logger
             guard try await connection.firstRow("SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID) FOR UPDATE",
                                                 logger: logger) != nil else {
@@ -177,6 +190,9 @@ public final class PostgresWebhookStore: WebhookRepository {
                 JOIN orderEvent e ON e.sequence = d.eventSequence
                 WHERE d.endpointId = \(endpointID) AND d.eventSequence = \(sequence)
                 """, logger: logger) else { throw CanteenError.notFound(.delivery, eventID, field: "eventId") }
+            try await PostgresAuditStore.record(audit, before: ["eventId": .string(eventID), "state": .string(state)],
+                                                after: ["eventId": .string(eventID), "state": .string(next)], at: now,
+                                                connection, logger: logger)
             return try await Self.delivery(connection, from: row, logger: logger)
         }
     }

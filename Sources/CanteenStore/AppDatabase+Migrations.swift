@@ -441,6 +441,41 @@ extension AppDatabase {
                 );
                 """)
         }
+
+        migrator.registerMigration("v16: the audit log, tokens' last use, refused orders") { db in
+            // `auditEntry` is written by the stores in the transaction of each change it records.
+            // `tokenUse` is apart from `accessToken` so that noting a use does not make every
+            // server forget its cached tokens (the triggers of v12). The kitchen report reads when a
+            // ticket was ready from v15's `finishedAt`; the sales report reads orders by
+            // (cafeId, localDate) through the UNIQUE index of v2; the windows report by pickup start.
+            try db.execute(sql: """
+                CREATE TABLE auditEntry (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at DATETIME NOT NULL,
+                    tokenId TEXT,
+                    tokenName TEXT,
+                    role TEXT NOT NULL,
+                    userId TEXT,
+                    action TEXT NOT NULL,
+                    targetKind TEXT NOT NULL,
+                    targetId TEXT NOT NULL,
+                    cafeId TEXT,
+                    changes TEXT NOT NULL
+                );
+                CREATE INDEX auditEntry_on_cafeId_id ON auditEntry(cafeId, id);
+                CREATE TABLE tokenUse (
+                    tokenId TEXT PRIMARY KEY NOT NULL,
+                    lastUsedAt DATETIME NOT NULL
+                );
+                CREATE TABLE pickupRefusal (
+                    cafeId TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    refused INTEGER NOT NULL,
+                    PRIMARY KEY (cafeId, start)
+                );
+                CREATE INDEX customerOrder_on_cafeId_pickupStart ON customerOrder(cafeId, pickupStart);
+                """)
+        }
         return migrator
     }
 }

@@ -38,7 +38,7 @@ public final class BeaconStore: BeaconRepository {
     // MARK: - Writes
 
     @discardableResult
-    public func saveBeacon(_ beacon: BeaconRegistration) async throws -> Bool {
+    public func saveBeacon(_ beacon: BeaconRegistration, audit: AuditEntry?) async throws -> Bool {
         let now = clock()
         defer { cafes.recentCafes.removeAll() }
         return try await database.writer.write { db in
@@ -59,11 +59,13 @@ public final class BeaconStore: BeaconRepository {
             if let previous, previous.cafeId != beacon.cafeID {
                 try CafeStore.bumpVersion(db, cafeID: previous.cafeId, now: now)
             }
+            try AuditStore.record(audit, before: try previous.map { try $0.registration().audited },
+                                  after: beacon.audited, at: now, db)
             return previous == nil
         }
     }
 
-    public func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16) async throws {
+    public func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16, audit: AuditEntry?) async throws {
         let now = clock()
         defer { cafes.recentCafes.removeAll() }
         try await database.writer.write { db in
@@ -72,6 +74,9 @@ public final class BeaconStore: BeaconRepository {
             }
             try record.delete(db)
             try CafeStore.bumpVersion(db, cafeID: record.cafeId, now: now)
+            var entry = audit
+            entry?.cafeID = record.cafeId
+            try AuditStore.record(entry, before: try record.registration().audited, after: nil, at: now, db)
         }
     }
 

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Foundation
 import GRDB
@@ -115,26 +116,32 @@ public final class CafeStore: CafeRepository {
 
     // MARK: - Writes
 
-    public func saveCafe(_ cafe: Cafe) async throws -> VersionedCafe {
+    public func saveCafe(_ cafe: Cafe, audit: AuditEntry?) async throws -> VersionedCafe {
         let now = clock()
         defer { recentCafes.invalidate(cafe.id) }
         return try await database.writer.write { db in
+            let before = try Self.fetchCafe(db, id: cafe.id).map { CafeDocument.render($0.cafe) }
             try Self.upsertCafe(db, cafe, now: now)
-            return try Self.fetchCafe(db, id: cafe.id)!
+            let saved = try Self.fetchCafe(db, id: cafe.id)!
+            try AuditStore.record(audit, before: before, after: CafeDocument.render(saved.cafe), at: now, db)
+            return saved
         }
     }
 
-    public func replaceMenu(cafeID: String, with menu: Menu) async throws -> Int64 {
+    public func replaceMenu(cafeID: String, with menu: Menu, audit: AuditEntry?) async throws -> Int64 {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
             guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
+            let before = try audit == nil ? nil : Self.fetchMenu(db, cafeID: cafeID).map { CafeDocument.render($0.menu) }
             try Self.writeMenu(db, cafeID: cafeID, menu: menu)
+            try AuditStore.record(audit, before: before, after: CafeDocument.render(menu), at: now, db)
             return try Self.bumpVersion(db, cafeID: cafeID, now: now)
         }
     }
 
-    public func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange]) async throws -> Int64 {
+    public func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange],
+                           audit: AuditEntry?) async throws -> Int64 {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
@@ -142,6 +149,7 @@ public final class CafeStore: CafeRepository {
             guard var item = try MenuItemRecord.filter(key: ["cafeId": cafeID, "id": itemID]).fetchOneNamingRow(db) else {
                 throw CanteenError.notFound(.item, itemID)
             }
+            let before = try Self.auditedItem(db, cafeID: cafeID, item: item)
             for change in changes {
                 switch change {
                 case .soldOut(true, let until):
@@ -153,8 +161,16 @@ public final class CafeStore: CafeRepository {
                     try item.update(db)
                 }
             }
+            try AuditStore.record(audit, before: before, after: try Self.auditedItem(db, cafeID: cafeID, item: item),
+                                  at: now, db)
             return try Self.bumpVersion(db, cafeID: cafeID, now: now)
         }
+    }
+
+    /// What the audit log shows of an item change: its price and sold-out mark.
+    private static func auditedItem(_ db: Database, cafeID: String, item: MenuItemRecord) throws -> JSONValue {
+        let mark = try SoldOutRecord.filter(key: ["cafeId": cafeID, "itemId": item.id]).fetchOne(db)
+        return MenuItemChange.audited(price: item.price, soldOut: mark != nil, until: mark?.until)
     }
 
     public func importCafes(_ documents: [(cafe: Cafe, menu: Menu)]) async throws {
@@ -181,10 +197,11 @@ public final class CafeStore: CafeRepository {
         }
     }
 
-    public func deleteCafe(id: String) async throws {
+    public func deleteCafe(id: String, audit: AuditEntry?) async throws {
+        let now = clock()
         defer { recentCafes.invalidate(id) }
         try await database.writer.write { db in
-            guard try CafeRecord.exists(db, key: id) else { throw CanteenError.notFound(.cafe, id) }
+            guard let existing = try Self.fetchCafe(db, id: id) else { throw CanteenError.notFound(.cafe, id) }
             let orders = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder WHERE cafeId = ?", arguments: [id]) ?? 0
             guard orders == 0 else {
                 throw CanteenError(.conflict, code: .cafeInUse,
@@ -195,6 +212,7 @@ public final class CafeStore: CafeRepository {
             try db.execute(sql: "DELETE FROM pickupSlot WHERE cafeId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM orderNumber WHERE cafeId = ?", arguments: [id])
             try CafeRecord.deleteOne(db, key: id)
+            try AuditStore.record(audit, before: CafeDocument.render(existing.cafe), after: nil, at: now, db)
         }
         menuCache.withLock { _ = $0.removeValue(forKey: id) }
     }

@@ -1,4 +1,6 @@
 import CanteenCore
+import CanteenJSON
+import CanteenPersistence
 import Crypto
 import Foundation
 import GRDB
@@ -43,19 +45,22 @@ public final class CardStore: CardRepository {
         }
     }
 
-    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
-    {
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier,
+                         audit: AuditEntry?) async throws -> CardRegistration {
         try UserID.validate(registration.userID)
         let hashes = hashes(technology: registration.technology, identifier: identifier)
         let hash = hashes[0]
         let now = clock()
         return try await database.writer.write { db in
             try Self.storeCanonically(hashes, db)
+            var before: JSONValue?
             if let existing = try Row.fetchOne(
-                db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash])
+                db, sql: "SELECT userId, displayName FROM card WHERE identifierHash = ?", arguments: [hash])
             {
                 let owner: String = existing["userId"]
                 guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
+                before = CardRegistration(userID: owner, displayName: existing["displayName"],
+                                          technology: registration.technology).audited
             }
             try db.execute(
                 sql: """
@@ -63,6 +68,8 @@ public final class CardStore: CardRepository {
                     ON CONFLICT (identifierHash) DO UPDATE SET displayName = excluded.displayName
                     """,
                 arguments: [hash, registration.technology.rawValue, registration.userID, registration.displayName, now])
+            try AuditStore.record(audit?.targeting(RegisteredCard.id(identifierHash: hash)), before: before,
+                                  after: registration.audited, at: now, db)
             return registration
         }
     }
@@ -82,15 +89,64 @@ public final class CardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date) async throws -> String {
+    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date,
+                                audit: AuditEntry?) async throws -> String {
         try UserID.validate(userID)
         let code = EnrolmentCode.make()
+        let now = clock()
         try await database.writer.write { db in
             try db.execute(
                 sql: "INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (?, ?, ?, ?)",
                 arguments: [Self.codeHash(EnrolmentCode.normalized(code)), userID, displayName, expiresAt])
+            try AuditStore.record(audit, before: nil, after: Self.auditedEnrolment(userID, displayName, expiresAt),
+                                  at: now, db)
         }
         return code
+    }
+
+    /// What the audit log shows of a one-time code: whose and until when, never the code.
+    static func auditedEnrolment(_ userID: String, _ displayName: String?, _ expiresAt: Date) -> JSONValue {
+        .object(["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
+                 "expiresAt": .string(RFC3339.utcSeconds(expiresAt))])
+    }
+
+    // MARK: - Cards as ops see them
+
+    public func cards(userID: String) async throws -> [RegisteredCard] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT identifierHash, technology, userId, displayName, createdAt FROM card
+                WHERE userId = ? ORDER BY createdAt, identifierHash
+                """, arguments: [userID]).map(Self.registeredCard(from:))
+        }
+    }
+
+    public func removeCard(userID: String, cardID: String, audit: AuditEntry?) async throws {
+        let now = clock()
+        try await database.writer.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT identifierHash, technology, userId, displayName, createdAt FROM card WHERE userId = ?
+                """, arguments: [userID])
+            guard let row = rows.first(where: { RegisteredCard.id(identifierHash: $0["identifierHash"]) == cardID }) else {
+                throw CanteenError.cardNotRegistered
+            }
+            let card = try Self.registeredCard(from: row)
+            try db.execute(sql: "DELETE FROM card WHERE identifierHash = ?", arguments: [row["identifierHash"] as String])
+            try AuditStore.record(audit, before: card.registration.audited, after: nil, at: now, db)
+        }
+    }
+
+    private static func registeredCard(from row: Row) throws -> RegisteredCard {
+        let hash: String = row["identifierHash"]
+        let name: String = row["technology"]
+        guard let technology = CardTechnology(rawValue: name) else {
+            throw StoredRow.invalid(table: "card", id: RegisteredCard.id(identifierHash: hash),
+                                    "'\(name)' is not a card technology")
+        }
+        return RegisteredCard(id: RegisteredCard.id(identifierHash: hash),
+                              registration: CardRegistration(userID: row["userId"], displayName: row["displayName"],
+                                                             technology: technology),
+                              createdAt: row["createdAt"])
     }
 
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws

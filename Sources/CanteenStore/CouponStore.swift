@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Crypto
 import Foundation
@@ -19,7 +20,7 @@ public final class CouponStore: CouponRepository {
         self.clock = clock
     }
 
-    public func createCoupon(_ coupon: Coupon) async throws -> Coupon {
+    public func createCoupon(_ coupon: Coupon, audit: AuditEntry?) async throws -> Coupon {
         try CouponSigner.validate(coupon.id)
         let record = CouponRecord(coupon)
         try await database.writer.write { db in
@@ -32,6 +33,7 @@ public final class CouponStore: CouponRepository {
                                    field: "id", parameters: ["field": "id"])
             }
             try record.insert(db)
+            try AuditStore.record(audit?.targeting(coupon.id), before: nil, after: coupon.audited, at: coupon.createdAt, db)
         }
         return coupon
     }
@@ -46,13 +48,15 @@ public final class CouponStore: CouponRepository {
         try await database.writer.read { db in try CouponRecord.fetchOne(db, key: id)?.coupon() }
     }
 
-    public func revokeCoupon(id: String) async throws -> Coupon {
+    public func revokeCoupon(id: String, audit: AuditEntry?) async throws -> Coupon {
         let now = clock()
         return try await database.writer.write { db in
             guard var record = try CouponRecord.fetchOne(db, key: id) else { throw CanteenError.notFound(.coupon, id) }
             if record.revokedAt == nil {
                 record.revokedAt = now
                 try record.update(db)
+                try AuditStore.record(audit, before: ["revokedAt": .null],
+                                      after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now, db)
             }
             return try record.coupon()
         }

@@ -94,21 +94,26 @@ public final class PreferencesStore: PreferencesRepository {
 
     // MARK: - Site writes
 
-    public func setSiteDefault(key: String, value: JSONValue) async throws {
+    public func setSiteDefault(key: String, value: JSONValue, audit: AuditEntry?) async throws {
         let now = clock()
         try await database.writer.write { db in
-            let current = PreferenceDocument(values: try Self.fetchSiteDefaults(db))
+            let values = try Self.fetchSiteDefaults(db)
+            let current = PreferenceDocument(values: values)
             _ = try current.applying([key: .set(value)], cafeExists: { try CafeRecord.exists(db, key: $0) })
             try SitePreferenceRecord(key: key, value: String(decoding: value.encoded(), as: UTF8.self),
                                      updatedAt: now).upsert(db)
+            try AuditStore.record(audit, before: values[key].map { ["value": $0] }, after: ["value": value], at: now, db)
         }
     }
 
-    public func removeSiteDefault(key: String) async throws {
+    public func removeSiteDefault(key: String, audit: AuditEntry?) async throws {
+        let now = clock()
         try await database.writer.write { db in
+            let before = try Self.fetchSiteDefaults(db)[key]
             guard try SitePreferenceRecord.deleteOne(db, key: key) else {
                 throw PreferenceKey.notFound(key)
             }
+            try AuditStore.record(audit, before: before.map { ["value": $0] }, after: nil, at: now, db)
         }
     }
 

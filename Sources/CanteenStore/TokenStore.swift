@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Crypto
 import Foundation
@@ -17,7 +18,7 @@ public final class TokenStore: TokenRepository {
         live = FollowingCache(following: .tokens, in: database.changes)
     }
 
-    public func createToken(_ spec: TokenSpec) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String) {
         try spec.validate()
         let secret = "cnt_" + ids.base64URL(bytes: 24)
         let id = ids.make("tok")
@@ -29,17 +30,25 @@ public final class TokenStore: TokenRepository {
                 throw CanteenError.notFound(.cafe, cafeID, field: "cafeId")
             }
             try record.insert(db)
+            try AuditStore.record(audit?.targeting(id), before: nil, after: spec.audited, at: record.createdAt, db)
         }
         return (try record.token(), secret)
     }
 
     public func tokens() async throws -> [AccessToken] {
         try await database.writer.read { db in
-            try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAllNamingRows(db).map { try $0.token() }
+            let uses = try Row.fetchAll(db, sql: "SELECT tokenId, lastUsedAt FROM tokenUse")
+            let lastUsed = Dictionary(uses.map { ($0["tokenId"] as String, $0["lastUsedAt"] as Date) },
+                                      uniquingKeysWith: { first, _ in first })
+            return try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAllNamingRows(db).map {
+                var token = try $0.token()
+                token.lastUsedAt = lastUsed[token.id]
+                return token
+            }
         }
     }
 
-    public func revokeToken(id: String) async throws {
+    public func revokeToken(id: String, audit: AuditEntry?) async throws {
         let now = clock()
         let secretHash = try await database.writer.write { db in
             guard var record = try AccessTokenRecord.filter(key: id).fetchOneNamingRow(db) else {
@@ -48,6 +57,10 @@ public final class TokenStore: TokenRepository {
             if record.revokedAt == nil {
                 record.revokedAt = now
                 try record.update(db)
+                var entry = audit
+                entry?.cafeID = record.cafeId
+                try AuditStore.record(entry, before: ["revokedAt": .null],
+                                      after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now, db)
             }
             return record.secretHash
         }
@@ -65,14 +78,36 @@ public final class TokenStore: TokenRepository {
     /// checked again in constant time.
     public func authenticate(secret: String) async throws -> AccessToken? {
         let hash = Self.hash(secret)
-        return try await live.value(for: hash) {
+        let token = try await live.value(for: hash) {
             try await database.writer.read { db in
                 guard let record = try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil)
                     .fetchOneNamingRow(db), ConstantTime.equals(record.secretHash, hash) else { return nil }
                 return try record.token()
             }
         }
+        if let token { await noteUse(of: token.id) }
+        return token
     }
+
+    /// Writes down that `tokenID` was used now, at most once a minute per token; a failed write
+    /// costs the request nothing (the next use tries again).
+    private func noteUse(of tokenID: String) async {
+        let now = clock()
+        guard uses.shouldWrite(tokenID, at: now) else { return }
+        do {
+            try await database.writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO tokenUse (tokenId, lastUsedAt) VALUES (?, ?)
+                    ON CONFLICT (tokenId) DO UPDATE SET lastUsedAt = excluded.lastUsedAt
+                    """, arguments: [tokenID, now])
+            }
+        } catch {
+            uses.forget(tokenID)
+        }
+    }
+
+    private let uses = TokenUse()
+
 
     static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
 }

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Foundation
 import GRDB
@@ -37,7 +38,8 @@ public final class WebhookStore: WebhookRepository {
 
     // MARK: - Endpoints
 
-    public func createEndpoint(_ registration: WebhookRegistration) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func createEndpoint(_ registration: WebhookRegistration,
+                               audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
         let endpoint = WebhookEndpoint(id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
                                        events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
@@ -53,6 +55,8 @@ public final class WebhookStore: WebhookRepository {
                 VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?)
                 """, arguments: [endpoint.id, endpoint.url, endpoint.cafeID,
                                  endpoint.events.map(\.rawValue).joined(separator: " "), secret, head, endpoint.createdAt])
+            try AuditStore.record(audit?.targeting(endpoint.id), before: nil, after: endpoint.audited,
+                                  at: endpoint.createdAt, db)
         }
         return (endpoint, secret)
     }
@@ -69,14 +73,20 @@ public final class WebhookStore: WebhookRepository {
         }
     }
 
-    public func deleteEndpoint(id: String) async throws {
+    public func deleteEndpoint(id: String, audit: AuditEntry?) async throws {
+        let now = clock()
         try await database.writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?", arguments: [id]) else {
+                throw CanteenError.notFound(.webhook, id)
+            }
+            let endpoint = try Self.endpoint(from: row)
             try db.execute(sql: "DELETE FROM webhookEndpoint WHERE id = ?", arguments: [id])
-            guard db.changesCount > 0 else { throw CanteenError.notFound(.webhook, id) }
+            try AuditStore.record(audit, before: endpoint.audited, after: nil, at: now, db)
         }
     }
 
-    public func rotateSecret(endpointID: String) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func rotateSecret(endpointID: String,
+                             audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
         let now = clock()
         let endpoint = try await database.writer.write { db in
@@ -84,6 +94,7 @@ public final class WebhookStore: WebhookRepository {
                 UPDATE webhookEndpoint SET previousSecret = secret, previousSecretExpiresAt = ?, secret = ? WHERE id = ?
                 """, arguments: [now.addingTimeInterval(WebhookEndpoint.secretOverlap), secret, endpointID])
             guard db.changesCount > 0 else { throw CanteenError.notFound(.webhook, endpointID) }
+            try AuditStore.write(audit.map(WebhookEndpoint.secretRotation(at: now)), db)
             return try Self.endpoint(from: try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?",
                                                             arguments: [endpointID])!)
         }
@@ -123,8 +134,9 @@ public final class WebhookStore: WebhookRepository {
         }
     }
 
-    public func redeliver(endpointID: String, eventID: String) async throws -> WebhookDelivery {
-        try await database.writer.write { db in
+    public func redeliver(endpointID: String, eventID: String, audit: AuditEntry?) async throws -> WebhookDelivery {
+        let now = clock()
+        return try await database.writer.write { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM webhookEndpoint WHERE id = ?", arguments: [endpointID]) != nil else {
                 throw CanteenError.notFound(.webhook, endpointID)
             }
@@ -153,6 +165,8 @@ public final class WebhookStore: WebhookRepository {
                 JOIN orderEvent e ON e.sequence = d.eventSequence
                 WHERE d.endpointId = ? AND e.id = ?
                 """, arguments: [endpointID, eventID])!
+            try AuditStore.record(audit, before: ["eventId": .string(eventID), "state": .string(state)],
+                                  after: ["eventId": .string(eventID), "state": .string(next)], at: now, db)
             return try Self.delivery(db, from: row)
         }
     }

@@ -13,7 +13,7 @@ public struct WebAssets: Sendable {
     }
 
     /// The pages, each an HTML template `NAME.html` served at `/NAME`.
-    public static let pageNames = ["kds", "kiosk", "board", "app"]
+    public static let pageNames = ["kds", "kiosk", "board", "app", "ops"]
 
     /// Every file by name (`kds.js`), pages' templates included.
     public let assets: [String: Asset]

@@ -40,6 +40,16 @@ struct ServeCommand: AsyncParsableCommand {
     var webhookAllowPrivate: [String] = []
     @Flag(help: "Answer GET /metrics without a token (by default it needs an ops or metrics token).")
     var metricsPublic = false
+    @Option(help: ArgumentHelp("On the first start (an empty database filled with the sample cafés): make tokens for "
+                               + "the console and one café's screens and print links holding them: auto (when "
+                               + "standard output is a terminal, never into a log), always, never.",
+                               valueName: "when"))
+    var welcome: Welcome = .auto
+
+    /// When the first minute's links (which hold secrets) are printed.
+    enum Welcome: String, ExpressibleByArgument, CaseIterable {
+        case auto, always, never
+    }
 
     func validate() throws {
         guard headerTimeout > 0, headerTimeout <= 3600 else { throw ValidationError("--header-timeout is 0 to 3600 seconds") }
@@ -79,6 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.metricsArePublic = metricsPublic
         configuration.identity = try observability.reportingFailures {
             try identity.settings(logger: Logger(label: "canteen.oidc"))
+        }
+        if welcome == .always || (welcome == .auto && isatty(STDOUT_FILENO) == 1) {
+            configuration.welcome = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
         }
         let location = try observability.reportingFailures { try data.location() }
         let storage: String

@@ -140,6 +140,20 @@ struct AccessControlTests {
         "GET /v1/me/orders": AccessRow(403, 403, 403, 403, 200, 200, 403),
         "GET /v1/me/data": AccessRow(403, 403, 403, 403, 200, 200, 403),
         "DELETE /v1/me": AccessRow(403, 403, 403, 403, 204, 204, 403),
+        // The console (issue 33): its page, and what only ops read or change.
+        "GET /ops": .everyone(200),
+        "GET /v1/overview": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/audit": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/cafes/{cafeId}/menu/document": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "GET /v1/cafes/{cafeId}/reports/sales": AccessRow(
+            403, 403, 403, 403, 403, 403, 200, path: "/v1/cafes/{cafeId}/reports/sales?from=2026-11-23&to=2026-11-23"),
+        "GET /v1/cafes/{cafeId}/reports/kitchen": AccessRow(
+            403, 403, 403, 403, 403, 403, 200,
+            path: "/v1/cafes/{cafeId}/reports/kitchen?from=2026-11-23&to=2026-11-23"),
+        "GET /v1/cafes/{cafeId}/reports/windows": AccessRow(
+            403, 403, 403, 403, 403, 403, 200, path: "/v1/cafes/{cafeId}/reports/windows?date=2026-11-23"),
+        "GET /v1/users/{userId}/cards": AccessRow(403, 403, 403, 403, 403, 403, 200),
+        "DELETE /v1/users/{userId}/cards/{cardId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
     ]
 
     static let cafeConfiguration = String(decoding: JSONValue.object(Fixtures.cafeConfiguration()).encoded(), as: UTF8.self)
@@ -198,7 +212,7 @@ struct AccessControlTests {
 
 /// A test environment with a token per principal, an order of user u-1 at the test café placed by
 /// the café's kiosk (and a cancelled one), a preference and a site default under `theme`, a
-/// registered card, a throwaway token, a coupon, a one-time card enrolment code, and a webhook
+/// registered card (and its id), a throwaway token, a coupon, a one-time card enrolment code, and a webhook
 /// with the delivery of the order's `order.placed` event.
 struct AccessFixture: Sendable {
     let environment: TestEnvironment
@@ -252,6 +266,7 @@ struct AccessFixture: Sendable {
         _ = try await environment.stores.cards.register(
             CardRegistration(userID: "u-1", displayName: "Ana", technology: .type2),
             identifier: try CardIdentifier("04A25C1A2B3C80"))
+        let card = try #require(try await environment.stores.cards.cards(userID: "u-1").first)
         let coupon = try await environment.stores.coupons.createCoupon(
             Coupon(id: "ACCESS", label: "1 off", benefit: .itemFree(itemID: "latte"), cafeID: nil, validFrom: nil,
                    validUntil: nil, maxUses: 5, createdAt: environment.clock.now))
@@ -263,7 +278,7 @@ struct AccessFixture: Sendable {
             "cafeId": "testcafe", "itemId": "latte", "orderId": order.id, "ticketId": order.tickets[0].id,
             "userId": "u-1", "key": "theme", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": "900",
             "minor": "1", "tokenId": throwaway.token.id, "cancelledOrderId": cancelled.id,
-            "webhookId": webhook.id, "eventId": placedEvent.id,
+            "webhookId": webhook.id, "eventId": placedEvent.id, "cardId": card.id,
         ])
     }
 

@@ -26,14 +26,17 @@ struct BeaconRoutes {
         var request = request
         let body = try await request.jsonBody()
         let beacon = try Self.readRegistration(body, uuid: identity.uuid, major: identity.major, minor: identity.minor)
-        let created = try await services.beacons.saveBeacon(beacon)
+        let created = try await services.beacons.saveBeacon(
+            beacon, audit: context.audit("beacon.save", "beacon", beacon.identityText, cafe: beacon.cafeID))
         return try JSONResponse.make(BeaconDTO(beacon), status: created ? .created : .ok)
     }
 
     func remove(_ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
         let identity = try Self.identity(context)
-        try await services.beacons.deleteBeacon(uuid: identity.uuid, major: identity.major, minor: identity.minor)
+        let target = "\(identity.uuid.uuidString)/\(identity.major)/\(identity.minor)"
+        try await services.beacons.deleteBeacon(uuid: identity.uuid, major: identity.major, minor: identity.minor,
+                                                audit: context.audit("beacon.remove", "beacon", target, cafe: nil))
         return Response(status: .noContent)
     }
 

@@ -52,7 +52,7 @@ struct CafeRoutes {
         }
         let cafe = try CafeDocument.parseCafe(body, id: cafeID)
         let existed = try await services.cafes.cafe(id: cafeID) != nil
-        let saved = try await services.cafes.saveCafe(cafe)
+        let saved = try await services.cafes.saveCafe(cafe, audit: context.audit("cafe.save", "cafe", cafeID, cafe: cafeID))
         let presentation = services.presenter.presentation(for: request, cafe: saved.cafe)
         return try JSONResponse.make(CafeDTO(saved, presentation: presentation, now: services.clock()),
                                      status: existed ? .ok : .created, headers: presentation.headers)
@@ -63,7 +63,7 @@ struct CafeRoutes {
     func delete(_ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops)
-        try await services.cafes.deleteCafe(id: cafeID)
+        try await services.cafes.deleteCafe(id: cafeID, audit: context.audit("cafe.delete", "cafe", cafeID, cafe: cafeID))
         return Response(status: .noContent)
     }
 }

@@ -22,6 +22,34 @@ struct CardRoutes {
         routes.on(.post, "/v1/cards/identify") { request, context in try await identify(request, context) }
         routes.on(.post, "/v1/cards/enrolments") { request, context in try await createEnrolment(request, context) }
         routes.on(.post, "/v1/cards/enrol") { request, context in try await enrol(request, context) }
+        routes.on(.get, "/v1/users/:userId/cards") { _, context in try await listCards(context) }
+        routes.on(.delete, "/v1/users/:userId/cards/:cardId") { _, context in try await removeCard(context) }
+    }
+
+    /// The cards registered to a user (ops): an id to remove each by, technology, name, since when.
+    func listCards(_ context: CanteenRequestContext) async throws -> Response {
+        try context.require(.ops)
+        let userID = try context.parameters.path("userId")
+        try UserID.validate(userID)
+        let cards = try await services.cards.cards(userID: userID)
+        let body: JSONValue = .object(["cards": .array(cards.map { card in
+            .object(["id": .string(card.id), "userId": .string(card.registration.userID),
+                     "displayName": card.registration.displayName.map(JSONValue.string) ?? .null,
+                     "technology": .string(card.registration.technology.rawValue),
+                     "createdAt": .string(RFC3339.utcSeconds(card.createdAt))])
+        })])
+        return JSONResponse.make(encoded: body.encoded())
+    }
+
+    /// Removes one of a user's cards (ops); 404 `card_not_registered` when the user has no such card.
+    func removeCard(_ context: CanteenRequestContext) async throws -> Response {
+        try context.require(.ops)
+        let userID = try context.parameters.path("userId")
+        try UserID.validate(userID)
+        let cardID = try context.parameters.path("cardId")
+        try await services.cards.removeCard(userID: userID, cardID: cardID,
+                                            audit: context.audit("card.remove", "card", cardID, cafe: nil))
+        return Response(status: .noContent)
     }
 
     /// How long a one-time enrolment code lasts.
@@ -40,8 +68,9 @@ struct CardRoutes {
         let body = try Self.object(try await request.jsonBody())
         let (userID, displayName) = try Self.user(body, allowed: ["userId", "displayName"])
         let expiresAt = services.clock().addingTimeInterval(Self.enrolmentLifetime)
-        let code = try await services.cards.createEnrolment(userID: userID, displayName: displayName,
-                                                           expiresAt: expiresAt)
+        let code = try await services.cards.createEnrolment(
+            userID: userID, displayName: displayName, expiresAt: expiresAt,
+            audit: context.audit("card.enrolment", "user", userID, cafe: nil))
         return try JSONResponse.make(EnrolmentDTO(code: code, userId: userID, expiresAt: RFC3339.utcSeconds(expiresAt)),
                                      status: .created)
     }
@@ -130,7 +159,8 @@ struct CardRoutes {
         let (userID, displayName) = try Self.user(body, allowed: nil)
         let (technology, identifier) = try Self.card(body)
         let saved = try await services.cards.register(
-            CardRegistration(userID: userID, displayName: displayName, technology: technology), identifier: identifier)
+            CardRegistration(userID: userID, displayName: displayName, technology: technology), identifier: identifier,
+            audit: context.audit("card.register", "card", "", cafe: nil))
         return try JSONResponse.make(
             RegistrationDTO(
                 userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),

@@ -24,7 +24,8 @@ struct CouponRoutes {
         var request = request
         let coupon = try Self.readCoupon(try await request.jsonBody(), now: services.clock(),
                                          newID: { Self.newID() })
-        let created = try await services.coupons.createCoupon(coupon)
+        let created = try await services.coupons.createCoupon(
+            coupon, audit: context.audit("coupon.create", "coupon", coupon.id, cafe: coupon.cafeID))
         return try JSONResponse.make(try dto(created), status: .created,
                                      headers: [.location: "/v1/coupons/\(created.id)"])
     }
@@ -45,7 +46,10 @@ struct CouponRoutes {
     func revoke(_ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
         let id = try context.parameters.path("couponId")
-        return try JSONResponse.make(try dto(try await services.coupons.revokeCoupon(id: id)))
+        let cafeID = try await services.coupons.coupon(id: id)?.cafeID
+        let revoked = try await services.coupons.revokeCoupon(id: id, audit: context.audit("coupon.revoke", "coupon", id,
+                                                                                           cafe: cafeID))
+        return try JSONResponse.make(try dto(revoked))
     }
 
     /// `{"code", "cafeId"?}`: the coupon a code names and whether it can be redeemed now (at that café).

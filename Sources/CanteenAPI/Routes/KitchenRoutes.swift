@@ -49,7 +49,7 @@ struct KitchenRoutes {
         try problems.throwIfAny()
         let stock = try await services.dailyStock.setRemaining(
             cafeID: cafeID, itemID: itemID,
-            remaining: Int(remaining ?? 0))
+            remaining: Int(remaining ?? 0), audit: context.audit("item.remaining", "item", itemID, cafe: cafeID))
         return try JSONResponse.make(
             ItemStockDTO(
                 cafeId: stock.cafeID, itemId: stock.itemID, date: stock.date.description,

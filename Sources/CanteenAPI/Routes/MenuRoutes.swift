@@ -10,6 +10,7 @@ struct MenuRoutes {
     func register(on routes: RouteTable) {
         routes.on(.get, "/v1/cafes/:cafeId/menu") { request, context in try await read(request, context) }
         routes.on(.put, "/v1/cafes/:cafeId/menu") { request, context in try await replace(request, context) }
+        routes.on(.get, "/v1/cafes/:cafeId/menu/document") { _, context in try await document(context) }
         routes.on(.patch, "/v1/cafes/:cafeId/menu/items/:itemId") { request, context in
             try await changeItem(request, context)
         }
@@ -22,6 +23,22 @@ struct MenuRoutes {
         return try await respond(with: menu, request: request)
     }
 
+    /// The menu as `PUT …/menu` takes it (ops): every text in every language, prices in minor
+    /// units, in `document`; with the version and the sold-out marks (item id → until, or null).
+    func document(_ context: CanteenRequestContext) async throws -> Response {
+        let cafeID = try context.parameters.path("cafeId")
+        try context.require(.ops, cafe: cafeID)
+        let menu = try await loadMenu(cafeID)
+        let soldOut = menu.soldOut.mapValues { mark in mark.until.map { JSONValue.string(RFC3339.utcSeconds($0)) } ?? .null }
+        let body: JSONValue = .object([
+            "cafeId": .string(cafeID), "version": .int(menu.version), "currency": .string(menu.cafe.currency.code),
+            "currencyExponent": .int(Int64(menu.cafe.currency.minorUnits)),
+            "languages": .array(menu.cafe.languages.map(JSONValue.string)),
+            "document": CafeDocument.render(menu.menu), "soldOut": .object(soldOut),
+        ])
+        return JSONResponse.make(encoded: body.encoded())
+    }
+
     func replace(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops)
@@ -29,7 +46,8 @@ struct MenuRoutes {
         let body = try await request.jsonBody()
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let menu = try CafeDocument.parseMenu(body, cafe: cafe.cafe)
-        _ = try await services.cafes.replaceMenu(cafeID: cafeID, with: menu)
+        _ = try await services.cafes.replaceMenu(
+            cafeID: cafeID, with: menu, audit: context.audit("menu.replace", "menu", cafeID, cafe: cafeID))
         return try await respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
@@ -49,7 +67,9 @@ struct MenuRoutes {
                                message: "a kitchen token may mark items sold out and back, not change prices",
                                field: "price", parameters: ["role": token.role.rawValue])
         }
-        _ = try await services.cafes.updateItem(cafeID: cafeID, itemID: itemID, changes: changes)
+        _ = try await services.cafes.updateItem(
+            cafeID: cafeID, itemID: itemID, changes: changes,
+            audit: context.audit("item.change", "item", itemID, cafe: cafeID))
         return try await respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 

@@ -30,7 +30,12 @@ struct OrderRoutes {
         do {
             return try await placeCounted(request, context, token: token)
         } catch {
-            services.metrics.orderRefused(ErrorAnswers.canteenError(for: error).code)
+            let refusal = ErrorAnswers.canteenError(for: error)
+            services.metrics.orderRefused(refusal.code)
+            if let start = refusal.fullWindowStart, let cafeID = refusal.parameters["cafe"] {
+                // Counted for the windows report; a failure to count never changes the answer.
+                try? await services.reports.recordRefusal(cafeID: cafeID, windowStart: start)
+            }
             throw error
         }
     }

@@ -30,14 +30,16 @@ struct SitePreferenceRoutes {
         let key = try PreferenceRoutes.key(context)
         var request = request
         let value = try await request.jsonBody()
-        try await services.preferences.setSiteDefault(key: key, value: value)
+        try await services.preferences.setSiteDefault(
+            key: key, value: value, audit: context.audit("site_preference.set", "site_preference", key, cafe: nil))
         return try JSONResponse.make(PreferenceDTO(ResolvedPreference(key: key, value: value, source: .site)))
     }
 
     func remove(_ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
         let key = try PreferenceRoutes.key(context)
-        try await services.preferences.removeSiteDefault(key: key)
+        try await services.preferences.removeSiteDefault(
+            key: key, audit: context.audit("site_preference.remove", "site_preference", key, cafe: nil))
         return Response(status: .noContent)
     }
 }

@@ -27,7 +27,8 @@ struct TokenRoutes {
         try context.require(.ops)
         var request = request
         let spec = try Self.readSpec(try await request.jsonBody())
-        let (token, secret) = try await services.tokens.createToken(spec)
+        let (token, secret) = try await services.tokens.createToken(
+            spec, audit: context.audit("token.create", "token", "", cafe: spec.cafeID))
         return try JSONResponse.make(CreatedTokenDTO(token: TokenDTO(token), secret: secret), status: .created,
                                      headers: [.location: "/v1/tokens/\(token.id)"])
     }
@@ -35,7 +36,8 @@ struct TokenRoutes {
     /// Revokes at once (204); revoking a revoked token again is 204 too.
     func revoke(_ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
-        try await services.tokens.revokeToken(id: try context.parameters.path("tokenId"))
+        let id = try context.parameters.path("tokenId")
+        try await services.tokens.revokeToken(id: id, audit: context.audit("token.revoke", "token", id, cafe: nil))
         return Response(status: .noContent)
     }
 
@@ -76,6 +78,7 @@ struct TokenDTO: Encodable {
     let name: String?
     let createdAt: Date
     let revokedAt: Date?
+    let lastUsedAt: Date?
     let active: Bool
 
     init(_ token: AccessToken) {
@@ -86,10 +89,11 @@ struct TokenDTO: Encodable {
         name = token.name
         createdAt = token.createdAt
         revokedAt = token.revokedAt
+        lastUsedAt = token.lastUsedAt
         active = token.revokedAt == nil
     }
 
-    enum CodingKeys: String, CodingKey { case id, role, cafeId, userId, name, createdAt, revokedAt, active }
+    enum CodingKeys: String, CodingKey { case id, role, cafeId, userId, name, createdAt, revokedAt, lastUsedAt, active }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -100,6 +104,7 @@ struct TokenDTO: Encodable {
         try container.encode(name, forKey: .name)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(revokedAt, forKey: .revokedAt)
+        try container.encode(lastUsedAt, forKey: .lastUsedAt)
         try container.encode(active, forKey: .active)
     }
 }

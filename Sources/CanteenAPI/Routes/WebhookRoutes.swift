@@ -58,7 +58,8 @@ struct WebhookRoutes {
         }
         let registration = try WebhookRegistration(url: url!, cafeID: cafeID, events: names)
         try await checkDestination(registration.url)
-        let (endpoint, secret) = try await services.webhooks.createEndpoint(registration)
+        let (endpoint, secret) = try await services.webhooks.createEndpoint(
+            registration, audit: context.audit("webhook.create", "webhook", "", cafe: registration.cafeID))
         return JSONResponse.make(writing: WebhookDTO(endpoint, secret: secret), status: .created,
                                  headers: [.location: "/v1/webhooks/\(endpoint.id)"])
     }
@@ -101,14 +102,19 @@ struct WebhookRoutes {
 
     func delete(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
-        try await services.webhooks.deleteEndpoint(id: try context.parameters.path("webhookId"))
+        let id = try context.parameters.path("webhookId")
+        let cafeID = try await services.webhooks.endpoint(id: id)?.cafeID
+        try await services.webhooks.deleteEndpoint(id: id, audit: context.audit("webhook.delete", "webhook", id, cafe: cafeID))
         return Response(status: .noContent)
     }
 
     /// A new secret, shown once; the replaced one keeps signing for 24 hours.
     func rotate(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
-        let (endpoint, secret) = try await services.webhooks.rotateSecret(endpointID: try context.parameters.path("webhookId"))
+        let id = try context.parameters.path("webhookId")
+        let cafeID = try await services.webhooks.endpoint(id: id)?.cafeID
+        let (endpoint, secret) = try await services.webhooks.rotateSecret(
+            endpointID: id, audit: context.audit("webhook.rotate_secret", "webhook", id, cafe: cafeID))
         return JSONResponse.make(writing: WebhookDTO(endpoint, secret: secret))
     }
 
@@ -131,8 +137,11 @@ struct WebhookRoutes {
     /// Sends an event to the endpoint again as soon as possible (202), with the same event id.
     func redeliver(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
-        let delivery = try await services.webhooks.redeliver(endpointID: try context.parameters.path("webhookId"),
-                                                             eventID: try context.parameters.path("eventId"))
+        let id = try context.parameters.path("webhookId")
+        let cafeID = try await services.webhooks.endpoint(id: id)?.cafeID
+        let delivery = try await services.webhooks.redeliver(
+            endpointID: id, eventID: try context.parameters.path("eventId"),
+            audit: context.audit("webhook.redeliver", "webhook", id, cafe: cafeID))
         return JSONResponse.make(writing: WebhookDeliveryDTO(delivery), status: .accepted)
     }
 }

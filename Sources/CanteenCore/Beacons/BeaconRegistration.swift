@@ -1,3 +1,4 @@
+import CanteenJSON
 import Foundation
 
 /// A beacon registered to a café: its iBeacon identity, label and calibrated power at 1 m.
@@ -46,8 +47,27 @@ public protocol BeaconRepository: Sendable {
     func beacon(uuid: UUID, major: UInt16, minor: UInt16) async throws -> BeaconRegistration?
     /// Registers or replaces a beacon; returns whether it was new. Throws 422 naming `cafeId`
     /// when the café does not exist or the beacon lies outside the café's beacon region.
+    /// `audit` (when given) is recorded in the same transaction.
     @discardableResult
-    func saveBeacon(_ beacon: BeaconRegistration) async throws -> Bool
+    func saveBeacon(_ beacon: BeaconRegistration, audit: AuditEntry?) async throws -> Bool
     /// Removes a beacon; throws `beacon_not_found` when it is not registered.
-    func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16) async throws
+    func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16, audit: AuditEntry?) async throws
+}
+
+extension BeaconRepository {
+    @discardableResult
+    public func saveBeacon(_ beacon: BeaconRegistration) async throws -> Bool {
+        try await saveBeacon(beacon, audit: nil)
+    }
+
+    public func deleteBeacon(uuid: UUID, major: UInt16, minor: UInt16) async throws {
+        try await deleteBeacon(uuid: uuid, major: major, minor: minor, audit: nil)
+    }
+}
+
+extension BeaconRegistration {
+    /// What the audit log shows of a beacon.
+    public var audited: JSONValue {
+        .object(["cafeId": .string(cafeID), "label": .string(label), "measuredPower": .int(Int64(measuredPower))])
+    }
 }

@@ -19,13 +19,20 @@ public protocol PreferencesRepository: Sendable {
 
     /// The site defaults ops set, by key.
     func siteDefaults() async throws -> [String: JSONValue]
-    /// Sets one site default (validated as a user value is).
-    func setSiteDefault(key: String, value: JSONValue) async throws
+    /// Sets one site default (validated as a user value is); `audit` (when given, here and
+    /// below) is recorded in the same transaction.
+    func setSiteDefault(key: String, value: JSONValue, audit: AuditEntry?) async throws
     /// Removes one site default; throws `preference_not_found` when there is none.
-    func removeSiteDefault(key: String) async throws
+    func removeSiteDefault(key: String, audit: AuditEntry?) async throws
 }
 
 extension PreferencesRepository {
+    public func setSiteDefault(key: String, value: JSONValue) async throws {
+        try await setSiteDefault(key: key, value: value, audit: nil)
+    }
+
+    public func removeSiteDefault(key: String) async throws { try await removeSiteDefault(key: key, audit: nil) }
+
     /// The value of `key` for `userID` and the domain that answered, or nil when no domain has it.
     public func preference(userID: String, key: String) async throws -> ResolvedPreference? {
         try await searchList(userID: userID).value(for: key)

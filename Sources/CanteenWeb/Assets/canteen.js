@@ -186,11 +186,13 @@ const Canteen = (() => {
 
   /** The server answered with an error: `{"error": {"code", "message", "field"}}`. */
   class ApiError extends Error {
-    constructor(status, code, message, field) {
+    constructor(status, code, message, field, problems = []) {
       super(message);
       this.status = status;
       this.code = code;
       this.field = field;
+      /** Every problem of a document that had several: `[{code, field, message}]`. */
+      this.problems = problems;
     }
     /** The token was not accepted (wrong, revoked) or may not do this. */
     get isTokenProblem() { return this.status === 401 || this.status === 403; }
@@ -246,7 +248,7 @@ const Canteen = (() => {
         }
         connection.reached();
         throw new ApiError(response.status, error ? error.code : `http_${response.status}`,
-          error ? error.message : response.statusText, error ? error.field : null);
+          error ? error.message : response.statusText, error ? error.field : null, (error && error.problems) || []);
       }
       connection.reached();
       return { status: response.status, headers: response.headers, body: json };
@@ -772,6 +774,7 @@ const Canteen = (() => {
   return {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
     notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
-    itemChoice, timeOfDay, wholeNumber,
+    itemChoice, timeOfDay, wholeNumber, takeTokenFromFragment,
+    showSetup,
   };
 })();

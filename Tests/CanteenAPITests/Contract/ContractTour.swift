@@ -48,7 +48,7 @@ struct ContractTour {
         try await call("GET /v1/token", "/v1/token", token: nil, expecting: 401)
 
         // MARK: Pages
-        for page in ["kds", "kiosk", "board"] {
+        for page in ["kds", "kiosk", "board", "ops"] {
             try await call("GET /\(page)", "/\(page)?cafe=testcafe", token: nil, headers: [.acceptLanguage: "ar"],
                            expecting: 200)
         }
@@ -298,6 +298,7 @@ struct ContractTour {
                        "/v1/webhooks/\(hookID)/deliveries/evt_nothing/redeliver", token: ops, expecting: 404)
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 204)
         try await call("DELETE /v1/webhooks/{webhookId}", "/v1/webhooks/\(hookID)", token: ops, expecting: 404)
+        try await console(ops: ops, kitchen: kitchen, kiosk: kiosk)
         try await runMe()
 
         // MARK: Ticket event stream (last: a stream ends only with its client or its server, so the
@@ -308,5 +309,50 @@ struct ContractTour {
         let stream = try await call("GET /v1/cafes/{cafeId}/tickets/events",
                                     "/v1/cafes/testcafe/tickets/events?station=bar", token: kitchen, expecting: 200)
         #expect(String(buffer: stream.body).contains("event: snapshot\ndata: {"))
+    }
+
+    /// The console's routes (issue 33): overview, menu document, reports (JSON and CSV), audit log, cards.
+    func console(ops: String, kitchen: String, kiosk: String) async throws {
+        try await call("GET /v1/overview", "/v1/overview", token: ops, expecting: 200)
+        try await call("GET /v1/overview", "/v1/overview", token: kitchen, expecting: 403)
+        try await call("GET /v1/cafes/{cafeId}/menu/document", "/v1/cafes/testcafe/menu/document", token: ops,
+                       expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/menu/document", "/v1/cafes/nowhere/menu/document", token: ops,
+                       expecting: 404)
+        let csv: HTTPFields = [.accept: "text/csv"]
+        for by in ["item", "hour", "day"] {
+            try await call("GET /v1/cafes/{cafeId}/reports/sales",
+                           "/v1/cafes/testcafe/reports/sales?from=2026-11-23&to=2026-11-23&by=\(by)", token: ops,
+                           expecting: 200)
+        }
+        try await call("GET /v1/cafes/{cafeId}/reports/sales", "/v1/cafes/testcafe/reports/sales?from=2026-11-23&to=2026-11-23",
+                       token: ops, headers: csv, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/reports/sales", "/v1/cafes/testcafe/reports/sales?from=2026-11-23",
+                       token: ops, expecting: 422)
+        try await call("GET /v1/cafes/{cafeId}/reports/sales", "/v1/cafes/testcafe/reports/sales?from=2026-11-23&to=2026-11-23",
+                       token: kiosk, expecting: 403)
+        try await call("GET /v1/cafes/{cafeId}/reports/kitchen", "/v1/cafes/testcafe/reports/kitchen?from=2026-11-23&to=2026-11-23",
+                       token: ops, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/reports/kitchen", "/v1/cafes/testcafe/reports/kitchen?from=2026-11-23&to=2026-11-23",
+                       token: ops, headers: csv, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/reports/windows", "/v1/cafes/testcafe/reports/windows?date=2026-11-23",
+                       token: ops, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/reports/windows", "/v1/cafes/testcafe/reports/windows", token: ops,
+                       headers: csv, expecting: 200)
+        try await call("GET /v1/cafes/{cafeId}/reports/windows", "/v1/cafes/nowhere/reports/windows", token: ops,
+                       expecting: 404)
+        try await call("GET /v1/audit", "/v1/audit?limit=5", token: ops, expecting: 200)
+        try await call("GET /v1/audit", "/v1/audit?limit=0", token: ops, expecting: 422)
+        try await call("GET /v1/audit", "/v1/audit?after=x", token: ops, expecting: 400)
+        try await call("GET /v1/audit", "/v1/audit", token: kitchen, expecting: 403)
+        try await call("POST /v1/cards", "/v1/cards", token: ops,
+                       json: ["userId": "u-console", "technology": "type2", "identifier": "04AABBCCDDEEFF"], expecting: 201)
+        let cards = try await call("GET /v1/users/{userId}/cards", "/v1/users/u-console/cards", token: ops, expecting: 200)
+        let cardID = try #require(try cards.json["cards", 0, "id"]?.stringValue)
+        try await call("GET /v1/users/{userId}/cards", "/v1/users/u-console/cards", token: kiosk, expecting: 403)
+        try await call("DELETE /v1/users/{userId}/cards/{cardId}", "/v1/users/u-console/cards/\(cardID)", token: ops,
+                       expecting: 204)
+        try await call("DELETE /v1/users/{userId}/cards/{cardId}", "/v1/users/u-console/cards/\(cardID)", token: ops,
+                       expecting: 404)
     }
 }

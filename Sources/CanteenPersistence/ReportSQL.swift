@@ -1,0 +1,37 @@
+import CanteenCore
+import CanteenJSON
+import Foundation
+
+/// SQL both report stores run (the same text on SQLite and PostgreSQL, but for the parameters'
+/// placeholders; sums cast to BIGINT, which PostgreSQL's SUM would make NUMERIC), and how they read what it returns.
+public enum ReportSQL {
+    /// Sales by item of a café's dates: a line's quantity and total count as sold unless its order
+    /// was cancelled. `parameters` are the placeholders of the café and the first and last date
+    /// (`?` on SQLite, `$1`… on PostgreSQL).
+    public static func itemSales(parameters: (String, String, String)) -> String {
+        """
+        SELECT l.itemId, MAX(l.names) AS names, o.currency,
+            COUNT(DISTINCT CASE WHEN o.cancelledAt IS NULL THEN o.id END) AS orders,
+            CAST(COALESCE(SUM(CASE WHEN o.cancelledAt IS NULL THEN l.quantity ELSE 0 END), 0) AS BIGINT)
+                AS items,
+            CAST(COALESCE(SUM(CASE WHEN o.cancelledAt IS NULL THEN l.lineTotal ELSE 0 END), 0) AS BIGINT)
+                AS amount,
+            COUNT(DISTINCT CASE WHEN o.cancelledAt IS NOT NULL THEN o.id END) AS cancelledOrders,
+            CAST(COALESCE(SUM(CASE WHEN o.cancelledAt IS NOT NULL THEN l.quantity ELSE 0 END), 0) AS BIGINT)
+                AS cancelledItems,
+            CAST(COALESCE(SUM(CASE WHEN o.cancelledAt IS NOT NULL THEN l.lineTotal ELSE 0 END), 0) AS BIGINT)
+                AS cancelledAmount
+        FROM customerOrder o JOIN orderLine l ON l.orderId = o.id
+        WHERE o.cafeId = \(parameters.0) AND o.localDate BETWEEN \(parameters.1) AND \(parameters.2)
+        GROUP BY l.itemId, o.currency
+        """
+    }
+
+    /// The names an order line keeps (a JSON object of language → text).
+    public static func names(_ text: String?, itemID: String) throws -> LocalizedText {
+        guard let text, case .object(let object)? = try? JSONValue.parse(Data(text.utf8)) else {
+            throw StoredRow.invalid(table: "orderLine", id: itemID, "its names are not a JSON object")
+        }
+        return LocalizedText(object.compactMapValues(\.stringValue))
+    }
+}
