@@ -90,7 +90,10 @@ let package = Package(
         ),
         .target(
             name: "CanteenPersistence",
-            dependencies: ["CanteenCore", "CanteenJSON"],
+            dependencies: [
+                "CanteenCore", "CanteenJSON",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

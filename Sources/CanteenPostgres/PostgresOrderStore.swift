@@ -41,7 +41,7 @@ public final class PostgresOrderStore: OrderRepository {
         self.ids = ids
         self.clock = clock
         placements = GroupCommit { batch in
-            await PlacementTracing.batch(of: batch.compactMap(\.trace), orders: batch.count) {
+            await PlacementTracing.postgresql.batch(of: batch.compactMap(\.trace), orders: batch.count) {
                 await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
                                  events: events, ids: ids)
             }
@@ -51,7 +51,7 @@ public final class PostgresOrderStore: OrderRepository {
     // MARK: - Placing
 
     public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
-        try await PlacementTracing.placing(cafeID: request.cafeID) { trace in
+        try await PlacementTracing.postgresql.placing(cafeID: request.cafeID) { trace in
             try await placements.submit(Placement(request: request, key: key, now: clock(), trace: trace))
         }
     }

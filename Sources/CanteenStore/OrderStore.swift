@@ -35,7 +35,7 @@ public final class OrderStore: OrderRepository {
         self.events = events
         self.clock = clock
         placements = GroupCommit { batch in
-            await PlacementTracing.batch(of: batch.compactMap(\.trace), orders: batch.count) {
+            await PlacementTracing.sqlite.batch(of: batch.compactMap(\.trace), orders: batch.count) {
                 await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
                                  events: events, ids: ids)
             }
@@ -45,7 +45,7 @@ public final class OrderStore: OrderRepository {
     // MARK: - Placing
 
     public func placeOrder(_ request: OrderRequest, key: IdempotencyKey?) async throws -> OrderPlacement {
-        try await PlacementTracing.placing(cafeID: request.cafeID) { trace in
+        try await PlacementTracing.sqlite.placing(cafeID: request.cafeID) { trace in
             try await placements.submit(Placement(request: request, key: key, now: clock(), trace: trace))
         }
     }
