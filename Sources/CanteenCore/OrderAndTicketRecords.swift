@@ -88,3 +88,20 @@ public struct FeedHead: Hashable, Sendable {
         self.cafes = cafes
     }
 }
+
+/// A café's open tickets counted (the console's overview): how many per station and status, how
+/// many orders they belong to, and when the oldest one not yet ready was placed.
+public struct OpenTicketCounts: Hashable, Sendable {
+    public var byStation: [String: [TicketStatus: Int]]
+    public var orders: Int
+    public var oldestNotReady: Date?
+
+    public init(byStation: [String: [TicketStatus: Int]], orders: Int, oldestNotReady: Date?) {
+        self.byStation = byStation
+        self.orders = orders
+        self.oldestNotReady = oldestNotReady
+    }
+
+    /// Every open ticket of the café.
+    public var tickets: Int { byStation.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+}

@@ -99,6 +99,29 @@ public final class PostgresTicketStore: TicketRepository {
         }
     }
 
+    public func openTicketCounts(cafeID: String) async throws -> OpenTicketCounts {
+        try await database.withConnection { connection in
+            let logger = self.database.logger
+            var counts = OpenTicketCounts(byStation: [:], orders: 0, oldestNotReady: nil)
+            for row in try await connection.rows("""
+                SELECT station, status, COUNT(*)::BIGINT FROM ticket
+                WHERE cafeId = \(cafeID) AND status IN ('held', 'new', 'preparing', 'ready') GROUP BY station, status
+                """, logger: logger) {
+                let (station, status, tickets) = try StoredColumns.decode(row, table: "ticket", (String, String, Int64).self)
+                try counts.add(station: station, status: status, count: Int(tickets))
+            }
+            if let row = try await connection.firstRow("""
+                SELECT COUNT(DISTINCT orderId)::BIGINT, MIN(CASE WHEN status <> 'ready' THEN createdAt END) FROM ticket
+                WHERE cafeId = \(cafeID) AND status IN ('held', 'new', 'preparing', 'ready')
+                """, logger: logger) {
+                let (orders, oldest) = try StoredColumns.decode(row, table: "ticket", (Int64, Date?).self)
+                counts.orders = Int(orders)
+                counts.oldestNotReady = oldest
+            }
+            return counts
+        }
+    }
+
     public func ticket(id: String) async throws -> TicketView? {
         try await database.withConnection { connection in
             let logger = self.database.logger

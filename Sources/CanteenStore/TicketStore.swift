@@ -73,6 +73,25 @@ public final class TicketStore: TicketRepository {
         }
     }
 
+    public func openTicketCounts(cafeID: String) async throws -> OpenTicketCounts {
+        try await database.writer.read { db in
+            var counts = OpenTicketCounts(byStation: [:], orders: 0, oldestNotReady: nil)
+            for row in try Row.fetchAll(db, sql: """
+                SELECT station, status, COUNT(*) AS tickets FROM ticket
+                WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready') GROUP BY station, status
+                """, arguments: [cafeID]) {
+                try counts.add(station: row["station"], status: row["status"], count: row["tickets"])
+            }
+            let totals = try Row.fetchOne(db, sql: """
+                SELECT COUNT(DISTINCT orderId) AS orders, MIN(CASE WHEN status <> 'ready' THEN createdAt END) AS oldest
+                FROM ticket WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
+                """, arguments: [cafeID])
+            counts.orders = totals?["orders"] ?? 0
+            counts.oldestNotReady = totals?["oldest"]
+            return counts
+        }
+    }
+
     public func ticketChanges(cafeID: String, after cursor: Int64?, station: String?,
                               limit: Int) async throws -> TicketFeedPage {
         try await database.writer.read { db in

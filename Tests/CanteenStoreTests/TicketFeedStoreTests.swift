@@ -43,6 +43,46 @@ struct TicketFeedStoreTests {
         }
     }
 
+    @Test("open tickets counted in one read: by station and status, their orders, the oldest not yet ready",
+          arguments: StoreBackend.available)
+    func openCounts(backend: StoreBackend) async throws {
+        try await withServers(backend) { servers in
+            let stores = servers[0].stores
+            // Given three orders: latte+salad, salad, latte; and one of another café.
+            var placed: [Order] = []
+            for items in [["latte", "salad"], ["salad"], ["latte"]] {
+                clock.advance(by: 60)
+                if case .placed(let order) = try await stores.orders.placeOrder(OrderStoreTests.request(items), key: nil) {
+                    placed.append(order)
+                }
+            }
+            var other = OrderStoreTests.request()
+            other.cafeID = "othercafe"
+            _ = try await stores.orders.placeOrder(other, key: nil)
+            #expect(placed.count == 3)
+            // When the first order's tickets are ready, the third's latte is picked up, the second's salad preparing.
+            for ticket in placed[0].tickets {
+                _ = try await stores.tickets.moveTicket(id: ticket.id, to: .preparing)
+                _ = try await stores.tickets.moveTicket(id: ticket.id, to: .ready)
+            }
+            _ = try await stores.tickets.moveTicket(id: placed[1].tickets[0].id, to: .preparing)
+            let latte = placed[2].tickets[0].id
+            for status in [TicketStatus.preparing, .ready, .pickedUp] { _ = try await stores.tickets.moveTicket(id: latte, to: status) }
+
+            // Then the counts are the open tickets' (picked up and the other café's left out), as the full read says.
+            let counts = try await stores.tickets.openTicketCounts(cafeID: "testcafe")
+            #expect(counts.byStation == ["bar": [.ready: 1], "cold": [.ready: 1, .preparing: 1]])
+            #expect(counts.tickets == 3)
+            #expect(counts.orders == 2)
+            let oldest = try #require(counts.oldestNotReady)
+            #expect(abs(oldest.timeIntervalSince(placed[1].tickets[0].createdAt)) < 0.001)
+            let open = try await stores.tickets.ticketChanges(cafeID: "testcafe", after: nil, station: nil, limit: 500)
+            #expect(open.tickets.count == counts.tickets)
+            #expect(try await stores.tickets.openTicketCounts(cafeID: "nowhere") == OpenTicketCounts(
+                byStation: [:], orders: 0, oldestNotReady: nil))
+        }
+    }
+
     @Test("a page lists changes after the cursor by station; its cursor is the feed's head when not full",
           arguments: StoreBackend.available)
     func pages(backend: StoreBackend) async throws {

@@ -52,11 +52,8 @@ struct OverviewRoutes {
     }
 
     private func cafeNow(_ cafe: Cafe, request: Request, now: Date) async throws -> JSONValue {
-        let open = try await services.tickets.ticketChanges(cafeID: cafe.id, after: nil, station: nil, limit: .max)
-            .tickets
-        var stations: [String: [String: Int]] = [:]
-        for view in open { stations[view.ticket.station, default: [:]][view.ticket.status.rawValue, default: 0] += 1 }
-        let oldest = open.filter { $0.ticket.status != .ready }.map(\.ticket.createdAt).min()
+        let open = try await services.tickets.openTicketCounts(cafeID: cafe.id)
+        let oldest = open.oldestNotReady
         let today = LocalDate(now, in: cafe.calendar)
         let windows = try await services.pickupCapacity.pickupWindows(of: cafe, date: today)
             .filter { $0.window.end > now }.prefix(Self.windowsShown)
@@ -64,13 +61,15 @@ struct OverviewRoutes {
         return .object([
             "id": .string(cafe.id), "name": .string(presentation.text(cafe.names)),
             "timeZone": .string(cafe.timeZone.identifier), "openNow": .bool(cafe.isOpen(at: now)),
-            "openOrders": .int(Int64(Set(open.map(\.ticket.orderID)).count)),
-            "openTickets": .int(Int64(open.count)),
+            "openOrders": .int(Int64(open.orders)),
+            "openTickets": .int(Int64(open.tickets)),
             "stations": .array(
-                stations.keys.sorted().map { station in
-                    .object([
+                open.byStation.keys.sorted().map { station in
+                    let statuses = open.byStation[station] ?? [:]
+                    return .object([
                         "station": .string(station),
-                        "statuses": .object((stations[station] ?? [:]).mapValues { .int(Int64($0)) }),
+                        "statuses": .object(
+                            Dictionary(uniqueKeysWithValues: statuses.map { ($0.key.rawValue, .int(Int64($0.value))) })),
                     ])
                 }),
             "oldestOpenTicketAt": oldest.map { .string(RFC3339.utcSeconds($0)) } ?? .null,

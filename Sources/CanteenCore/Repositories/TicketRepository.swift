@@ -18,6 +18,8 @@ public protocol TicketRepository: Sendable {
     func onTicketChanges(_ observer: @escaping @Sendable ([String: Int64]) -> Void)
     /// How many tickets of the café are open (new, preparing or ready), for metrics.
     func openTicketCount(cafeID: String) async throws -> Int
+    /// The café's open tickets counted by station and status, in one read (the console's overview).
+    func openTicketCounts(cafeID: String) async throws -> OpenTicketCounts
 }
 
 extension TicketRepository {
