@@ -36,9 +36,15 @@ struct CSVTable {
 
     /// The answer carrying this table; `Vary: Accept`, since the same URL also answers JSON.
     func response(headers extra: HTTPFields = [:]) -> Response {
-        var headers = extra
+        var headers = Self.varyingOnAccept(extra)
         headers[.contentType] = Self.contentType
-        headers[.vary] = headers[.vary].map { "\($0), Accept" } ?? "Accept"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// `headers` with `Accept` added to `Vary`: the answer of a URL that answers CSV or JSON.
+    static func varyingOnAccept(_ headers: HTTPFields) -> HTTPFields {
+        var headers = headers
+        headers[.vary] = headers[.vary].map { "\($0), Accept" } ?? "Accept"
+        return headers
     }
 }

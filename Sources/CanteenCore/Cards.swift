@@ -76,6 +76,14 @@ extension CardRegistration {
     }
 }
 
+/// What the audit log shows of a one-time enrolment code: whose and until when, never the code.
+public enum EnrolmentAudit {
+    public static func audited(userID: String, displayName: String?, expiresAt: Date) -> JSONValue {
+        .object(["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
+                 "expiresAt": .string(RFC3339.utcSeconds(expiresAt))])
+    }
+}
+
 extension CanteenError {
     public static let enrolmentCodeInvalid = CanteenError(
         .invalid, code: .enrolmentCodeInvalid, message: "this code is unknown, already used or expired; ask for a new one",

@@ -6,13 +6,7 @@ extension AuditChange {
     /// The changes as both stores keep them: a JSON array of `{"field", "before"?, "after"?}`
     /// (a missing member: the field did not exist then).
     public static func storedText(_ changes: [AuditChange]) -> String {
-        let array = JSONValue.array(
-            changes.map { change in
-                var object: [String: JSONValue] = ["field": .string(change.field)]
-                if let before = change.before { object["before"] = before }
-                if let after = change.after { object["after"] = after }
-                return .object(object)
-            })
+        let array = JSONValue.array(changes.map(\.json))
         return String(decoding: array.encoded(), as: UTF8.self)
     }
 

@@ -105,8 +105,7 @@ public final class PostgresCardStore: CardRepository {
                 """, logger: self.database.logger)
             try await PostgresAuditStore.record(
                 audit, before: nil,
-                after: ["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
-                        "expiresAt": .string(RFC3339.utcSeconds(expiresAt))],
+                after: EnrolmentAudit.audited(userID: userID, displayName: displayName, expiresAt: expiresAt),
                 at: now, connection, logger: self.database.logger)
         }
         return code

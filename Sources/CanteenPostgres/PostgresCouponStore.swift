@@ -85,9 +85,7 @@ public final class PostgresCouponStore: CouponRepository {
                     createdAt, revokedAt
                 """, logger: logger) else { throw CanteenError.notFound(.coupon, id) }
             if wasLive {
-                try await PostgresAuditStore.record(audit, before: ["revokedAt": .null],
-                                                    after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now,
-                                                    connection, logger: logger)
+                try await PostgresAuditStore.write(audit?.revocation(at: now), connection, logger: logger)
             }
             return try Self.coupon(row)
         }

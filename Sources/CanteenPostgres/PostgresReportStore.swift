@@ -13,41 +13,31 @@ public final class PostgresReportStore: ReportRepository {
     }
 
     public func salesBuckets(cafeID: String, period: ReportPeriod) async throws -> [SalesBucket] {
-        let (from, to) = (period.from.description, period.to.description)
+        let sql = ReportSQL.salesBuckets(parameters: ("$1", "$2", "$3"), bucket: ReportSQL.postgresBucket)
+        let query = PostgresQuery(unsafeSQL: sql, binds: Self.binds(cafeID, period))
         return try await database.withConnection { connection in
-            try await connection.rows(
-                """
-                SELECT localDate, bucket, currency, cancelled, COUNT(*), CAST(SUM(items) AS BIGINT),
-                    CAST(SUM(total) AS BIGINT)
-                FROM (
-                    SELECT o.localDate, CAST(floor(extract(epoch FROM o.createdAt) / 900) AS BIGINT) AS bucket,
-                        o.currency, o.cancelledAt IS NOT NULL AS cancelled, o.total,
-                        (SELECT COALESCE(SUM(l.quantity), 0) FROM orderLine l WHERE l.orderId = o.id) AS items
-                    FROM customerOrder o
-                    WHERE o.cafeId = \(cafeID) AND o.localDate BETWEEN \(from) AND \(to)
-                ) AS placed
-                GROUP BY localDate, bucket, currency, cancelled
-                """, logger: self.database.logger
-            ).map { row in
+            try await connection.rows(query, logger: self.database.logger).map { row in
                 let (date, bucket, currency, cancelled, orders, items, total) = try StoredColumns.decode(
                     row, table: "customerOrder", (String, Int64, String, Bool, Int, Int, Int64).self)
-                guard let localDate = LocalDate(parsing: date) else {
-                    throw StoredRow.invalid(table: "customerOrder", id: date, "'\(date)' is not a local date")
-                }
-                return SalesBucket(
-                    localDate: localDate, start: Date(timeIntervalSince1970: TimeInterval(bucket * 900)),
-                    currency: currency, cancelled: cancelled, orders: orders, items: items, total: total)
+                return try ReportSQL.salesBucket(
+                    date: date, bucket: bucket, currency: currency, cancelled: cancelled, orders: orders, items: items,
+                    total: total)
             }
         }
     }
 
-    public func itemSales(cafeID: String, period: ReportPeriod) async throws -> [ItemSales] {
-        let sql = ReportSQL.itemSales(parameters: ("$1", "$2", "$3"))
+    /// The café and the period's first and last date, as `$1`, `$2`, `$3`.
+    static func binds(_ cafeID: String, _ period: ReportPeriod) -> PostgresBindings {
         var binds = PostgresBindings()
         binds.append(cafeID)
         binds.append(period.from.description)
         binds.append(period.to.description)
-        let query = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return binds
+    }
+
+    public func itemSales(cafeID: String, period: ReportPeriod) async throws -> [ItemSales] {
+        let query = PostgresQuery(
+            unsafeSQL: ReportSQL.itemSales(parameters: ("$1", "$2", "$3")), binds: Self.binds(cafeID, period))
         return try await database.withConnection { connection in
             try await connection.rows(query, logger: self.database.logger).map { row in
                 let (itemID, names, currency, orders, items, amount, cancelledOrders, cancelledItems, cancelledAmount) =

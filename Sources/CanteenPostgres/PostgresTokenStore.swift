@@ -81,9 +81,7 @@ public final class PostgresTokenStore: TokenRepository {
                 UPDATE accessToken SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id) RETURNING secretHash
                 """, logger: logger) else { throw CanteenError.notFound(.token, id) }
             if wasLive {
-                try await PostgresAuditStore.record(entry, before: ["revokedAt": .null],
-                                                    after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now,
-                                                    connection, logger: logger)
+                try await PostgresAuditStore.write(entry?.revocation(at: now), connection, logger: logger)
             }
             return try StoredColumns.decode(row, table: "accessToken", Data.self)
         }

@@ -98,16 +98,10 @@ public final class CardStore: CardRepository {
             try db.execute(
                 sql: "INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (?, ?, ?, ?)",
                 arguments: [Self.codeHash(EnrolmentCode.normalized(code)), userID, displayName, expiresAt])
-            try AuditStore.record(audit, before: nil, after: Self.auditedEnrolment(userID, displayName, expiresAt),
-                                  at: now, db)
+            let enrolment = EnrolmentAudit.audited(userID: userID, displayName: displayName, expiresAt: expiresAt)
+            try AuditStore.record(audit, before: nil, after: enrolment, at: now, db)
         }
         return code
-    }
-
-    /// What the audit log shows of a one-time code: whose and until when, never the code.
-    static func auditedEnrolment(_ userID: String, _ displayName: String?, _ expiresAt: Date) -> JSONValue {
-        .object(["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
-                 "expiresAt": .string(RFC3339.utcSeconds(expiresAt))])
     }
 
     // MARK: - Cards as ops see them

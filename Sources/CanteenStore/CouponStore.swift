@@ -55,8 +55,7 @@ public final class CouponStore: CouponRepository {
             if record.revokedAt == nil {
                 record.revokedAt = now
                 try record.update(db)
-                try AuditStore.record(audit, before: ["revokedAt": .null],
-                                      after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now, db)
+                try AuditStore.write(audit?.revocation(at: now), db)
             }
             return try record.coupon()
         }

@@ -16,29 +16,12 @@ public final class ReportStore: ReportRepository {
     public func salesBuckets(cafeID: String, period: ReportPeriod) async throws -> [SalesBucket] {
         try await database.writer.read { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT localDate, bucket, currency, cancelled, COUNT(*) AS orders, SUM(items) AS items,
-                        SUM(total) AS total
-                    FROM (
-                        SELECT o.localDate, CAST(strftime('%s', o.createdAt) AS INTEGER) / 900 AS bucket, o.currency,
-                            o.cancelledAt IS NOT NULL AS cancelled, o.total,
-                            (SELECT COALESCE(SUM(l.quantity), 0) FROM orderLine l WHERE l.orderId = o.id) AS items
-                        FROM customerOrder o
-                        WHERE o.cafeId = ? AND o.localDate BETWEEN ? AND ?
-                    )
-                    GROUP BY localDate, bucket, currency, cancelled
-                    """, arguments: [cafeID, period.from.description, period.to.description]
+                db, sql: ReportSQL.salesBuckets(parameters: ("?", "?", "?"), bucket: ReportSQL.sqliteBucket),
+                arguments: [cafeID, period.from.description, period.to.description]
             ).map { row in
-                let date: String = row["localDate"]
-                guard let localDate = LocalDate(parsing: date) else {
-                    throw StoredRow.invalid(table: "customerOrder", id: date, "'\(date)' is not a local date")
-                }
-                let bucket: Int64 = row["bucket"]
-                return SalesBucket(
-                    localDate: localDate, start: Date(timeIntervalSince1970: TimeInterval(bucket * 900)),
-                    currency: row["currency"], cancelled: row["cancelled"], orders: row["orders"],
-                    items: row["items"], total: row["total"])
+                try ReportSQL.salesBucket(
+                    date: row["localDate"], bucket: row["bucket"], currency: row["currency"], cancelled: row["cancelled"],
+                    orders: row["orders"], items: row["items"], total: row["total"])
             }
         }
     }

@@ -59,8 +59,7 @@ public final class TokenStore: TokenRepository {
                 try record.update(db)
                 var entry = audit
                 entry?.cafeID = record.cafeId
-                try AuditStore.record(entry, before: ["revokedAt": .null],
-                                      after: ["revokedAt": .string(RFC3339.utcSeconds(now))], at: now, db)
+                try AuditStore.write(entry?.revocation(at: now), db)
             }
             return record.secretHash
         }

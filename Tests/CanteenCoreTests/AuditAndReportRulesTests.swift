@@ -51,12 +51,12 @@ struct AuditAndReportRulesTests {
 
     @Test("percentiles are nearest-rank: the smallest value with at least that share at or below it")
     func percentiles() {
-        #expect(KitchenReport.percentile(50, of: []) == nil)
-        #expect(KitchenReport.percentile(50, of: [7]) == 7)
-        #expect(KitchenReport.percentile(50, of: [1, 2, 3, 4]) == 2)
-        #expect(KitchenReport.percentile(90, of: Array(1...10)) == 9)
-        #expect(KitchenReport.percentile(90, of: Array(1...11)) == 10)
-        #expect(KitchenReport.percentile(100, of: [3, 9]) == 9)
+        #expect(([] as [Int64]).nearestRank(50) == nil)
+        #expect([7].nearestRank(50) == 7)
+        #expect([1, 2, 3, 4].nearestRank(50) == 2)
+        #expect(Array(1...10).nearestRank(90) == 9)
+        #expect(Array(1...11).nearestRank(90) == 10)
+        #expect([3, 9].nearestRank(100) == 9)
     }
 
     @Test("a report covers from..to, both included, at most 366 days, from not after to")

@@ -108,8 +108,7 @@ struct ReportStoreTests {
             #expect(byHour.rows.map(\.sold.orders).reduce(0, +) == 4)
 
             let byItem = SalesReport.byItem(
-                try await stores.reports.itemSales(cafeID: "testcafe", period: period),
-                period: period)
+                try await stores.reports.itemSales(cafeID: "testcafe", period: period))
             #expect(byItem.rows.map(\.key) == ["salad", "latte"])
             #expect(byItem.rows[0].sold == SalesFigures(orders: 3, items: 4, amount: 4 * 750))
             #expect(byItem.rows[0].names?.translations["en"] == "Garden salad")
@@ -146,7 +145,7 @@ struct ReportStoreTests {
                 from: LocalDate(year: 2026, month: 11, day: 10),
                 to: LocalDate(year: 2026, month: 11, day: 10))
             let figures = try await stores.reports.kitchenFigures(cafeID: "testcafe", period: period)
-            let report = KitchenReport(period: period, tickets: figures.tickets, orders: figures.orders)
+            let report = KitchenReport(tickets: figures.tickets, orders: figures.orders)
             let bar = try #require(report.stations.first { $0.station == "bar" })
             #expect(bar.tickets == 3 && bar.ready == 3)
             #expect(bar.p50Seconds == 240 && bar.p90Seconds == 900 && bar.maxSeconds == 900)
@@ -177,9 +176,9 @@ struct ReportStoreTests {
                 cafeID: "testcafe", start: start,
                 end: start.addingTimeInterval(3600))
             #expect(figures[first.pickup.start] == WindowFigures(orders: 1, cancelled: 1, used: 1, refused: 1))
+            let cafe = try Self.allDayCafe().cafe
             let report = WindowsReport(
-                cafe: try Self.allDayCafe().cafe, date: LocalDate(year: 2026, month: 11, day: 10),
-                figures: figures)
+                cafe: cafe, windows: cafe.pickupWindows(on: LocalDate(year: 2026, month: 11, day: 10)), figures: figures)
             #expect(report.rows.count == 96)
             #expect(report.rows.first { $0.window.start == first.pickup.start }?.figures.refused == 1)
         }

@@ -76,13 +76,7 @@ struct AuditRoutes {
             "action": .string(entry.action),
             "target": .object(["kind": .string(entry.targetKind), "id": .string(entry.targetID)]),
             "cafeId": optional(entry.cafeID),
-            "changes": .array(
-                entry.changes.map { change in
-                    var object: [String: JSONValue] = ["field": .string(change.field)]
-                    if let before = change.before { object["before"] = before }
-                    if let after = change.after { object["after"] = after }
-                    return .object(object)
-                }),
+            "changes": .array(entry.changes.map(\.json)),
         ])
     }
 }

@@ -30,7 +30,7 @@ struct ReportRoutes {
         }
         let report =
             grouping == .item
-            ? SalesReport.byItem(try await services.reports.itemSales(cafeID: cafe.id, period: period), period: period)
+            ? SalesReport.byItem(try await services.reports.itemSales(cafeID: cafe.id, period: period))
             : SalesReport.byTime(
                 try await services.reports.salesBuckets(cafeID: cafe.id, period: period),
                 grouping: grouping, period: period, timeZone: cafe.timeZoneValue,
@@ -76,7 +76,7 @@ struct ReportRoutes {
         let cafe = try await reportCafe(context)
         let period = try Self.period(request.uri.queryParameters)
         let figures = try await services.reports.kitchenFigures(cafeID: cafe.id, period: period)
-        let report = KitchenReport(period: period, tickets: figures.tickets, orders: figures.orders)
+        let report = KitchenReport(tickets: figures.tickets, orders: figures.orders)
         let optional = { (value: Int64?) in value.map(JSONValue.int) ?? .null }
         if CSVTable.isWanted(by: request) {
             var table = CSVTable(header: [
@@ -130,7 +130,7 @@ struct ReportRoutes {
         if let first = all.first, let last = all.last {
             figures = try await services.reports.windowFigures(cafeID: cafe.id, start: first.start, end: last.end)
         }
-        let report = WindowsReport(cafe: cafe, date: date, figures: figures)
+        let report = WindowsReport(cafe: cafe, windows: all, figures: figures)
         let time = { (instant: Date) in RFC3339.string(instant, timeZone: cafe.timeZoneValue) }
         if CSVTable.isWanted(by: request) {
             var table = CSVTable(header: [
@@ -200,8 +200,6 @@ struct ReportRoutes {
     }
 
     private static func json(_ object: [String: JSONValue], headers: HTTPFields = [:]) -> Response {
-        var headers = headers
-        headers[.vary] = headers[.vary].map { "\($0), Accept" } ?? "Accept"
-        return JSONResponse.make(encoded: JSONValue.object(object).encoded(), headers: headers)
+        JSONResponse.make(encoded: JSONValue.object(object).encoded(), headers: CSVTable.varyingOnAccept(headers))
     }
 }

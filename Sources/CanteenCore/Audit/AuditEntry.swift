@@ -34,6 +34,15 @@ public struct AuditChange: Hashable, Sendable {
         self.before = before
         self.after = after
     }
+
+    /// `{"field", "before"?, "after"?}`: as the API shows it and both stores keep it (a missing
+    /// member: the field did not exist then).
+    public var json: JSONValue {
+        var object: [String: JSONValue] = ["field": .string(field)]
+        if let before { object["before"] = before }
+        if let after { object["after"] = after }
+        return .object(object)
+    }
 }
 
 /// One change recorded in the audit log, in the same transaction as the change itself: when,
@@ -84,5 +93,10 @@ public struct AuditEntry: Hashable, Sendable {
         entry.at = instant
         entry.changes = AuditChange.differences(before: before, after: after)
         return entry
+    }
+
+    /// This entry recording a revocation at `instant` (a token's, a coupon's): `revokedAt` set.
+    public func revocation(at instant: Date) -> AuditEntry {
+        recording(before: ["revokedAt": .null], after: ["revokedAt": .string(RFC3339.utcSeconds(instant))], at: instant)
     }
 }

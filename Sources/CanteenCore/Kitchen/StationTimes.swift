@@ -48,8 +48,6 @@ public struct StationTimes: Hashable, Sendable {
 
     /// The nearest-rank percentile of sorted `values`, in whole seconds; nil when empty.
     public static func percentile(_ percent: Int, of sorted: [Double]) -> Int? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = Int((Double(percent) / 100 * Double(sorted.count)).rounded(.up))
-        return Int(sorted[min(max(rank, 1), sorted.count) - 1].rounded())
+        sorted.nearestRank(percent).map { Int($0.rounded()) }
     }
 }

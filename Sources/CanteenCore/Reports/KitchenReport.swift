@@ -17,12 +17,10 @@ public struct KitchenReport: Hashable, Sendable {
         public var maxSeconds: Int64?
     }
 
-    public var period: ReportPeriod
     public var stations: [Station]
     public var orders: OrderReadiness
 
-    public init(period: ReportPeriod, tickets: [ReportedTicket], orders: OrderReadiness) {
-        self.period = period
+    public init(tickets: [ReportedTicket], orders: OrderReadiness) {
         self.orders = orders
         let byStation = Dictionary(grouping: tickets, by: \.station)
         stations = byStation.keys.sorted().map { name in
@@ -32,17 +30,9 @@ public struct KitchenReport: Hashable, Sendable {
             return Station(
                 station: name, tickets: kept.count, cancelled: all.count - kept.count, ready: times.count,
                 readyByWindowStart: kept.filter { $0.readyByWindowStart == true }.count,
-                p50Seconds: Self.percentile(50, of: times), p90Seconds: Self.percentile(90, of: times),
+                p50Seconds: times.nearestRank(50), p90Seconds: times.nearestRank(90),
                 maxSeconds: times.last)
         }
-    }
-
-    /// The nearest-rank percentile of sorted values: the smallest value with at least
-    /// `percent` % of the values at or below it (nil for none).
-    public static func percentile(_ percent: Int, of sorted: [Int64]) -> Int64? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = (percent * sorted.count + 99) / 100
-        return sorted[max(0, min(sorted.count - 1, rank - 1))]
     }
 }
 
@@ -54,15 +44,14 @@ public struct WindowsReport: Hashable, Sendable {
         public var figures: WindowFigures
     }
 
-    public var date: LocalDate
     public var capacityUnit: PickupSchedule.Unit
     public var rows: [Row]
 
-    /// Every window of `date` (from the café's hours, DST-correct), with the figures the store found.
-    public init(cafe: Cafe, date: LocalDate, figures: [Date: WindowFigures]) {
-        self.date = date
+    /// The café's `windows` of one date (`cafe.pickupWindows(on:)`: from its hours, DST-correct),
+    /// with the figures the store found.
+    public init(cafe: Cafe, windows: [PickupWindow], figures: [Date: WindowFigures]) {
         capacityUnit = cafe.pickup.capacityUnit
-        rows = cafe.pickupWindows(on: date).map {
+        rows = windows.map {
             Row(window: $0, capacity: cafe.pickup.capacity, figures: figures[$0.start] ?? WindowFigures())
         }
     }

@@ -30,16 +30,14 @@ public struct SalesReport: Hashable, Sendable {
         }
     }
 
-    public var grouping: Grouping
-    public var period: ReportPeriod
     public var rows: [Row]
 
     /// Per item: what their lines came to (before order discounts and added tax), best sellers first.
-    public static func byItem(_ sales: [ItemSales], period: ReportPeriod) -> SalesReport {
+    public static func byItem(_ sales: [ItemSales]) -> SalesReport {
         let rows = sales.map {
             Row(key: $0.itemID, names: $0.names, currency: $0.currency, sold: $0.sold, cancelled: $0.cancelled)
         }.sorted { ($1.sold.amount, $0.key, $0.currency) < ($0.sold.amount, $1.key, $1.currency) }
-        return SalesReport(grouping: .item, period: period, rows: rows)
+        return SalesReport(rows: rows)
     }
 
     /// Per hour of the café's day (all 24, empty ones too) or per date of the period (all of
@@ -67,7 +65,7 @@ public struct SalesReport: Hashable, Sendable {
                 rows.append(Row(key: key, currency: code, sold: sum.sold, cancelled: sum.cancelled))
             }
         }
-        return SalesReport(grouping: grouping, period: period, rows: rows)
+        return SalesReport(rows: rows)
     }
 
     /// The wall-clock hour (0–23) of `instant` in `timeZone`.
