@@ -52,15 +52,8 @@ struct APIMiddleware: RouterMiddleware {
         response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no route sets it
         let route = context.endpointPath ?? "Unknown"
         let status = response.status
-        // A HEAD's body is never written (Hummingbird drops it): it is measured now too.
-        if response.body.contentLength != nil || method == .head {
+        response.whenBodyWritten(for: method) { [metrics] in
             metrics.requestAnswered(route: route, method: method, status: status, since: start)
-        } else {
-            let body = response.body
-            response.body = ResponseBody { [metrics] writer in
-                defer { metrics.requestAnswered(route: route, method: method, status: status, since: start) }
-                try await body.write(writer)
-            }
         }
         log(request, context, id: id, status: status, start: start)
         return response

@@ -224,6 +224,8 @@ try:
         thread.join()
     check("16 orders placed at once, each with its own traceparent", len(orders) == 17, f"{len(orders)} placed")
     request("GET", "/healthz")
+    # HEAD on a streamed route: Hummingbird writes no body, and the span must end all the same.
+    head_status, _ = request("HEAD", "/v1/cafes/traced/tickets/events", ops)
 
     # Everything exported: a server span and a placeOrder span per order, a client span per delivery.
     def exported(name=None, kind=None):
@@ -233,7 +235,8 @@ try:
     deadline = time.time() + 60
     while time.time() < deadline:
         if (len(exported("POST /v1/orders")) >= 17 and len(exported("placeOrder")) >= 17
-                and len(deliveries) >= 17 and len(exported("POST", CLIENT)) >= 17 and exported("GET /healthz")):
+                and len(deliveries) >= 17 and len(exported("POST", CLIENT)) >= 17 and exported("GET /healthz")
+                and exported("HEAD /v1/cafes/{cafeId}/tickets/events")):
             break
         time.sleep(0.2)
 finally:
@@ -317,6 +320,11 @@ check("the client spans carry http.request.method, url.full, server.port and the
 health = exported("GET /healthz", SERVER)
 check("a request without traceparent starts a trace of its own (no parent)",
       len(health) == 1 and not health[0].parent_span_id and any(health[0].trace_id), str(health[:1]))
+
+heads = exported("HEAD /v1/cafes/{cafeId}/tickets/events", SERVER)
+check("HEAD on a streamed route (the ticket event stream) ends its span though no body is written",
+      head_status == 200 and len(heads) == 1
+      and attributes(heads[0].attributes).get("http.response.status_code") == 200, f"{head_status} {heads[:1]}")
 
 lines = [json.loads(line) for line in server_log().splitlines() if line.startswith("{")]
 first_line = next((line for line in lines if line.get("request_id") == "trace-first" and line["message"] == "request"), {})

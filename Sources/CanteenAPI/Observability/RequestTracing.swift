@@ -53,15 +53,7 @@ struct RequestTracing: RouterMiddleware {
             if status >= 500 { attributes["error.type"] = String(status) }
         }
         if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
-        if response.body.contentLength != nil {
-            span.end()
-        } else {
-            let body = response.body
-            response.body = ResponseBody { writer in
-                defer { span.end() }
-                try await body.write(writer)
-            }
-        }
+        response.whenBodyWritten(for: request.method) { span.end() }
         return response
     }
 
