@@ -40,7 +40,7 @@ public enum DatabaseBackup {
         progress: @escaping (Progress) -> Void = { _ in }
     ) throws -> Summary {
         let source = directory.appendingPathComponent(AppDatabase.fileName)
-        guard FileManager.default.fileExists(atPath: source.path) else {
+        guard AppDatabase.exists(in: directory) else {
             throw failure("there is no database in \(directory.path) (no \(AppDatabase.fileName))")
         }
         guard !FileManager.default.fileExists(atPath: destination.path) else {
@@ -102,6 +102,13 @@ public enum DatabaseBackup {
             try source.backup(to: copy)
             var summary = try check(copy, named: file.path)
             try copy.close()
+            // What `canteen serve` checks before serving a file (stored preferences parse): a copy it
+            // would refuse to start on is refused now, the database in place untouched.
+            do {
+                try AppDatabase.check(path: incoming.path)
+            } catch let error as CanteenError where error.code == .databaseUnreadable {
+                throw failure(error.message.replacingOccurrences(of: incoming.path, with: file.path))
+            }
             try sync(incoming)
             if FileManager.default.fileExists(atPath: target.path) {
                 summary.previous = try setAside(target, now: now)

@@ -22,7 +22,7 @@ struct BackupTests {
         process.arguments = [
             "python3", "-c",
             "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                + "print('\\n'.join(str(r[0]) for r in c.execute(sys.argv[2])))",
+                + "print('\\n'.join(str(r[0]) for r in c.execute(sys.argv[2]))); c.commit()",
             file, sql,
         ]
         let output = Pipe()
@@ -163,6 +163,24 @@ struct BackupTests {
         let wrong = try CanteenProcess.run(["db", "restore", "--data-dir", data.path, "--from", notCanteen.path])
         #expect(wrong.status != 0)
         #expect(wrong.errors.contains("is not a Canteen database"), "\(wrong.errors)")
+
+        // A Canteen database whose stored preferences do not parse: `serve` would refuse it, so does restore.
+        let other = temporaryFolder("backup-refusals-other")
+        defer { try? FileManager.default.removeItem(at: other) }
+        _ = try CanteenProcess.run(["tokens", "create", "--role", "ops", "--data-dir", other.path])
+        let damaged = other.appendingPathComponent("canteen.sqlite")
+        _ = try Self.sqlite(damaged.path, """
+            INSERT INTO userPreferences (userId, document, version, updatedAt) VALUES ('u-7', 'not json', 1, '2026-11-28')
+            """)
+        _ = try Self.sqlite(damaged.path, "PRAGMA wal_checkpoint(TRUNCATE)")
+        let tokensBefore = try Self.sqlite(data.appendingPathComponent("canteen.sqlite").path, "SELECT id FROM accessToken")
+        let unreadable = try CanteenProcess.run(["db", "restore", "--data-dir", data.path, "--from", damaged.path])
+        #expect(unreadable.status != 0)
+        #expect(unreadable.errors.contains("row 'u-7' of table userPreferences"), "\(unreadable.errors)")
+        #expect(unreadable.errors.contains(damaged.path), "\(unreadable.errors)")
+        #expect(try Self.sqlite(data.appendingPathComponent("canteen.sqlite").path, "SELECT id FROM accessToken")
+            == tokensBefore)
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("canteen.sqlite.restoring").path))
     }
 
     @Test("on PostgreSQL, backup and restore say to use pg_dump / pg_restore and exit non-zero")
