@@ -132,9 +132,7 @@ test-traces: deps venv
 # for debootstrap and chroot). `make test` installs the same package made from its own debug build
 # instead (INSTALL_BUILD=debug: the debug objects relinked with the runtime static, a minute, where
 # a release build takes 15-20 on this machine), so that the whole run stays well under 45 minutes.
-APT_PACKAGES += dpkg-dev
-VERSION := $(shell sed -n -E 's/^\#\# \[?([0-9]+\.[0-9]+\.[0-9]+[^] ]*)\]? - [0-9-]+.*/\1/p' CHANGELOG.md | head -n 1)
-ARCH := $(shell dpkg --print-architecture)
+APT_PACKAGES += dpkg-dev debootstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client
 # SwiftPM 6.3 links the static Foundation libraries without the ones they need after them
 # (swiftlang/swift-package-manager#10564: undefined swift_udat_*, kCFBoolean* in a debug build):
 # name them again in one group, so that the linker resolves them among themselves.
@@ -152,7 +150,7 @@ dist: deps
 
 ifeq ($(INSTALL_BUILD),release)
 test-install: dist
-	Tests/InstallVM/run.sh dist/canteen_$(VERSION)_$(ARCH).deb
+	Tests/InstallVM/run.sh "$$(ls -t dist/canteen_*.deb | head -n 1)"
 else
 # The debug build the other suites made, linked with the static runtime (SwiftPM compiles a few
 # modules again for it: Hummingbird, HummingbirdCore, SwiftProtobuf), copied out with the pages'
@@ -166,7 +164,7 @@ test-install: deps
 	find .build/ -name '*.o' -print0 | xargs -0 grep -l --null _FoundationCollections | xargs -0 rm -f
 	$(SWIFT) build --product canteen
 	CANTEEN_DEB_QUICK=1 packaging/build-deb.sh .build-install/debug-binary/canteen .build-install/debug-package
-	Tests/InstallVM/run.sh .build-install/debug-package/canteen_$(VERSION)_$(ARCH).deb
+	Tests/InstallVM/run.sh "$$(ls -t .build-install/debug-package/canteen_*.deb | head -n 1)"
 endif
 
 test-install-debug:

@@ -14,20 +14,25 @@ enum DatabaseFailure {
         case let error as PSQLError:
             if error.code == .server {
                 guard let state = error.serverInfo?[.sqlState], !isConnectionState(state) else {
-                    return unavailable
+                    return unavailable(cause: error)
                 }
                 return error
             }
-            return unavailable
+            return unavailable(cause: error)
         case is PostgresDecodingError:
             return error
-        case is CancellationError:
-            return unavailable
         default:
-            // The pool's own errors (no connection could be made, the lease was given up), NIO's
-            // channel errors: the database is not there right now.
-            return unavailable
+            // Cancelled calls, the pool's own errors (no connection could be made, the lease was
+            // given up), NIO's channel errors: the database is not there right now.
+            return unavailable(cause: error)
         }
+    }
+
+    /// `unavailable`, carrying what the driver said (logged, never sent).
+    static func unavailable(cause: any Error) -> CanteenError {
+        var error = unavailable
+        error.underlying = cause
+        return error
     }
 
     /// What went wrong, for the log: the driver's code and the server's SQLSTATE and message

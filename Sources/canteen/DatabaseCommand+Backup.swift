@@ -27,7 +27,7 @@ extension DatabaseCommand {
             try await reportingErrors {
                 let directory = try sqliteDirectory(data, doing: "back it up")
                 let started = ContinuousClock.now
-                let meter = ProgressLine(verb: "copied")
+                let meter = PageProgress(verb: "copied")
                 let summary = try DatabaseBackup.backup(directory: directory, to: URL(fileURLWithPath: to)) {
                     meter.show($0.copiedPages, of: $0.totalPages)
                 }
@@ -86,32 +86,22 @@ private func sqliteDirectory(_ data: DataOptions, doing what: String) throws -> 
     }
 }
 
-/// Progress on stderr: counted up in place on a terminal, a line per tenth otherwise.
-private final class ProgressLine {
+/// Pages copied, on stderr: counted up in place on a terminal, a line per tenth otherwise.
+private final class PageProgress {
     let verb: String
-    private let terminal = isatty(STDERR_FILENO) == 1
+    private let line = ProgressLine()
     private var lastTenth = -1
 
     init(verb: String) { self.verb = verb }
 
     func show(_ done: Int, of total: Int) {
         let percent = total == 0 ? 100 : done * 100 / total
-        let line = "\(verb) \(done)/\(total) pages (\(percent) %)"
-        if terminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(line)\(done == total ? "\n" : "")".utf8))
-        } else if percent / 10 != lastTenth {
-            lastTenth = percent / 10
-            FileHandle.standardError.write(Data("\(line)\n".utf8))
-        }
+        line.show("\(verb) \(done)/\(total) pages (\(percent) %)", finished: done == total,
+                  milestone: percent / 10 != lastTenth)
+        lastTenth = percent / 10
     }
 }
 
 private func megabytes(_ bytes: Int64) -> String {
     (Double(bytes) / 1_048_576).formatted(.number.precision(.fractionLength(1)))
-}
-
-private func seconds(since start: ContinuousClock.Instant) -> String {
-    let elapsed = (ContinuousClock.now - start).components
-    let value = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    return value.formatted(.number.precision(.fractionLength(1)))
 }

@@ -30,21 +30,15 @@ struct DatabaseCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let target = try PostgresURL(to, field: "--to")
                 // On a terminal each table's line counts up in place; otherwise one line per table when done.
-                let terminal = isatty(STDERR_FILENO) == 1
+                let progress = ProgressLine()
                 let started = ContinuousClock.now
                 let copied = try await DatabaseCopy(source: URL(fileURLWithPath: from), target: target).run {
                     table, done, total in
                     let line = "  \(table.padding(toLength: 18, withPad: " ", startingAt: 0)) \(done)/\(total) rows"
-                    if terminal {
-                        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)\(done == total ? "\n" : "")".utf8))
-                    } else if done == total {
-                        FileHandle.standardError.write(Data("\(line)\n".utf8))
-                    }
+                    progress.show(line, finished: done == total, milestone: done == total)
                 }
                 let rows = copied.reduce(0) { $0 + $1.rows }
-                let elapsed = (ContinuousClock.now - started).components
-                let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-                print("copied \(rows) rows of \(copied.count) tables from \(from) to \(target) in \(seconds.formatted(.number.precision(.fractionLength(1)))) s; every count matches")
+                print("copied \(rows) rows of \(copied.count) tables from \(from) to \(target) in \(seconds(since: started)) s; every count matches")
             }
         }
     }

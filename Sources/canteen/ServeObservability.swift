@@ -42,7 +42,11 @@ struct ServeObservability {
                 return format
             } ?? .text
         var otelEnvironment = environment
-        if let otelEndpoint { otelEnvironment["OTEL_EXPORTER_OTLP_ENDPOINT"] = otelEndpoint }
+        if let otelEndpoint {
+            // The flag wins over the environment, the traces-only variable included (it would win over the base URL).
+            otelEnvironment["OTEL_EXPORTER_OTLP_ENDPOINT"] = otelEndpoint
+            otelEnvironment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = nil
+        }
         let endpoint =
             otelEnvironment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? otelEnvironment["OTEL_EXPORTER_OTLP_ENDPOINT"]
         let tracing = !(endpoint ?? "").isEmpty

@@ -158,6 +158,9 @@ check("it runs as the canteen system user, data in /var/lib/canteen (its own, 70
 _, conffiles = ssh("dpkg-query -W -f='${Conffiles}\\n' canteen; ls /usr/share/canteen/Menus /usr/share/canteen/Locales")
 check("/etc/default/canteen is a conffile; the sample menus and locales are in /usr/share/canteen",
       "/etc/default/canteen" in conffiles and "chicago.json" in conffiles and "en.json" in conffiles, conffiles)
+_, mode = ssh("stat -c '%a %U' /etc/default/canteen")
+check("/etc/default/canteen is readable by root only (it may hold the sign-in's client secret)",
+      mode.strip() == "600 root", mode.strip())
 _, local = ssh("curl -s 127.0.0.1:8080/healthz; echo; curl -s 127.0.0.1:8080/readyz; echo")
 check("inside the VM, /healthz and /readyz answer on 127.0.0.1:8080 (the default)",
       '"status":"ok"' in local and '"status":"ready"' in local, local)

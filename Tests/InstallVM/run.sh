@@ -3,7 +3,8 @@
 #
 #   Tests/InstallVM/run.sh dist/canteen_VERSION_amd64.deb
 #
-# Installs what it needs from Debian (debootstrap, qemu, qemu-utils), builds the system once with
+# Needs what the Makefile's deps install (debootstrap, qemu-system-x86, qemu-utils, e2fsprogs,
+# openssh-client: APT_PACKAGES). Builds the system once with
 # image.sh (debootstrap, cached in .build-install/, git-ignored), puts the package's dependencies
 # into its apt cache (downloaded once, by apt, from the same mirror: the VM needs no network),
 # writes the system to an ext4 image, boots it with software emulation on a throw-away overlay,
@@ -14,25 +15,12 @@ deb=$(readlink -f "${1:?usage: Tests/InstallVM/run.sh dist/canteen_VERSION_amd64
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cache=${INSTALL_VM_CACHE:-$root/.build-install}
-packages="debootstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client"
 sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
 started=$(date +%s)
 step() { echo "test-install: $* ($(($(date +%s) - started)) s)"; }
 
 [ -f "$deb" ] || { echo "test-install: FAIL: no package at $deb (make dist)" >&2; exit 1; }
 mkdir -p "$cache" && cache=$(cd "$cache" && pwd)
-
-# --- Debian packages on this machine ---
-missing=""
-for package in $packages; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
-done
-if [ -n "$missing" ]; then
-    step "installing$missing"
-    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-        $missing > "$cache/apt.log" || { cat "$cache/apt.log"; exit 1; }
-fi
 
 # --- The system (once) ---
 $sudo "$here/image.sh" "$cache"

@@ -144,7 +144,9 @@ def canteen(*arguments):
 
 ops = canteen("tokens", "create", "--role", "ops")
 kiosk = canteen("tokens", "create", "--role", "kiosk")
-environment = dict(os.environ, OTEL_SERVICE_NAME="canteen-trace-test", OTEL_BSP_SCHEDULE_DELAY="100")
+# A traces-only endpoint left in the environment, going nowhere: --otel-endpoint must win over it.
+environment = dict(os.environ, OTEL_SERVICE_NAME="canteen-trace-test", OTEL_BSP_SCHEDULE_DELAY="100",
+                   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http://127.0.0.1:9/v1/traces")
 output = open(os.path.join(work, "server.log"), "w+")
 process = subprocess.Popen([args.bin, "serve", "--port", "0", "--data-dir", data, "--menus", menus,
                             "--locales", os.path.join(ROOT, "Locales"), "--log-format", "json",
