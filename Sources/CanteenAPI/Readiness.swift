@@ -5,9 +5,9 @@ import Synchronization
 /// What `GET /readyz` answers: ready once the database is migrated and the cafés are loaded, and
 /// while the database answers and can be written; else the reason.
 ///
-/// One check runs at a time: while the database is stuck, probes arriving meanwhile are answered
-/// at once with the reason instead of piling more work onto it. A check that takes longer than
-/// `timeout` is answered as not ready (it finishes on its own).
+/// One check runs at a time: probes arriving while it runs (several load balancers, a slow write
+/// lock) wait for that same check instead of piling more work onto the database, each for at
+/// most `timeout`; a check that takes longer is answered as not ready (it finishes on its own).
 public final class Readiness: Sendable {
     /// A readiness answer.
     public enum Verdict: Sendable, Equatable {
@@ -18,7 +18,8 @@ public final class Readiness: Sendable {
     private let cafes: any CafeRepository
     private let database: (any DatabaseHealth)?
     private let timeout: Duration
-    private let checking = Atomic<Bool>(false)
+    /// The check running now, which every probe arriving meanwhile waits for.
+    private let running = Mutex<Task<Verdict, Never>?>(nil)
 
     /// `database` nil: only the cafés are asked (stores in tests without a health check).
     public init(cafes: any CafeRepository, database: (any DatabaseHealth)?, timeout: Duration = .seconds(3)) {
@@ -32,23 +33,14 @@ public final class Readiness: Sendable {
 
     /// Checks the database and the cafés now.
     public func verdict() async -> Verdict {
-        guard !checking.exchange(true, ordering: .acquiring) else {
-            return .notReady("the previous readiness check of the database has not finished")
-        }
-        let work = Task { [cafes, database] () -> Verdict in
-            defer { checking.store(false, ordering: .releasing) }
-            if let problem = await database?.problem() { return .notReady(problem) }
-            do {
-                let count = try await cafes.cafes().count
-                guard count > 0 else {
-                    return .notReady("no café is configured yet: import café files with `canteen menus import DIR`")
-                }
-                return .ready(cafes: count)
-            } catch let error as CanteenError {
-                return .notReady("the cafés cannot be read: \(error.message)")
-            } catch {
-                return .notReady("the cafés cannot be read: \(error)")
+        let work = running.withLock { running in
+            if let check = running { return check }
+            let check = Task { [self] in
+                defer { self.running.withLock { $0 = nil } }
+                return await self.check()
             }
+            running = check
+            return check
         }
         // Raced, not awaited: a stuck check must not hold the probe's answer.
         let timeout = timeout
@@ -64,6 +56,21 @@ public final class Readiness: Sendable {
                 timer.cancel()
                 answer.give(verdict)
             }
+        }
+    }
+
+    private func check() async -> Verdict {
+        if let problem = await database?.problem() { return .notReady(problem) }
+        do {
+            let count = try await cafes.cafes().count
+            guard count > 0 else {
+                return .notReady("no café is configured yet: import café files with `canteen menus import DIR`")
+            }
+            return .ready(cafes: count)
+        } catch let error as CanteenError {
+            return .notReady("the cafés cannot be read: \(error.message)")
+        } catch {
+            return .notReady("the cafés cannot be read: \(error)")
         }
     }
 }
