@@ -10,7 +10,7 @@ let package = Package(
     name: "Canteen",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "canteen", targets: ["canteen"]),
+        .executable(name: "canteen", targets: ["canteen"])
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

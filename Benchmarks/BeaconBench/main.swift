@@ -1,8 +1,9 @@
-import BenchFigures
 import Beacons
+import BenchFigures
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // beacon-bench: parse → iBeacon → ranging throughput on one core, over a generated capture.
@@ -28,7 +29,8 @@ while let argument = arguments.next() {
     case "--runs": runs = arguments.next().flatMap { Int($0) } ?? runs
     case "--write": writePath = arguments.next()
     default:
-        FileHandle.standardError.write(Data("usage: beacon-bench [--reports N] [--per-event K] [--runs R] [--write FILE]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: beacon-bench [--reports N] [--per-event K] [--runs R] [--write FILE]\n".utf8))
         exit(2)
     }
 }
@@ -42,8 +44,9 @@ let walkLength = Double(cafes - 1) * 10
 let speed = max(0.05, walkLength / seconds)
 var generator = TraceGenerator(
     beacons: placed,
-    path: .walk(from: .init(x: 0, y: 1), to: .init(x: walkLength, y: 1), speed: speed,
-                linger: max(0, seconds - walkLength / speed)),
+    path: .walk(
+        from: .init(x: 0, y: 1), to: .init(x: walkLength, y: 1), speed: speed,
+        linger: max(0, seconds - walkLength / speed)),
     seed: 42)
 generator.reportsPerEvent = perEvent
 let generationStart = ContinuousClock.now
@@ -73,8 +76,10 @@ for run in 1...max(1, runs) {
     let wallStart = ContinuousClock.now
     reader.forEachPacket { packet in
         guard packet.type == .event else { return }
-        let summary = IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date,
-                                                      cutByCapture: packet.isCut) { sighting in
+        let summary = IBeaconSighting.forEachSighting(
+            inEvent: packet.payload, time: packet.date,
+            cutByCapture: packet.isCut
+        ) { sighting in
             sightings += 1
             engine.process(sighting) { event in
                 if case .nearestCafeChanged = event { switches += 1 }
@@ -87,11 +92,15 @@ for run in 1...max(1, runs) {
     let rate = Double(reports) / cpu
     let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
     rates.append(rate)
-    print("run \(run): \(reports) reports, \(sightings) iBeacons, \(switches) café changes; "
-        + "cpu \(String(format: "%.3f", cpu)) s → \(Int(rate)) reports/s; "
-        + "wall \(String(format: "%.3f", wallSeconds)) s → \(Int(Double(reports) / wallSeconds)) reports/s")
+    print(
+        "run \(run): \(reports) reports, \(sightings) iBeacons, \(switches) café changes; "
+            + "cpu \(String(format: "%.3f", cpu)) s → \(Int(rate)) reports/s; "
+            + "wall \(String(format: "%.3f", wallSeconds)) s → \(Int(Double(reports) / wallSeconds)) reports/s")
 }
 let median = rates.sorted()[rates.count / 2]
-print("beacon-bench: median \(Int(median)) reports/s on one core (thread CPU time; parse → iBeacon → ranging); target 1000000")
-BenchFigures.record("beacons_reports", median, unit: "reports/s",
-                    title: "iBeacon reports, parse → iBeacon → ranging, one core (median of runs)", reference: "beacontools_reports")
+print(
+    "beacon-bench: median \(Int(median)) reports/s on one core (thread CPU time; parse → iBeacon → ranging); target 1000000"
+)
+BenchFigures.record(
+    "beacons_reports", median, unit: "reports/s",
+    title: "iBeacon reports, parse → iBeacon → ranging, one core (median of runs)", reference: "beacontools_reports")

@@ -31,27 +31,29 @@ func exercise(_ bytes: UnsafeRawBufferPointer) {
 }
 
 #if FUZZING
-typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<Int32>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: FuzzCallback) -> Int32
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: FuzzCallback
+    ) -> Int32
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-let status = runFuzzerDriver(&argc, &argv) { data, size in
-    exercise(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
-    return 0
-}
-exit(status)
-#else
-for path in CommandLine.arguments.dropFirst() {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
-        exit(1)
+    var argc = CommandLine.argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+    let status = runFuzzerDriver(&argc, &argv) { data, size in
+        exercise(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+        return 0
     }
-    data.withUnsafeBytes { exercise($0) }
-    print("\(path): ok")
-}
+    exit(status)
+#else
+    for path in CommandLine.arguments.dropFirst() {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
+            exit(1)
+        }
+        data.withUnsafeBytes { exercise($0) }
+        print("\(path): ok")
+    }
 #endif

@@ -13,17 +13,24 @@ public enum BenchFigures {
     /// Appends `{"id", "value", "unit", "better", "title", "reference"}`. `reference` names the
     /// figure of the same run it is measured against (its ceiling: GET /healthz for HTTP, raw
     /// SQLite commits for durable writes, Foundation's own call for formatting, beacontools).
-    public static func record(_ id: String, _ value: Double, unit: String, better: Better = .higher, title: String,
-                              reference: String? = nil) {
-        guard let path = ProcessInfo.processInfo.environment["BENCH_FIGURES"], !path.isEmpty, value.isFinite else { return }
+    public static func record(
+        _ id: String, _ value: Double, unit: String, better: Better = .higher, title: String,
+        reference: String? = nil
+    ) {
+        guard let path = ProcessInfo.processInfo.environment["BENCH_FIGURES"], !path.isEmpty, value.isFinite else {
+            return
+        }
         var object: [String: Any] = ["id": id, "value": value, "unit": unit, "better": better.rawValue, "title": title]
         if let reference { object["reference"] = reference }
         guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         line.append(UInt8(ascii: "\n"))
-        guard let handle = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        }() else { return }
+        guard
+            let handle = FileHandle(forWritingAtPath: path)
+                ?? {
+                    FileManager.default.createFile(atPath: path, contents: nil)
+                    return FileHandle(forWritingAtPath: path)
+                }()
+        else { return }
         handle.seekToEndOfFile()
         handle.write(line)
         handle.closeFile()

@@ -9,7 +9,9 @@ import Foundation
 // `valgrind --tool=callgrind`, whose instruction counts do not depend on the machine's load).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let fixedCalls = arguments.firstIndex(of: "--calls").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil }
+let fixedCalls = arguments.firstIndex(of: "--calls").flatMap {
+    arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil
+}
 let seconds = arguments.first.flatMap(Double.init) ?? 2.0
 
 /// CPU time this thread has used, in seconds: unlike the wall clock, it does not count the time
@@ -40,14 +42,17 @@ func measure(_ name: String, _ body: (Int) -> Int) -> Double {
     let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let perCPUSecond = Double(calls) / cpu
     let perWallSecond = Double(calls) / wall
-    print("\(name): \(Int(perCPUSecond)) per CPU second (\(String(format: "%.2f", 1e6 / perCPUSecond)) µs each); "
-        + "\(Int(perWallSecond)) per wall-clock second; \(calls) calls, check \(sink & 0xFF)")
+    print(
+        "\(name): \(Int(perCPUSecond)) per CPU second (\(String(format: "%.2f", 1e6 / perCPUSecond)) µs each); "
+            + "\(Int(perWallSecond)) per wall-clock second; \(calls) calls, check \(sink & 0xFF)")
     return perCPUSecond
 }
 
 // MARK: - Prices
 
-let priceLocales = ["en_US", "es_UY", "hi_IN", "ar_EG", "de_CH", "fr_FR", "ja_JP", "zh-Hans-CN"].map { Locale(identifier: $0) }
+let priceLocales = ["en_US", "es_UY", "hi_IN", "ar_EG", "de_CH", "fr_FR", "ja_JP", "zh-Hans-CN"].map {
+    Locale(identifier: $0)
+}
 let currencies = [Currency.usd, Currency.eur, Currency.jpy, Currency.kwd]
 let prices = PriceFormatter()
 
@@ -79,26 +84,38 @@ let base = Date(timeIntervalSince1970: 1_780_000_000)
 // 320,000 distinct labels: far more than the label cache holds, so ICU renders nearly each one.
 let windowsPerSecond = measure("pickup windows, 8 locales × 4 zones, nearly every label new") { i in
     let start = base.addingTimeInterval(Double(i % 10_000) * 900)
-    return windows.label(start: start, end: start.addingTimeInterval(900), timeZone: zones[i & 3],
-                         locale: priceLocales[(i >> 2) & 7]).utf8.count
+    return windows.label(
+        start: start, end: start.addingTimeInterval(900), timeZone: zones[i & 3],
+        locale: priceLocales[(i >> 2) & 7]
+    ).utf8.count
 }
 // A day's 96 quarter-hour windows for 8 locales × 4 zones, over and over (orders and tickets).
 let windowsDay = measure("pickup windows, a day's 96 windows × 8 locales × 4 zones repeated") { i in
     let start = base.addingTimeInterval(Double(i % 96) * 900)
-    return windows.label(start: start, end: start.addingTimeInterval(900), timeZone: zones[(i / 96) & 3],
-                         locale: priceLocales[(i / 384) & 7]).utf8.count
+    return windows.label(
+        start: start, end: start.addingTimeInterval(900), timeZone: zones[(i / 96) & 3],
+        locale: priceLocales[(i / 384) & 7]
+    ).utf8.count
 }
 
-print("prices per CPU second: menu workload \(Int(pricesMenu)) (target 400000: \(pricesMenu >= 400_000 ? "met" : "NOT met")); "
-    + "every amount new \(Int(pricesMixed)); one pair \(Int(pricesOnePair)); Foundation floor \(Int(floor))")
-print("pickup windows per CPU second: nearly every label new \(Int(windowsPerSecond)); a day's windows repeated \(Int(windowsDay))")
+print(
+    "prices per CPU second: menu workload \(Int(pricesMenu)) (target 400000: \(pricesMenu >= 400_000 ? "met" : "NOT met")); "
+        + "every amount new \(Int(pricesMixed)); one pair \(Int(pricesOnePair)); Foundation floor \(Int(floor))")
+print(
+    "pickup windows per CPU second: nearly every label new \(Int(windowsPerSecond)); a day's windows repeated \(Int(windowsDay))"
+)
 
-BenchFigures.record("format_floor", floor, unit: "prices/s", title: "Foundation's Decimal.FormatStyle.Currency alone, one core")
-BenchFigures.record("format_prices_menu", pricesMenu, unit: "prices/s",
-                    title: "prices formatted, a menu's 300 prices × 8 locales × 4 currencies, one core", reference: "format_floor")
-BenchFigures.record("format_prices_new", pricesMixed, unit: "prices/s",
-                    title: "prices formatted, every amount new (ICU renders each), one core", reference: "format_floor")
-BenchFigures.record("format_windows_day", windowsDay, unit: "labels/s",
-                    title: "pickup-window labels, a day's windows repeated, one core")
-BenchFigures.record("format_windows_new", windowsPerSecond, unit: "labels/s",
-                    title: "pickup-window labels, nearly every label new, one core")
+BenchFigures.record(
+    "format_floor", floor, unit: "prices/s", title: "Foundation's Decimal.FormatStyle.Currency alone, one core")
+BenchFigures.record(
+    "format_prices_menu", pricesMenu, unit: "prices/s",
+    title: "prices formatted, a menu's 300 prices × 8 locales × 4 currencies, one core", reference: "format_floor")
+BenchFigures.record(
+    "format_prices_new", pricesMixed, unit: "prices/s",
+    title: "prices formatted, every amount new (ICU renders each), one core", reference: "format_floor")
+BenchFigures.record(
+    "format_windows_day", windowsDay, unit: "labels/s",
+    title: "pickup-window labels, a day's windows repeated, one core")
+BenchFigures.record(
+    "format_windows_new", windowsPerSecond, unit: "labels/s",
+    title: "pickup-window labels, nearly every label new, one core")

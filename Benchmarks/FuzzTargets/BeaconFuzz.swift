@@ -17,7 +17,8 @@ enum BTSnoopFuzz {
     static func read(_ bytes: [UInt8]) {
         guard let reader = try? BTSnoopReader(bytes: bytes) else { return }
         let (packets, summary) = reader.packets()
-        FuzzCheck.require(packets.count <= summary.recordCount, "packets \(packets.count) > records \(summary.recordCount)")
+        FuzzCheck.require(
+            packets.count <= summary.recordCount, "packets \(packets.count) > records \(summary.recordCount)")
         FuzzCheck.require(summary.trailingByteCount <= bytes.count, "more trailing bytes than bytes")
         let (sightings, sightingSummary) = reader.sightings()
         FuzzCheck.require(sightingSummary == summary, "two passes over one capture disagree")
@@ -35,12 +36,15 @@ enum HCIFuzz {
             FuzzCheck.require(HCIEvent(bytes: event.bytes) == event, "HCIEvent does not survive its own encoding")
         }
         if let command = HCICommand(bytes: array) {
-            FuzzCheck.require(HCICommand(bytes: command.bytes) == command, "HCICommand does not survive its own encoding")
+            FuzzCheck.require(
+                HCICommand(bytes: command.bytes) == command, "HCICommand does not survive its own encoding")
         }
         let (reports, summary) = AdvertisingReport.reports(inEvent: array)
-        FuzzCheck.require(reports.count == summary.reportCount, "reports \(reports.count) ≠ summary \(summary.reportCount)")
-        FuzzCheck.require(array.count < 4 || reports.count + summary.malformedCount <= Int(array[3]),
-                          "more reports than the event announces")
+        FuzzCheck.require(
+            reports.count == summary.reportCount, "reports \(reports.count) ≠ summary \(summary.reportCount)")
+        FuzzCheck.require(
+            array.count < 4 || reports.count + summary.malformedCount <= Int(array[3]),
+            "more reports than the event announces")
         var streamed: [IBeaconSighting] = []
         let time = Date(timeIntervalSince1970: 1_800_000_000)
         IBeaconSighting.forEachSighting(inEvent: bytes, time: time) { streamed.append($0) }
@@ -48,9 +52,10 @@ enum HCIFuzz {
         FuzzCheck.require(streamed == sightings, "the two sighting readers disagree")
         FuzzCheck.require(sightings.count <= reports.count, "more sightings than reports")
         for sighting in sightings {
-            FuzzCheck.require(reports.contains { report in
-                IBeacon.parse(advertisingData: report.data)?.identity == sighting.identity
-            }, "a sighting no report carries")
+            FuzzCheck.require(
+                reports.contains { report in
+                    IBeacon.parse(advertisingData: report.data)?.identity == sighting.identity
+                }, "a sighting no report carries")
         }
         for report in reports {
             checkAdvertisingData(report.data)
@@ -70,8 +75,9 @@ enum HCIFuzz {
         let wellFormed = data.withUnsafeBytes { AdvertisingData.isWellFormed($0) }
         FuzzCheck.require((structures != nil) == wellFormed, "structures and isWellFormed disagree")
         if let beacon = IBeacon.parse(advertisingData: data) {
-            FuzzCheck.require(IBeacon.parse(advertisingData: beacon.advertisingData()) == beacon,
-                              "an iBeacon does not survive its own advertising data")
+            FuzzCheck.require(
+                IBeacon.parse(advertisingData: beacon.advertisingData()) == beacon,
+                "an iBeacon does not survive its own advertising data")
         }
     }
 }

@@ -43,14 +43,17 @@ enum OrderFuzz {
             let order = try OrderRequest.parse(value)
             FuzzCheck.require((1...OrderRequest.maxLines).contains(order.lines.count), "\(order.lines.count) lines")
             for line in order.lines {
-                FuzzCheck.require(OrderRequest.quantityRange.contains(Int64(line.quantity)), "quantity \(line.quantity)")
+                FuzzCheck.require(
+                    OrderRequest.quantityRange.contains(Int64(line.quantity)), "quantity \(line.quantity)")
                 if let note = line.note {
-                    FuzzCheck.require(TextLimits.problem(note, maxCharacters: OrderRequest.maxNoteLength, kind: .freeText) == nil,
-                                      "an accepted note breaks the limits")
+                    FuzzCheck.require(
+                        TextLimits.problem(note, maxCharacters: OrderRequest.maxNoteLength, kind: .freeText) == nil,
+                        "an accepted note breaks the limits")
                 }
             }
-            FuzzCheck.require(TextLimits.problem(order.customer.name, maxCharacters: OrderRequest.maxCustomerNameLength) == nil,
-                              "an accepted name breaks the limits")
+            FuzzCheck.require(
+                TextLimits.problem(order.customer.name, maxCharacters: OrderRequest.maxCustomerNameLength) == nil,
+                "an accepted name breaks the limits")
             if let user = order.customer.userID { FuzzCheck.require(UserID.isValid(user), "user id '\(user)'") }
             FuzzCheck.require((try? OrderRequest.parse(value)) == order, "order parsing is not deterministic")
         } catch {

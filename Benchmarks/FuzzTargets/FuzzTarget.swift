@@ -34,8 +34,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
 /// Invariants a target checks; a failure traps, which libFuzzer reports with the input.
 enum FuzzCheck {
-    static func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
-                        file: StaticString = #fileID, line: UInt = #line) {
+    static func require(
+        _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+        file: StaticString = #fileID, line: UInt = #line
+    ) {
         if !condition() { fatalError("fuzz invariant broken: \(message())", file: file, line: line) }
     }
 }

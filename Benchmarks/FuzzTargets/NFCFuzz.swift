@@ -6,7 +6,8 @@ enum NFCFuzz {
     static func run(_ input: [UInt8]) {
         if let message = decode(input, { bytes throws(NFCDecodingError) in try NDEFMessage(bytes: bytes) }) {
             if let encoded = try? message.encoded() {
-                FuzzCheck.require((try? NDEFMessage(bytes: encoded)) == message, "NDEF message does not survive its encoding")
+                FuzzCheck.require(
+                    (try? NDEFMessage(bytes: encoded)) == message, "NDEF message does not survive its encoding")
             }
             for record in message.records {
                 _ = try? URIRecord(record: record)
@@ -23,15 +24,18 @@ enum NFCFuzz {
         for layout in [CapabilityContainer.Layout.type2, .type5] {
             let offsets = NDEFTagMemory.offsets(layout)
             let memory = [UInt8](repeating: 0, count: offsets.container) + input
-            if let tag = decode(memory, { bytes throws(NFCDecodingError) in try NDEFTagMemory(memory: bytes, layout: layout) }) {
+            if let tag = decode(
+                memory, { bytes throws(NFCDecodingError) in try NDEFTagMemory(memory: bytes, layout: layout) })
+            {
                 _ = decode(memory) { _ throws(NFCDecodingError) in try tag.message() }
             }
         }
         if input.count >= 16 {
             let block = Array(input.prefix(16))
             if let entry = decode(block, { bytes throws(NFCDecodingError) in try TransitHistoryEntry(block: bytes) }) {
-                FuzzCheck.require((try? TransitHistoryEntry(block: entry.encoded)) == entry,
-                                  "transit history entry does not survive its encoding")
+                FuzzCheck.require(
+                    (try? TransitHistoryEntry(block: entry.encoded)) == entry,
+                    "transit history entry does not survive its encoding")
             }
         }
         if let reply = decode(input, { bytes throws(NFCDecodingError) in try ISO15693Response(bytes: bytes) }) {
@@ -48,7 +52,8 @@ enum NFCFuzz {
         do {
             return try body(input)
         } catch {
-            FuzzCheck.require((0...max(input.count, 20)).contains(error.offset), "\(error) points outside \(input.count) bytes")
+            FuzzCheck.require(
+                (0...max(input.count, 20)).contains(error.offset), "\(error) points outside \(input.count) bytes")
             FuzzCheck.require(error.code.hasPrefix("nfc_"), "error code \(error.code)")
             return nil
         }

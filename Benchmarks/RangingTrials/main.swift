@@ -28,7 +28,8 @@ let knobs: [String: WritableKeyPath<CafeHysteresis, Double>] = [
     "probationMinimum": \.probationMinimum, "reluctance": \.reluctance, "reluctanceDecay": \.reluctanceDecay,
     "acquisition": \.acquisition,
 ]
-let usage = "usage: ranging-trials [--seeds N] [--first S] [--radio indoor|gaussian] [--summary-only] [--set KNOB=VALUE]...\n"
+let usage =
+    "usage: ranging-trials [--seeds N] [--first S] [--radio indoor|gaussian] [--summary-only] [--set KNOB=VALUE]...\n"
     + "knobs: \(knobs.keys.sorted().joined(separator: ", ")), dwellPackets, acquisitionPackets\n"
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -48,9 +49,14 @@ while let argument = arguments.next() {
         if let path = knobs[parts[0]] {
             configuration.hysteresis[keyPath: path] = value
         } else if parts[0] == "dwellPackets" || parts[0] == "acquisitionPackets", let count = Int(exactly: value) {
-            if parts[0] == "dwellPackets" { configuration.hysteresis.dwellPackets = count } else { configuration.hysteresis.acquisitionPackets = count }
+            if parts[0] == "dwellPackets" {
+                configuration.hysteresis.dwellPackets = count
+            } else {
+                configuration.hysteresis.acquisitionPackets = count
+            }
         } else {
-            FileHandle.standardError.write(Data("ranging-trials: unknown knob or value in --set \(parts[0])=\(parts[1])\n\(usage)".utf8))
+            FileHandle.standardError.write(
+                Data("ranging-trials: unknown knob or value in --set \(parts[0])=\(parts[1])\n\(usage)".utf8))
             exit(2)
         }
         changedKnobs.append("\(parts[0]) = \(parts[1])")
@@ -80,33 +86,41 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double? {
 
 // MARK: - Summary
 
-let engineName = changedKnobs.isEmpty
+let engineName =
+    changedKnobs.isEmpty
     ? "default `RangingConfiguration`." : "`RangingConfiguration` with " + changedKnobs.joined(separator: ", ") + "."
 print("Radio: \(radioName); seeds \(seeds.first ?? 0)–\(seeds.last ?? 0); engine: \(engineName)")
 print()
-print("| scenario | target | met | switches after the first decision (max · mean) | figure (min · median · max) | first decision, s after the first sighting (max) |")
+print(
+    "| scenario | target | met | switches after the first decision (max · mean) | figure (min · median · max) | first decision, s after the first sighting (max) |"
+)
 print("|---|---|---|---|---|---|")
 for kind in RangingTrial.Kind.allCases {
     let list = trials[kind] ?? []
     let met = list.filter(\.met).count
     let switches = list.map { Double($0.switches.count) }
     let mean = switches.reduce(0, +) / Double(max(1, switches.count))
-    let (target, figures): (String, [Double]) = switch kind {
-    case .nearA: ("on A within 30 s, no switch away after", list.compactMap(\.settledOnATime))
-    case .midpoint: ("at most 2 switches in 10 min", switches)
-    case .walk: ("one switch, before reaching B (10 m past the midpoint)", list.compactMap(\.switchMetresPastMidpoint))
-    }
-    let figureName = switch kind {
-    case .nearA: "on A for good at (s)"
-    case .midpoint: "switches"
-    case .walk: "switch, m past the midpoint"
-    }
+    let (target, figures): (String, [Double]) =
+        switch kind {
+        case .nearA: ("on A within 30 s, no switch away after", list.compactMap(\.settledOnATime))
+        case .midpoint: ("at most 2 switches in 10 min", switches)
+        case .walk:
+            ("one switch, before reaching B (10 m past the midpoint)", list.compactMap(\.switchMetresPastMidpoint))
+        }
+    let figureName =
+        switch kind {
+        case .nearA: "on A for good at (s)"
+        case .midpoint: "switches"
+        case .walk: "switch, m past the midpoint"
+        }
     let firstDelays = list.compactMap(\.firstDecisionDelay)
-    print("| \(kind.rawValue) | \(target) | \(met)/\(list.count) | \(Int(switches.max() ?? 0)) · \(format(mean, 2)) | "
-        + "\(figureName): \(format(percentile(figures, 0))) · \(format(percentile(figures, 0.5))) · \(format(percentile(figures, 1))) | "
-        + "\(format(firstDelays.max(), 2)) |")
+    print(
+        "| \(kind.rawValue) | \(target) | \(met)/\(list.count) | \(Int(switches.max() ?? 0)) · \(format(mean, 2)) | "
+            + "\(figureName): \(format(percentile(figures, 0))) · \(format(percentile(figures, 0.5))) · \(format(percentile(figures, 1))) | "
+            + "\(format(firstDelays.max(), 2)) |")
 }
-let allMet = seeds.indices.filter { index in RangingTrial.Kind.allCases.allSatisfy { trials[$0]?[index].met == true } }.count
+let allMet = seeds.indices.filter { index in RangingTrial.Kind.allCases.allSatisfy { trials[$0]?[index].met == true } }
+    .count
 print()
 print("Seeds meeting every target in all three scenarios: **\(allMet)/\(seeds.count)**.")
 
@@ -114,17 +128,22 @@ print("Seeds meeting every target in all three scenarios: **\(allMet)/\(seeds.co
 
 if !summaryOnly {
     print()
-    print("| seed | exponents A · B | near-a: switches · on A at (s) | midpoint: switches | walk: switch at (s) · m past the midpoint | first decision (s): near-a · midpoint · walk | all met |")
+    print(
+        "| seed | exponents A · B | near-a: switches · on A at (s) | midpoint: switches | walk: switch at (s) · m past the midpoint | first decision (s): near-a · midpoint · walk | all met |"
+    )
     print("|---:|---|---|---|---|---|---|")
     for (index, seed) in seeds.enumerated() {
-        guard let near = trials[.nearA]?[index], let middle = trials[.midpoint]?[index], let walk = trials[.walk]?[index] else { continue }
+        guard let near = trials[.nearA]?[index], let middle = trials[.midpoint]?[index],
+            let walk = trials[.walk]?[index]
+        else { continue }
         let exponents = near.pathLossExponents.map { String(format: "%.2f", $0) }.joined(separator: " · ")
         let walkSwitch = walk.switches.map { String(format: "%.1f", $0.time) }.joined(separator: ", ")
         let allMet = near.met && middle.met && walk.met
         let mark = { (trial: RangingTrial) in trial.met ? "" : " ✗" }
-        print("| \(seed) | \(exponents) | \(near.switches.count) · \(format(near.settledOnATime))\(mark(near)) | "
-            + "\(middle.switches.count)\(mark(middle)) | \(walkSwitch.isEmpty ? "none" : walkSwitch) · \(format(walk.switchMetresPastMidpoint))\(mark(walk)) | "
-            + "\(format(near.firstDecisionDelay, 2)) · \(format(middle.firstDecisionDelay, 2)) · \(format(walk.firstDecisionDelay, 2)) | "
-            + "\(allMet ? "yes" : "**no**") |")
+        print(
+            "| \(seed) | \(exponents) | \(near.switches.count) · \(format(near.settledOnATime))\(mark(near)) | "
+                + "\(middle.switches.count)\(mark(middle)) | \(walkSwitch.isEmpty ? "none" : walkSwitch) · \(format(walk.switchMetresPastMidpoint))\(mark(walk)) | "
+                + "\(format(near.firstDecisionDelay, 2)) · \(format(middle.firstDecisionDelay, 2)) · \(format(walk.firstDecisionDelay, 2)) | "
+                + "\(allMet ? "yes" : "**no**") |")
     }
 }

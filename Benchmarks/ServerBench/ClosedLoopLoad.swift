@@ -58,7 +58,8 @@ struct ClosedLoopLoad {
                             result.latencies.append(received - sent)
                             result.statuses[response.status, default: 0] += 1
                             if response.status != expected && result.firstUnexpected == nil {
-                                result.firstUnexpected = "\(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))"
+                                result.firstUnexpected =
+                                    "\(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))"
                             }
                         }
                         if received >= end { break }
@@ -77,9 +78,10 @@ struct ClosedLoopLoad {
         var statuses: [Int: Int] = [:]
         for result in all { statuses.merge(result.statuses, uniquingKeysWith: +) }
         let latencies = all.flatMap(\.latencies)
-        return Outcome(completed: statuses[expectedStatus] ?? 0, seconds: duration,
-                       latency: LatencySummary(latencies), statuses: statuses,
-                       firstUnexpected: all.lazy.compactMap(\.firstUnexpected).first,
-                       failures: all.compactMap(\.failure))
+        return Outcome(
+            completed: statuses[expectedStatus] ?? 0, seconds: duration,
+            latency: LatencySummary(latencies), statuses: statuses,
+            firstUnexpected: all.lazy.compactMap(\.firstUnexpected).first,
+            failures: all.compactMap(\.failure))
     }
 }

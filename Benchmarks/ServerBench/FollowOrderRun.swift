@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Clients following orders while the kitchen moves them: each order has a long-poll
@@ -42,21 +43,27 @@ struct FollowOrderRun {
             kitchen = try HTTPConnection(port: port)
             for number in 0..<orders {
                 let placed = try kiosk.exchange(requests.order(key: "\(runID)-follow-\(number)"))
-                guard placed.status == 201, let order = try? JSONSerialization.jsonObject(with: Data(placed.body)) as? [String: Any],
-                      let id = order["id"] as? String, let tickets = order["tickets"] as? [[String: Any]],
-                      let ticketID = tickets.first?["id"] as? String else {
-                    throw BenchError("order", "order answered \(placed.status): \(String(decoding: placed.body.prefix(200), as: UTF8.self))")
+                guard placed.status == 201,
+                    let order = try? JSONSerialization.jsonObject(with: Data(placed.body)) as? [String: Any],
+                    let id = order["id"] as? String, let tickets = order["tickets"] as? [[String: Any]],
+                    let ticketID = tickets.first?["id"] as? String
+                else {
+                    throw BenchError(
+                        "order",
+                        "order answered \(placed.status): \(String(decoding: placed.body.prefix(200), as: UTF8.self))")
                 }
                 let read = try kiosk.exchange(requests.orderRead(id: id))
                 guard read.status == 200, let etag = read.etag,
-                      let version = Int64(etag.filter(\.isNumber)) else {
+                    let version = Int64(etag.filter(\.isNumber))
+                else {
                     throw BenchError("order", "GET /v1/orders/\(id) answered \(read.status) without a version ETag")
                 }
                 let longPoll = try ParkedDisplaysRun.connect(port: port)
                 let stream = try ParkedDisplaysRun.connect(port: port)
                 followed.append(Followed(ticketID: ticketID, longPoll: longPoll, stream: stream))
                 guard ParkedDisplaysRun.sendAll(longPoll, requests.orderRead(id: id, etag: etag, wait: 30)),
-                      ParkedDisplaysRun.sendAll(stream, requests.orderEvents(id: id, lastEventID: version)) else {
+                    ParkedDisplaysRun.sendAll(stream, requests.orderEvents(id: id, lastEventID: version))
+                else {
                     throw BenchError("send", "send: errno \(errno)")
                 }
             }
@@ -80,9 +87,11 @@ struct FollowOrderRun {
                 continue
             }
             var streamed: [UInt8] = []
-            var waiting = [pollfd(fd: kitchen.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: order.longPoll, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: order.stream, events: Int16(POLLIN), revents: 0)]
+            var waiting = [
+                pollfd(fd: kitchen.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: order.longPoll, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: order.stream, events: Int16(POLLIN), revents: 0),
+            ]
             let deadline = sent + 5_000_000_000
             while !waiting.isEmpty, monotonicNanos() < deadline {
                 guard Glibc.poll(&waiting, nfds_t(waiting.count), 100) > 0 else { continue }
@@ -105,7 +114,11 @@ struct FollowOrderRun {
                     }
                     let count = buffer.withUnsafeMutableBytes { recv(entry.fd, $0.baseAddress!, $0.count, 0) }
                     if entry.fd == order.longPoll {
-                        if count > 0 { outcome.longPoll.append(now - sent) } else { outcome.failures.append("long-poll closed") }
+                        if count > 0 {
+                            outcome.longPoll.append(now - sent)
+                        } else {
+                            outcome.failures.append("long-poll closed")
+                        }
                         continue
                     }
                     guard count > 0 else {
@@ -128,6 +141,8 @@ struct FollowOrderRun {
 
     private static func contains(_ bytes: [UInt8], _ marker: [UInt8]) -> Bool {
         guard bytes.count >= marker.count else { return false }
-        return (0...(bytes.count - marker.count)).contains { start in bytes[start..<(start + marker.count)].elementsEqual(marker) }
+        return (0...(bytes.count - marker.count)).contains { start in
+            bytes[start..<(start + marker.count)].elementsEqual(marker)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One keep-alive HTTP/1.1 connection over a blocking loopback socket, used by one thread.
@@ -59,7 +60,9 @@ final class HTTPConnection {
     func send(_ request: [UInt8]) throws(BenchError) {
         var sent = 0
         while sent < request.count {
-            let count = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = request.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { throw BenchError("send", "send: errno \(errno)") }
             sent += count
         }
@@ -78,8 +81,10 @@ final class HTTPConnection {
         start = headerEnd + 4
         // "HTTP/1.1 200 OK": three digits after the first space.
         guard let space = head.firstIndex(of: UInt8(ascii: " ")), space + 3 < head.endIndex,
-              let status = Self.decimal(head[(space + 1)..<(space + 4)]) else {
-            throw BenchError("bad_response", "unparseable status line '\(String(decoding: head.prefix(80), as: UTF8.self))'")
+            let status = Self.decimal(head[(space + 1)..<(space + 4)])
+        else {
+            throw BenchError(
+                "bad_response", "unparseable status line '\(String(decoding: head.prefix(80), as: UTF8.self))'")
         }
         var contentLength = 0
         var chunked = false
@@ -141,7 +146,9 @@ final class HTTPConnection {
         while true {
             if buffer.count - searchFrom >= 4 {
                 for index in searchFrom...(buffer.count - 4)
-                where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+                where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13
+                    && buffer[index + 3] == 10
+                {
                     return index
                 }
                 searchFrom = buffer.count - 3

@@ -85,7 +85,10 @@ struct OrderToDisplayRun {
                 let response = try connection.exchange(order(number))
                 orderLatencies.append(monotonicNanos() - sent)
                 guard response.status == 201, let id = Self.orderID(response.body) else {
-                    throw BenchError("order", "order answered \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+                    throw BenchError(
+                        "order",
+                        "order answered \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
+                    )
                 }
                 sentAt[id] = sent
                 next += UInt64(interval * 1e9)
@@ -110,12 +113,17 @@ struct OrderToDisplayRun {
         var missing = 0
         for display in all {
             for (id, sent) in sentAt {
-                if let seen = display.firstSeen[id], seen >= sent { latencies.append(seen - sent) } else { missing += 1 }
+                if let seen = display.firstSeen[id], seen >= sent {
+                    latencies.append(seen - sent)
+                } else {
+                    missing += 1
+                }
             }
         }
         failures += all.compactMap(\.failure)
-        return Outcome(orders: sentAt.count, latency: LatencySummary(latencies),
-                       orderLatency: LatencySummary(orderLatencies), missing: missing, failures: failures)
+        return Outcome(
+            orders: sentAt.count, latency: LatencySummary(latencies),
+            orderLatency: LatencySummary(orderLatencies), missing: missing, failures: failures)
     }
 
     // MARK: - JSON
@@ -127,8 +135,9 @@ struct OrderToDisplayRun {
 
     static func parseFeed(_ body: [UInt8]) throws(BenchError) -> Feed {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let tickets = object["tickets"] as? [[String: Any]],
-              let cursorText = object["cursor"] as? String, let cursor = Int64(cursorText) else {
+            let tickets = object["tickets"] as? [[String: Any]],
+            let cursorText = object["cursor"] as? String, let cursor = Int64(cursorText)
+        else {
             throw BenchError("feed", "unexpected feed body: \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
         return Feed(orderIDs: tickets.compactMap { $0["orderId"] as? String }, cursor: cursor)

@@ -1,7 +1,8 @@
 import CEpoll
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Many displays parked in a long-poll at once, woken by one order: how long after the order's
@@ -108,7 +109,8 @@ struct ParkedDisplaysRun {
                     }
                 }
                 outcome.missing += sockets.count - answered
-                outcome.roundP99s.append(LatencySummary(Array(outcome.latencies.suffix(answered))).milliseconds(atPercentile: 99))
+                outcome.roundP99s.append(
+                    LatencySummary(Array(outcome.latencies.suffix(answered))).milliseconds(atPercentile: 99))
                 // Let the rest of each answer arrive, then drain it before the next round.
                 usleep(200_000)
                 for socket in sockets {
@@ -153,7 +155,9 @@ struct ParkedDisplaysRun {
     static func sendAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { return false }
             sent += count
         }

@@ -1,7 +1,8 @@
 import BenchFigures
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // server-bench: load against a running `canteen serve` on loopback (see scripts/bench-server.sh).
@@ -71,7 +72,8 @@ while let argument = arguments.next() {
     }
 }
 guard port > 0, !kioskToken.isEmpty, !kitchenToken.isEmpty else {
-    FileHandle.standardError.write(Data("usage: server-bench --port P --kiosk-token T --kitchen-token K [options]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: server-bench --port P --kiosk-token T --kitchen-token K [options]\n".utf8))
     exit(2)
 }
 
@@ -86,8 +88,10 @@ let serverPort = port
 // MARK: - Report
 
 func report(_ title: String, _ outcome: ClosedLoopLoad.Outcome, unit: String) {
-    print(String(format: "%@: %.0f %@/s (%d in %.0f s); latency %@", title, outcome.perSecond, unit,
-                 outcome.completed, outcome.seconds, outcome.latency.text))
+    print(
+        String(
+            format: "%@: %.0f %@/s (%d in %.0f s); latency %@", title, outcome.perSecond, unit,
+            outcome.completed, outcome.seconds, outcome.latency.text))
     let statuses = outcome.statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
     print("    statuses: \(statuses)")
     if let unexpected = outcome.firstUnexpected { print("    first unexpected answer: \(unexpected)") }
@@ -96,32 +100,42 @@ func report(_ title: String, _ outcome: ClosedLoopLoad.Outcome, unit: String) {
 
 func verdict(_ name: String, _ met: Bool) -> String { "\(name): \(met ? "met" : "MISSED")" }
 
-print("server-bench: 127.0.0.1:\(port), café '\(cafe)', order lines \(items.joined(separator: " + ")); "
-      + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by server and client")
+print(
+    "server-bench: 127.0.0.1:\(port), café '\(cafe)', order lines \(items.joined(separator: " + ")); "
+        + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by server and client")
 var verdicts: [String] = []
 
 // MARK: - Phases
 
 if phases.contains("healthz") {
-    let outcome = ClosedLoopLoad(ports: [serverPort], connections: connections, warmup: warmup, duration: duration,
-                                 expectedStatus: 200) { _, _ in BenchRequests.healthz }.run()
+    let outcome = ClosedLoopLoad(
+        ports: [serverPort], connections: connections, warmup: warmup, duration: duration,
+        expectedStatus: 200
+    ) { _, _ in BenchRequests.healthz }.run()
     report("GET /healthz (ceiling), \(connections) connections", outcome, unit: "req")
-    BenchFigures.record("healthz_rps", outcome.perSecond, unit: "req/s", title: "GET /healthz, \(connections) connections (the HTTP ceiling)")
+    BenchFigures.record(
+        "healthz_rps", outcome.perSecond, unit: "req/s",
+        title: "GET /healthz, \(connections) connections (the HTTP ceiling)")
 }
 
 if phases.contains("orders") {
-    let outcome = ClosedLoopLoad(ports: orderPorts, connections: connections, warmup: warmup, duration: duration,
-                                 expectedStatus: 201) { worker, sequence in
+    let outcome = ClosedLoopLoad(
+        ports: orderPorts, connections: connections, warmup: warmup, duration: duration,
+        expectedStatus: 201
+    ) { worker, sequence in
         requests.order(key: "\(runID)-\(worker)-\(sequence)")
     }.run()
     let spread = orderPorts.count > 1 ? " over \(orderPorts.count) servers" : ""
     report("POST /v1/orders, \(connections) kiosks\(spread)", outcome, unit: "orders")
     let p99 = outcome.latency.milliseconds(atPercentile: 99)
-    BenchFigures.record("orders_per_s", outcome.perSecond, unit: "orders/s",
-                        title: "durable orders, \(connections) keep-alive kiosks", reference: "sqlite_commits_full")
+    BenchFigures.record(
+        "orders_per_s", outcome.perSecond, unit: "orders/s",
+        title: "durable orders, \(connections) keep-alive kiosks", reference: "sqlite_commits_full")
     BenchFigures.record("orders_p99_ms", p99, unit: "ms", better: .lower, title: "durable orders, p99 latency")
-    verdicts.append(verdict(String(format: "≥ 2,000 orders/s with p99 ≤ 50 ms (%.0f/s, p99 %.1f ms)", outcome.perSecond, p99),
-                            outcome.perSecond >= 2_000 && p99 <= 50))
+    verdicts.append(
+        verdict(
+            String(format: "≥ 2,000 orders/s with p99 ≤ 50 ms (%.0f/s, p99 %.1f ms)", outcome.perSecond, p99),
+            outcome.perSecond >= 2_000 && p99 <= 50))
 }
 
 if phases.contains("polls") || phases.contains("display") {
@@ -130,12 +144,18 @@ if phases.contains("polls") || phases.contains("display") {
         print("feed cursor: \(cursor)")
         if phases.contains("polls") {
             let request = requests.feed(after: cursor)
-            let outcome = ClosedLoopLoad(ports: [serverPort], connections: pollConnections, warmup: warmup,
-                                         duration: duration, expectedStatus: 304) { _, _ in request }.run()
-            report("GET tickets?after=\(cursor) + If-None-Match → 304, \(pollConnections) displays", outcome, unit: "polls")
-            BenchFigures.record("polls_304_per_s", outcome.perSecond, unit: "polls/s",
-                                title: "304 polls, \(pollConnections) displays (server-bench)", reference: "healthz_rps")
-            verdicts.append(verdict(String(format: "≥ 20,000 polls/s (%.0f/s)", outcome.perSecond), outcome.perSecond >= 20_000))
+            let outcome = ClosedLoopLoad(
+                ports: [serverPort], connections: pollConnections, warmup: warmup,
+                duration: duration, expectedStatus: 304
+            ) { _, _ in request }.run()
+            report(
+                "GET tickets?after=\(cursor) + If-None-Match → 304, \(pollConnections) displays", outcome, unit: "polls"
+            )
+            BenchFigures.record(
+                "polls_304_per_s", outcome.perSecond, unit: "polls/s",
+                title: "304 polls, \(pollConnections) displays (server-bench)", reference: "healthz_rps")
+            verdicts.append(
+                verdict(String(format: "≥ 20,000 polls/s (%.0f/s)", outcome.perSecond), outcome.perSecond >= 20_000))
         }
         if phases.contains("display") {
             let outcome = OrderToDisplayRun(
@@ -145,16 +165,23 @@ if phases.contains("polls") || phases.contains("display") {
                 order: { requests.order(key: "\(runID)-display-\($0)") }
             ).run()
             let across = orderPorts.last != serverPort ? " (orders sent to another server)" : ""
-            print(String(format: "order-to-display%@, %d displays long-polling (wait=30), %d orders one every %.0f ms: %@ over %d (display, order) pairs",
-                         across, displays, outcome.orders, displayInterval * 1000, outcome.latency.text, outcome.latency.count))
+            print(
+                String(
+                    format:
+                        "order-to-display%@, %d displays long-polling (wait=30), %d orders one every %.0f ms: %@ over %d (display, order) pairs",
+                    across, displays, outcome.orders, displayInterval * 1000, outcome.latency.text,
+                    outcome.latency.count))
             print("    the POSTs themselves: \(outcome.orderLatency.text)")
             if outcome.missing > 0 { print("    pairs never received within 5 s: \(outcome.missing)") }
             for failure in Set(outcome.failures) { print("    failed: \(failure)") }
             let p99 = outcome.latency.milliseconds(atPercentile: 99)
-            BenchFigures.record("order_to_display_p99_ms", p99, unit: "ms", better: .lower,
-                                title: "order-to-display, \(displays) long-polling displays, p99")
-            verdicts.append(verdict(String(format: "order-to-display p99 ≤ 25 ms (%.1f ms)", p99),
-                                    p99 <= 25 && outcome.missing == 0 && outcome.latency.count > 0))
+            BenchFigures.record(
+                "order_to_display_p99_ms", p99, unit: "ms", better: .lower,
+                title: "order-to-display, \(displays) long-polling displays, p99")
+            verdicts.append(
+                verdict(
+                    String(format: "order-to-display p99 ≤ 25 ms (%.1f ms)", p99),
+                    p99 <= 25 && outcome.missing == 0 && outcome.latency.count > 0))
         }
     } catch {
         print("feed: \(error)")
@@ -170,18 +197,24 @@ if phases.contains("parked") {
         cursor: { (known: Int64?) throws(BenchError) in try requests.latestCursor(port: serverPort, after: known) }
     ).run()
     let summary = LatencySummary(outcome.latencies)
-    print("parked displays woken by one order, \(parkedDisplays) long-polling, \(parkedRounds) orders: "
-          + "\(summary.text) from the order's 201 to each display's answer (\(summary.count) answers)")
+    print(
+        "parked displays woken by one order, \(parkedDisplays) long-polling, \(parkedRounds) orders: "
+            + "\(summary.text) from the order's 201 to each display's answer (\(summary.count) answers)")
     if !outcome.roundP99s.isEmpty {
-        print("    each order's own p99, in order: " + outcome.roundP99s.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " ms")
+        print(
+            "    each order's own p99, in order: "
+                + outcome.roundP99s.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " ms")
     }
     if outcome.missing > 0 { print("    displays not answered within 10 s: \(outcome.missing)") }
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
     let p99 = summary.milliseconds(atPercentile: 99)
-    BenchFigures.record("parked_wake_p99_ms", p99, unit: "ms", better: .lower,
-                        title: "\(parkedDisplays) parked displays woken by one order, p99")
-    verdicts.append(verdict(String(format: "%d parked displays woken p99 ≤ 50 ms (%.1f ms)", parkedDisplays, p99),
-                            p99 <= 50 && outcome.missing == 0 && summary.count > 0))
+    BenchFigures.record(
+        "parked_wake_p99_ms", p99, unit: "ms", better: .lower,
+        title: "\(parkedDisplays) parked displays woken by one order, p99")
+    verdicts.append(
+        verdict(
+            String(format: "%d parked displays woken p99 ≤ 50 ms (%.1f ms)", parkedDisplays, p99),
+            p99 <= 50 && outcome.missing == 0 && summary.count > 0))
 }
 
 if phases.contains("streams") {
@@ -192,9 +225,10 @@ if phases.contains("streams") {
         cursor: { (known: Int64?) throws(BenchError) in try requests.latestCursor(port: serverPort, after: known) }
     ).run()
     let summary = LatencySummary(outcome.latencies)
-    print("displays on the ticket event stream woken by one order, \(streamDisplays) streams open, "
-          + "\(parkedRounds) orders: \(summary.text) from the order's 201 to each display's event "
-          + "(\(summary.count) events)")
+    print(
+        "displays on the ticket event stream woken by one order, \(streamDisplays) streams open, "
+            + "\(parkedRounds) orders: \(summary.text) from the order's 201 to each display's event "
+            + "(\(summary.count) events)")
     if !outcome.roundP99s.isEmpty {
         let rounds = outcome.roundP99s.map { String(format: "%.1f", $0) }.joined(separator: ", ")
         print("    each order's own p99, in order: \(rounds) ms")
@@ -203,40 +237,55 @@ if phases.contains("streams") {
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
     let p99 = summary.milliseconds(atPercentile: 99)
     // The reference is the long-poll's figure of the same run (the parked phase), when it ran.
-    BenchFigures.record("stream_wake_p99_ms", p99, unit: "ms", better: .lower,
-                        title: "\(streamDisplays) displays on the event stream woken by one order, p99 (ceiling 50 ms)",
-                        reference: phases.contains("parked") ? "parked_wake_p99_ms" : nil)
-    verdicts.append(verdict(String(format: "%d streams woken p99 ≤ 50 ms (%.1f ms)", streamDisplays, p99),
-                            p99 <= 50 && outcome.missing == 0 && summary.count > 0))
+    BenchFigures.record(
+        "stream_wake_p99_ms", p99, unit: "ms", better: .lower,
+        title: "\(streamDisplays) displays on the event stream woken by one order, p99 (ceiling 50 ms)",
+        reference: phases.contains("parked") ? "parked_wake_p99_ms" : nil)
+    verdicts.append(
+        verdict(
+            String(format: "%d streams woken p99 ≤ 50 ms (%.1f ms)", streamDisplays, p99),
+            p99 <= 50 && outcome.missing == 0 && summary.count > 0))
 }
 
 for (phase, label, request, marker) in [
-    ("idle-keepalive", "idle keep-alive connections (after GET /healthz)", BenchRequests.healthz,
-     Array("\r\n\r\n".utf8)),
-    ("idle-streams", "idle ticket event streams (after their first event)", requests.ticketEvents(after: nil),
-     Array("event: snapshot".utf8)),
+    (
+        "idle-keepalive", "idle keep-alive connections (after GET /healthz)", BenchRequests.healthz,
+        Array("\r\n\r\n".utf8)
+    ),
+    (
+        "idle-streams", "idle ticket event streams (after their first event)", requests.ticketEvents(after: nil),
+        Array("event: snapshot".utf8)
+    ),
 ] where phases.contains(phase) {
     guard serverPID > 0 else {
         print("\(phase): needs --server-pid (the server's memory is read from /proc)")
         continue
     }
-    let outcome = IdleConnectionsRun(port: serverPort, count: idleConnections, serverPID: serverPID, request: request,
-                                     marker: marker).run()
+    let outcome = IdleConnectionsRun(
+        port: serverPort, count: idleConnections, serverPID: serverPID, request: request,
+        marker: marker
+    ).run()
     let perConnection = outcome.bytesPerConnection
-    print(String(format: "%@: %d held, server RSS %.1f → %.1f MiB: %.1f KB each (opened in %.1f s)", label,
-                 outcome.opened, Double(outcome.rssBefore) / 1_048_576, Double(outcome.rssAfter) / 1_048_576,
-                 perConnection / 1024, outcome.seconds))
+    print(
+        String(
+            format: "%@: %d held, server RSS %.1f → %.1f MiB: %.1f KB each (opened in %.1f s)", label,
+            outcome.opened, Double(outcome.rssBefore) / 1_048_576, Double(outcome.rssAfter) / 1_048_576,
+            perConnection / 1024, outcome.seconds))
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
     guard outcome.failures.isEmpty else { continue }
     if phase == "idle-streams" {
-        BenchFigures.record("idle_stream_kb", perConnection / 1024, unit: "KB", better: .lower,
-                            title: "server memory per idle event stream, \(outcome.opened) held (ceiling 16 KB)",
-                            reference: "idle_keepalive_kb")
-        verdicts.append(verdict(String(format: "idle stream ≤ 16 KB (%.1f KB)", perConnection / 1024),
-                                perConnection <= 16 * 1024))
+        BenchFigures.record(
+            "idle_stream_kb", perConnection / 1024, unit: "KB", better: .lower,
+            title: "server memory per idle event stream, \(outcome.opened) held (ceiling 16 KB)",
+            reference: "idle_keepalive_kb")
+        verdicts.append(
+            verdict(
+                String(format: "idle stream ≤ 16 KB (%.1f KB)", perConnection / 1024),
+                perConnection <= 16 * 1024))
     } else {
-        BenchFigures.record("idle_keepalive_kb", perConnection / 1024, unit: "KB", better: .lower,
-                            title: "server memory per idle keep-alive connection, \(outcome.opened) held")
+        BenchFigures.record(
+            "idle_keepalive_kb", perConnection / 1024, unit: "KB", better: .lower,
+            title: "server memory per idle keep-alive connection, \(outcome.opened) held")
     }
 }
 
@@ -244,16 +293,19 @@ if phases.contains("follow") {
     let outcome = FollowOrderRun(port: serverPort, orders: followedOrders, requests: requests, runID: runID).run()
     let longPoll = LatencySummary(outcome.longPoll)
     let stream = LatencySummary(outcome.stream)
-    print("order status → following client, \(followedOrders) orders each followed by a long-poll (wait=30) and an event "
-          + "stream, all parked, first ticket moved one order at a time:")
+    print(
+        "order status → following client, \(followedOrders) orders each followed by a long-poll (wait=30) and an event "
+            + "stream, all parked, first ticket moved one order at a time:")
     print("    long-poll: \(longPoll.text) from sending the move to the answer (\(longPoll.count) answers)")
     print("    event stream: \(stream.text) from sending the move to the event (\(stream.count) events)")
     print("    the moves themselves: \(LatencySummary(outcome.moves).text)")
     if outcome.missing > 0 { print("    followers not answered within 5 s: \(outcome.missing)") }
     for failure in Set(outcome.failures) { print("    failed: \(failure)") }
     let worst = max(longPoll.milliseconds(atPercentile: 99), stream.milliseconds(atPercentile: 99))
-    verdicts.append(verdict(String(format: "status change → follower p99 ≤ 100 ms (%.1f ms)", worst),
-                            worst <= 100 && outcome.missing == 0 && longPoll.count > 0 && stream.count > 0))
+    verdicts.append(
+        verdict(
+            String(format: "status change → follower p99 ≤ 100 ms (%.1f ms)", worst),
+            worst <= 100 && outcome.missing == 0 && longPoll.count > 0 && stream.count > 0))
 }
 
 if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }

@@ -26,9 +26,10 @@ public enum AdvertisingData {
         while offset < data.count {
             let length = Int(data[offset])
             guard length > 0, offset + 1 + length <= data.count else { return }
-            try body(Structure(
-                type: data[offset + 1],
-                payload: UnsafeRawBufferPointer(rebasing: data[(offset + 2)..<(offset + 1 + length)])))
+            try body(
+                Structure(
+                    type: data[offset + 1],
+                    payload: UnsafeRawBufferPointer(rebasing: data[(offset + 2)..<(offset + 1 + length)])))
             offset += 1 + length
         }
     }

@@ -31,8 +31,10 @@ public struct AdvertisingReport: Hashable, Sendable {
     /// The advertising data (AD structures).
     public var data: [UInt8]
 
-    public init(format: Format, eventType: UInt16, addressType: UInt8, address: BluetoothAddress,
-                rssi: Int8?, txPower: Int8? = nil, dataStatus: DataStatus = .complete, data: [UInt8]) {
+    public init(
+        format: Format, eventType: UInt16, addressType: UInt8, address: BluetoothAddress,
+        rssi: Int8?, txPower: Int8? = nil, dataStatus: DataStatus = .complete, data: [UInt8]
+    ) {
         self.format = format
         self.eventType = eventType
         self.addressType = addressType
@@ -45,13 +47,16 @@ public struct AdvertisingReport: Hashable, Sendable {
 
     /// The owned copy of a borrowed report.
     public init(_ view: AdvertisingReportView) {
-        self.init(format: view.format, eventType: view.eventType, addressType: view.addressType,
-                  address: view.address, rssi: view.rssi, txPower: view.txPower,
-                  dataStatus: view.dataStatus, data: Array(view.data))
+        self.init(
+            format: view.format, eventType: view.eventType, addressType: view.addressType,
+            address: view.address, rssi: view.rssi, txPower: view.txPower,
+            dataStatus: view.dataStatus, data: Array(view.data))
     }
 
     /// All well-formed reports in an HCI event (code, length, parameters; no H4 byte).
-    public static func reports(inEvent event: [UInt8]) -> (reports: [AdvertisingReport], summary: AdvertisingReportParser.Summary) {
+    public static func reports(inEvent event: [UInt8]) -> (
+        reports: [AdvertisingReport], summary: AdvertisingReportParser.Summary
+    ) {
         var reports: [AdvertisingReport] = []
         let summary = event.withUnsafeBytes { raw in
             AdvertisingReportParser.forEachReport(inEvent: raw) { reports.append(AdvertisingReport($0)) }

@@ -42,7 +42,7 @@ public enum AdvertisingReportParser {
         if end < 2 + Int(event[1]) { summary.truncated = true }
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: event[0..<end]), offset: 2)
         guard let subevent = reader.u8(), let count = reader.u8(),
-              subevent == legacySubevent || subevent == extendedSubevent
+            subevent == legacySubevent || subevent == extendedSubevent
         else { return summary }
         for _ in 0..<count {
             let parsed = subevent == legacySubevent ? legacyReport(&reader) : extendedReport(&reader)
@@ -63,8 +63,8 @@ public enum AdvertisingReportParser {
     /// One report of a legacy LE Advertising Report event, or nil when the event ends inside it.
     private static func legacyReport(_ reader: inout ByteReader) -> AdvertisingReportView? {
         guard let eventType = reader.u8(), let addressType = reader.u8(),
-              let address = reader.address(), let length = reader.u8(),
-              let data = reader.take(Int(length)), let rssi = reader.i8()
+            let address = reader.address(), let length = reader.u8(),
+            let data = reader.take(Int(length)), let rssi = reader.i8()
         else { return nil }
         return AdvertisingReportView(
             format: .legacy, eventType: UInt16(eventType), addressType: addressType,
@@ -75,11 +75,11 @@ public enum AdvertisingReportParser {
     /// One report of an LE Extended Advertising Report event, or nil when the event ends inside it.
     private static func extendedReport(_ reader: inout ByteReader) -> AdvertisingReportView? {
         guard let eventType = reader.u16LE(), let addressType = reader.u8(),
-              let address = reader.address(),
-              reader.skip(3),  // primary PHY, secondary PHY, SID
-              let txPower = reader.i8(), let rssi = reader.i8(),
-              reader.skip(2 + 1 + 6),  // periodic interval, direct address type and address
-              let length = reader.u8(), let data = reader.take(Int(length))
+            let address = reader.address(),
+            reader.skip(3),  // primary PHY, secondary PHY, SID
+            let txPower = reader.i8(), let rssi = reader.i8(),
+            reader.skip(2 + 1 + 6),  // periodic interval, direct address type and address
+            let length = reader.u8(), let data = reader.take(Int(length))
         else { return nil }
         let status = AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3)) ?? .reserved
         return AdvertisingReportView(

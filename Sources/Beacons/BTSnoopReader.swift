@@ -25,11 +25,14 @@ public struct BTSnoopReader: Sendable {
         public var warning: String? {
             var parts: [String] = []
             if trailingByteCount > 0 {
-                parts.append("capture ends mid-record: read \(recordCount) whole records, ignored the last \(trailingByteCount) bytes")
+                parts.append(
+                    "capture ends mid-record: read \(recordCount) whole records, ignored the last \(trailingByteCount) bytes"
+                )
             }
             if malformedEventCount > 0 {
-                parts.append("ignored \(malformedEventCount) malformed event\(malformedEventCount == 1 ? "" : "s") "
-                    + "(parameter length disagrees with the bytes)")
+                parts.append(
+                    "ignored \(malformedEventCount) malformed event\(malformedEventCount == 1 ? "" : "s") "
+                        + "(parameter length disagrees with the bytes)")
             }
             return parts.isEmpty ? nil : parts.joined(separator: "; ")
         }
@@ -68,8 +71,8 @@ public struct BTSnoopReader: Sendable {
             while reader.remaining > 0 {
                 let recordStart = reader.offset
                 guard let original = reader.u32BE(), let included = reader.u32BE(), let flags = reader.u32BE(),
-                      reader.skip(4), let timestamp = reader.i64BE(),
-                      let packet = reader.take(Int(included))
+                    reader.skip(4), let timestamp = reader.i64BE(),
+                    let packet = reader.take(Int(included))
                 else {
                     summary.trailingByteCount = raw.count - recordStart
                     break
@@ -97,8 +100,11 @@ public struct BTSnoopReader: Sendable {
         var events = Summary()
         var summary = forEachPacket { packet in
             guard packet.type == .event, packet.direction == .received else { return }
-            events.count(IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date,
-                                                         cutByCapture: packet.isCut) { sightings.append($0) })
+            events.count(
+                IBeaconSighting.forEachSighting(
+                    inEvent: packet.payload, time: packet.date,
+                    cutByCapture: packet.isCut
+                ) { sightings.append($0) })
         }
         summary.malformedEventCount = events.malformedEventCount
         return (sightings, summary)
@@ -106,19 +112,23 @@ public struct BTSnoopReader: Sendable {
 
     // MARK: - Datalinks
 
-    static func packet(datalink: BTSnoopDatalink, flags: UInt32, timestamp: Int64,
-                       packet: UnsafeRawBufferPointer) -> CapturedPacketView? {
+    static func packet(
+        datalink: BTSnoopDatalink, flags: UInt32, timestamp: Int64,
+        packet: UnsafeRawBufferPointer
+    ) -> CapturedPacketView? {
         switch datalink {
         case .hciUnencapsulated:
             let received = flags & 1 != 0
             let type: H4PacketType = flags & 2 != 0 ? (received ? .event : .command) : .acl
-            return CapturedPacketView(type: type, direction: received ? .received : .sent, adapterIndex: 0,
-                                      timestamp: timestamp, payload: packet)
+            return CapturedPacketView(
+                type: type, direction: received ? .received : .sent, adapterIndex: 0,
+                timestamp: timestamp, payload: packet)
         case .hciUART:
             guard let first = packet.first else { return nil }
-            return CapturedPacketView(type: H4PacketType(rawValue: first), direction: flags & 1 != 0 ? .received : .sent,
-                                      adapterIndex: 0, timestamp: timestamp,
-                                      payload: UnsafeRawBufferPointer(rebasing: packet[1...]))
+            return CapturedPacketView(
+                type: H4PacketType(rawValue: first), direction: flags & 1 != 0 ? .received : .sent,
+                adapterIndex: 0, timestamp: timestamp,
+                payload: UnsafeRawBufferPointer(rebasing: packet[1...]))
         case .linuxMonitor:
             let index = UInt16(truncatingIfNeeded: flags >> 16)
             let type: H4PacketType?
@@ -134,8 +144,9 @@ public struct BTSnoopReader: Sendable {
             case 19: (type, direction) = (.iso, .received)
             default: (type, direction) = (nil, .received)
             }
-            return CapturedPacketView(type: type, direction: direction, adapterIndex: index,
-                                      timestamp: timestamp, payload: packet)
+            return CapturedPacketView(
+                type: type, direction: direction, adapterIndex: index,
+                timestamp: timestamp, payload: packet)
         }
     }
 }

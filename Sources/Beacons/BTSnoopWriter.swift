@@ -22,17 +22,23 @@ public struct BTSnoopWriter: Sendable {
     }
 
     /// Appends one HCI packet (payload without the H4 byte).
-    public mutating func append(type: H4PacketType, direction: PacketDirection, adapterIndex: UInt16 = 0,
-                                timestamp: Int64, payload: [UInt8]) {
-        Self.appendRecord(to: &bytes, datalink: datalink, type: type, direction: direction,
-                          adapterIndex: adapterIndex, timestamp: timestamp, payload: payload)
+    public mutating func append(
+        type: H4PacketType, direction: PacketDirection, adapterIndex: UInt16 = 0,
+        timestamp: Int64, payload: [UInt8]
+    ) {
+        Self.appendRecord(
+            to: &bytes, datalink: datalink, type: type, direction: direction,
+            adapterIndex: adapterIndex, timestamp: timestamp, payload: payload)
     }
 
     /// Appends one HCI packet stamped with a date.
-    public mutating func append(type: H4PacketType, direction: PacketDirection, adapterIndex: UInt16 = 0,
-                                date: Date, payload: [UInt8]) {
-        append(type: type, direction: direction, adapterIndex: adapterIndex,
-               timestamp: Self.timestamp(for: date), payload: payload)
+    public mutating func append(
+        type: H4PacketType, direction: PacketDirection, adapterIndex: UInt16 = 0,
+        date: Date, payload: [UInt8]
+    ) {
+        append(
+            type: type, direction: direction, adapterIndex: adapterIndex,
+            timestamp: Self.timestamp(for: date), payload: payload)
     }
 
     /// The btsnoop timestamp of a date, to the microsecond.
@@ -41,9 +47,11 @@ public struct BTSnoopWriter: Sendable {
     }
 
     /// Encodes one record onto `output`.
-    public static func appendRecord(to output: inout [UInt8], datalink: BTSnoopDatalink, type: H4PacketType,
-                                    direction: PacketDirection, adapterIndex: UInt16 = 0, timestamp: Int64,
-                                    payload: [UInt8]) {
+    public static func appendRecord(
+        to output: inout [UInt8], datalink: BTSnoopDatalink, type: H4PacketType,
+        direction: PacketDirection, adapterIndex: UInt16 = 0, timestamp: Int64,
+        payload: [UInt8]
+    ) {
         let received: UInt32 = direction == .received ? 1 : 0
         let isCommandOrEvent = type == .command || type == .event
         let flags: UInt32
@@ -56,13 +64,14 @@ public struct BTSnoopWriter: Sendable {
             flags = received | (isCommandOrEvent ? 2 : 0)
             length = payload.count + 1
         case .linuxMonitor:
-            let opcode: UInt32 = switch type {
-            case .command: 2
-            case .event: 3
-            case .acl: direction == .sent ? 4 : 5
-            case .sco: direction == .sent ? 6 : 7
-            case .iso: direction == .sent ? 18 : 19
-            }
+            let opcode: UInt32 =
+                switch type {
+                case .command: 2
+                case .event: 3
+                case .acl: direction == .sent ? 4 : 5
+                case .sco: direction == .sent ? 6 : 7
+                case .iso: direction == .sent ? 18 : 19
+                }
             flags = UInt32(adapterIndex) << 16 | opcode
             length = payload.count
         }

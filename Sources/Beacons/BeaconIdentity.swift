@@ -18,7 +18,7 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConver
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, let uuid = UUID(uuidString: String(parts[0])),
-              let major = UInt16(parts[1]), let minor = UInt16(parts[2])
+            let major = UInt16(parts[1]), let minor = UInt16(parts[2])
         else { return nil }
         self.init(uuid: uuid, major: major, minor: minor)
     }

@@ -52,11 +52,14 @@ public struct LocateResult: Hashable, Sendable {
 /// sightings' own times.
 public enum BeaconLocator {
     /// Places the device given its sightings and the café it believes it is in.
-    public static func locate(sightings: [LocateSighting], registry: BeaconRegistry, currentCafeID: String?,
-                              configuration: RangingConfiguration = RangingConfiguration()) -> LocateResult {
+    public static func locate(
+        sightings: [LocateSighting], registry: BeaconRegistry, currentCafeID: String?,
+        configuration: RangingConfiguration = RangingConfiguration()
+    ) -> LocateResult {
         let known = sightings.filter { registry[$0.identity] != nil }
         guard !known.isEmpty else {
-            return LocateResult(cafeID: nil, proximity: .unknown, distanceMeters: nil, beacon: nil, reason: .noKnownBeacon)
+            return LocateResult(
+                cafeID: nil, proximity: .unknown, distanceMeters: nil, beacon: nil, reason: .noKnownBeacon)
         }
         let seenCafes = Set(known.compactMap { registry[$0.identity]?.cafeID })
         let assumed = currentCafeID.flatMap { seenCafes.contains($0) ? $0 : nil }
@@ -65,22 +68,25 @@ public enum BeaconLocator {
         let ordered = known.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
         for (_, sighting) in ordered {
             let power = registry[sighting.identity]?.measuredPower ?? sighting.txPower ?? -59
-            engine.process(IBeaconSighting(
-                time: sighting.time, address: BluetoothAddress(rawValue: 0), identity: sighting.identity,
-                txPower: Int8(clamping: power), rssi: sighting.rssi.map { Int8(clamping: $0) }))
+            engine.process(
+                IBeaconSighting(
+                    time: sighting.time, address: BluetoothAddress(rawValue: 0), identity: sighting.identity,
+                    txPower: Int8(clamping: power), rssi: sighting.rssi.map { Int8(clamping: $0) }))
         }
         engine.settle()
         let cafeID = engine.nearestCafeID
-        let reason: LocateResult.Reason = switch (assumed, cafeID) {
-        case (_, nil): .noUsableSighting
-        case (nil, _): .nearestBeacon
-        case let (assumed?, cafe?) where assumed == cafe: .currentCafeKept
-        default: .switchedAfterDwell
-        }
+        let reason: LocateResult.Reason =
+            switch (assumed, cafeID) {
+            case (_, nil): .noUsableSighting
+            case (nil, _): .nearestBeacon
+            case let (assumed?, cafe?) where assumed == cafe: .currentCafeKept
+            default: .switchedAfterDwell
+            }
         guard let cafeID, let track = engine.nearestBeacon(ofCafe: cafeID), let now = engine.now else {
             return LocateResult(cafeID: cafeID, proximity: .unknown, distanceMeters: nil, beacon: nil, reason: reason)
         }
-        return LocateResult(cafeID: cafeID, proximity: track.proximity(at: now, configuration: configuration),
-                            distanceMeters: track.distance, beacon: track.registration, reason: reason)
+        return LocateResult(
+            cafeID: cafeID, proximity: track.proximity(at: now, configuration: configuration),
+            distanceMeters: track.distance, beacon: track.registration, reason: reason)
     }
 }

@@ -26,10 +26,12 @@ public struct RegisteredBeacon: Hashable, Sendable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let text = try container.decode(String.self, forKey: .uuid)
         guard let uuid = UUID(uuidString: text) else {
-            throw DecodingError.dataCorruptedError(forKey: .uuid, in: container, debugDescription: "not a UUID: \(text)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .uuid, in: container, debugDescription: "not a UUID: \(text)")
         }
-        identity = BeaconIdentity(uuid: uuid, major: try container.decode(UInt16.self, forKey: .major),
-                                  minor: try container.decode(UInt16.self, forKey: .minor))
+        identity = BeaconIdentity(
+            uuid: uuid, major: try container.decode(UInt16.self, forKey: .major),
+            minor: try container.decode(UInt16.self, forKey: .minor))
         cafeID = try container.decode(String.self, forKey: .cafeId)
         label = try container.decodeIfPresent(String.self, forKey: .label) ?? ""
         measuredPower = try container.decode(Int.self, forKey: .measuredPower)

@@ -34,8 +34,10 @@ public struct CapturedPacket: Hashable, Sendable {
     /// Whether the capture kept fewer bytes than the packet had.
     public var isCut: Bool
 
-    public init(type: H4PacketType?, direction: PacketDirection, adapterIndex: UInt16 = 0,
-                timestamp: Int64, payload: [UInt8], isCut: Bool = false) {
+    public init(
+        type: H4PacketType?, direction: PacketDirection, adapterIndex: UInt16 = 0,
+        timestamp: Int64, payload: [UInt8], isCut: Bool = false
+    ) {
         self.type = type
         self.direction = direction
         self.adapterIndex = adapterIndex
@@ -45,7 +47,8 @@ public struct CapturedPacket: Hashable, Sendable {
     }
 
     public init(_ view: CapturedPacketView) {
-        self.init(type: view.type, direction: view.direction, adapterIndex: view.adapterIndex,
-                  timestamp: view.timestamp, payload: Array(view.payload), isCut: view.isCut)
+        self.init(
+            type: view.type, direction: view.direction, adapterIndex: view.adapterIndex,
+            timestamp: view.timestamp, payload: Array(view.payload), isCut: view.isCut)
     }
 }

@@ -29,8 +29,10 @@ public struct IBeaconSighting: Hashable, Sendable {
     ) rethrows -> AdvertisingReportParser.Summary {
         try AdvertisingReportParser.forEachReport(inEvent: event, cutByCapture: cutByCapture) { report in
             guard let beacon = IBeacon.parse(advertisingData: report.data) else { return }
-            try body(IBeaconSighting(time: time, address: report.address, identity: beacon.identity,
-                                     txPower: beacon.measuredPower, rssi: report.rssi))
+            try body(
+                IBeaconSighting(
+                    time: time, address: report.address, identity: beacon.identity,
+                    txPower: beacon.measuredPower, rssi: report.rssi))
         }
     }
 

@@ -135,7 +135,8 @@ public struct NearestCafeSelector: Sendable {
             var margin = hysteresis.slowMargin * youth + reluctance
             var dwell = hysteresis.slowDwell
             var reason = Reason.averagedLead
-            if let probationSince, time - probationSince < hysteresis.probation, slowAge >= hysteresis.probationMinimum {
+            if let probationSince, time - probationSince < hysteresis.probation, slowAge >= hysteresis.probationMinimum
+            {
                 margin = hysteresis.probationMargin
                 dwell = hysteresis.probationDwell
                 reason = .firstGuessCorrected

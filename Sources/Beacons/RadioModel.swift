@@ -42,11 +42,13 @@ public struct RadioModel: Hashable, Sendable {
     /// White Gaussian noise (dB) added to every packet.
     public var noiseSigma: Double
 
-    public init(pathLossExponent: ClosedRange<Double> = 2...2, exponentSpread: Double = 0,
-                shadowingSigma: Double = 0, shadowingTimeConstant: Double = 2,
-                fading: Fading = .none, bodyLoss: Double = 0, bodyInterval: Double = 30,
-                bodyDuration: ClosedRange<Double> = 1.5...3, packetLoss: ClosedRange<Double> = 0...0,
-                powerSpread: Double = 0, noiseSigma: Double = 0) {
+    public init(
+        pathLossExponent: ClosedRange<Double> = 2...2, exponentSpread: Double = 0,
+        shadowingSigma: Double = 0, shadowingTimeConstant: Double = 2,
+        fading: Fading = .none, bodyLoss: Double = 0, bodyInterval: Double = 30,
+        bodyDuration: ClosedRange<Double> = 1.5...3, packetLoss: ClosedRange<Double> = 0...0,
+        powerSpread: Double = 0, noiseSigma: Double = 0
+    ) {
         self.pathLossExponent = pathLossExponent
         self.exponentSpread = exponentSpread
         self.shadowingSigma = shadowingSigma
@@ -86,7 +88,8 @@ struct RadioChannel {
     /// Draws the beacon's exponent, loss rate and first shadowing value.
     init(model: RadioModel, placeExponent: Double, using random: inout SeededRandom) {
         let range = model.pathLossExponent
-        let deviation = model.exponentSpread > 0
+        let deviation =
+            model.exponentSpread > 0
             ? Double.random(in: -model.exponentSpread...model.exponentSpread, using: &random) : 0
         exponent = min(range.upperBound, max(range.lowerBound, placeExponent + deviation))
         lossProbability = min(1, max(0, Self.uniform(in: model.packetLoss, using: &random)))
@@ -97,7 +100,8 @@ struct RadioChannel {
     mutating func excessLoss(at time: Double, model: RadioModel, using random: inout SeededRandom) -> Double {
         if let lastTime, model.shadowingSigma > 0 {
             let decay = model.shadowingTimeConstant > 0 ? exp(-(time - lastTime) / model.shadowingTimeConstant) : 0
-            shadowing = shadowing * decay + model.shadowingSigma * (1 - decay * decay).squareRoot() * random.nextGaussian()
+            shadowing =
+                shadowing * decay + model.shadowingSigma * (1 - decay * decay).squareRoot() * random.nextGaussian()
         }
         lastTime = time
         var loss = -shadowing
@@ -128,8 +132,10 @@ struct BodyBlocking {
     }
 
     /// Starts every blocking due by `time` on a beacon drawn at random.
-    mutating func advance(to time: Double, channels: inout [RadioChannel], model: RadioModel,
-                          using random: inout SeededRandom) {
+    mutating func advance(
+        to time: Double, channels: inout [RadioChannel], model: RadioModel,
+        using random: inout SeededRandom
+    ) {
         while time >= next, !channels.isEmpty {
             let index = Int.random(in: channels.indices, using: &random)
             channels[index].blockedUntil = next + RadioChannel.uniform(in: model.bodyDuration, using: &random)

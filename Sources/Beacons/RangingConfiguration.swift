@@ -24,12 +24,14 @@ public struct RangingConfiguration: Hashable, Sendable {
     /// Hysteresis for the nearest café.
     public var hysteresis: CafeHysteresis
 
-    public init(smoothing: RSSISmoothing = .indoor,
-                distanceModel: DistanceModel = .logDistance(exponent: 2),
-                thresholds: ProximityThresholds = ProximityThresholds(),
-                proximityTimeout: Double = 10,
-                regionExitSilence: Double = 30,
-                hysteresis: CafeHysteresis = CafeHysteresis()) {
+    public init(
+        smoothing: RSSISmoothing = .indoor,
+        distanceModel: DistanceModel = .logDistance(exponent: 2),
+        thresholds: ProximityThresholds = ProximityThresholds(),
+        proximityTimeout: Double = 10,
+        regionExitSilence: Double = 30,
+        hysteresis: CafeHysteresis = CafeHysteresis()
+    ) {
         self.smoothing = smoothing
         self.distanceModel = distanceModel
         self.thresholds = thresholds
@@ -92,12 +94,14 @@ public struct CafeHysteresis: Hashable, Sendable {
     /// Packets the first café must have given (never a decision from one packet).
     public var acquisitionPackets: Int
 
-    public init(margin: Double = 12, dwell: Double = 0, dwellPackets: Int = 4, currentHold: Double = 1,
-                departureDrop: Double = 10, departureTimeConstant: Double = 30, departureMargin: Double = 5,
-                slowTimeConstant: Double = 15, slowMargin: Double = 5, slowDwell: Double = 2,
-                probation: Double = 60, probationMargin: Double = 2, probationDwell: Double = 3,
-                probationMinimum: Double = 3, reluctance: Double = 10, reluctanceDecay: Double = 180,
-                acquisition: Double = 1.5, acquisitionPackets: Int = 2) {
+    public init(
+        margin: Double = 12, dwell: Double = 0, dwellPackets: Int = 4, currentHold: Double = 1,
+        departureDrop: Double = 10, departureTimeConstant: Double = 30, departureMargin: Double = 5,
+        slowTimeConstant: Double = 15, slowMargin: Double = 5, slowDwell: Double = 2,
+        probation: Double = 60, probationMargin: Double = 2, probationDwell: Double = 3,
+        probationMinimum: Double = 3, reluctance: Double = 10, reluctanceDecay: Double = 180,
+        acquisition: Double = 1.5, acquisitionPackets: Int = 2
+    ) {
         self.margin = margin
         self.dwell = dwell
         self.dwellPackets = dwellPackets

@@ -84,13 +84,14 @@ public struct RangingEngine: Sendable {
         } else {
             let registration = registry[sighting.identity]
             index = tracks.count
-            tracks.append(BeaconTrack(
-                identity: sighting.identity, registration: registration,
-                cafeIndex: registration.flatMap { registry.cafeIndex(of: $0.cafeID) },
-                address: sighting.address,
-                measuredPower: Double(registration?.measuredPower ?? Int(sighting.txPower)),
-                lastSeen: time, filter: RSSIFilter(smoothing: configuration.smoothing),
-                distance: nil, inRegion: false))
+            tracks.append(
+                BeaconTrack(
+                    identity: sighting.identity, registration: registration,
+                    cafeIndex: registration.flatMap { registry.cafeIndex(of: $0.cafeID) },
+                    address: sighting.address,
+                    measuredPower: Double(registration?.measuredPower ?? Int(sighting.txPower)),
+                    lastSeen: time, filter: RSSIFilter(smoothing: configuration.smoothing),
+                    distance: nil, inRegion: false))
             trackIndex[sighting.identity] = index
             if let cafe = tracks[index].cafeIndex { cafeTracks[cafe].append(index) }
         }
@@ -151,12 +152,15 @@ public struct RangingEngine: Sendable {
             recompute(cafe: changedIndex, at: time)
         }
         let previous = selector.current
-        let changed = settle
+        let changed =
+            settle
             ? selector.settle(levels: cafeLevels, present: cafePresent)
             : selector.update(time: seconds, levels: cafeLevels, present: cafePresent, packets: cafePackets)
         if changed {
-            events(.nearestCafeChanged(from: previous.map { registry.cafeIDs[$0] },
-                                       to: selector.current.map { registry.cafeIDs[$0] }, at: time))
+            events(
+                .nearestCafeChanged(
+                    from: previous.map { registry.cafeIDs[$0] },
+                    to: selector.current.map { registry.cafeIDs[$0] }, at: time))
         }
     }
 
@@ -170,8 +174,9 @@ public struct RangingEngine: Sendable {
             present = true
             packets += tracks[index].filter.sampleCount
             if let trackLevel = tracks[index].level,
-               time.timeIntervalSince(tracks[index].lastSeen) <= configuration.proximityTimeout,
-               trackLevel > level {
+                time.timeIntervalSince(tracks[index].lastSeen) <= configuration.proximityTimeout,
+                trackLevel > level
+            {
                 level = trackLevel
             }
         }

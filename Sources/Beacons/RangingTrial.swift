@@ -52,8 +52,10 @@ public struct RangingTrial: Sendable {
 
     /// Generates the trace and runs a fresh engine over it (sightings go straight to the engine;
     /// the btsnoop round trip is tested elsewhere).
-    public init(_ kind: Kind, seed: UInt64, radio: RadioModel = .indoor,
-                configuration: RangingConfiguration = RangingConfiguration()) {
+    public init(
+        _ kind: Kind, seed: UInt64, radio: RadioModel = .indoor,
+        configuration: RangingConfiguration = RangingConfiguration()
+    ) {
         self.kind = kind
         self.seed = seed
         let scenario = Self.scenario(kind, seed: seed, radio: radio)

@@ -76,8 +76,10 @@ public struct TraceGenerator: Sendable {
     public var extendedReports = false
     public var start: Date
 
-    public init(beacons: [PlacedBeacon], path: Path, seed: UInt64,
-                start: Date = Date(timeIntervalSince1970: 1_790_000_000)) {
+    public init(
+        beacons: [PlacedBeacon], path: Path, seed: UInt64,
+        start: Date = Date(timeIntervalSince1970: 1_790_000_000)
+    ) {
         self.beacons = beacons
         self.path = path
         self.seed = seed
@@ -105,13 +107,18 @@ public struct TraceGenerator: Sendable {
             bodies.advance(to: elapsed, channels: &channels, model: radio, using: &random)
             let excess = channels[index].excessLoss(at: elapsed, model: radio, using: &random)
             if channels[index].lossProbability > 0,
-               Double.random(in: 0..<1, using: &random) < channels[index].lossProbability { continue }
+                Double.random(in: 0..<1, using: &random) < channels[index].lossProbability
+            {
+                continue
+            }
             let distance = max(0.1, path.position(at: elapsed).distance(to: placed.position))
             let mean = Double(placed.beacon.measuredPower) - 10 * channels[index].exponent * log10(distance)
             let rssi = (mean - excess).rounded()
             let time = start.addingTimeInterval((elapsed * 1_000_000).rounded() / 1_000_000)
-            body(IBeaconSighting(time: time, address: placed.address, identity: placed.beacon.identity,
-                                 txPower: placed.beacon.measuredPower, rssi: Int8(min(20, max(-127, rssi)))))
+            body(
+                IBeaconSighting(
+                    time: time, address: placed.address, identity: placed.beacon.identity,
+                    txPower: placed.beacon.measuredPower, rssi: Int8(min(20, max(-127, rssi)))))
         }
     }
 
@@ -137,8 +144,9 @@ public struct TraceGenerator: Sendable {
         let perEvent = max(1, min(reportsPerEvent, extendedReports ? 4 : 6))
         func flush() {
             guard let first = pending.first else { return }
-            writer.append(type: .event, direction: .received, date: first.time,
-                          payload: Self.advertisingReportEvent(pending, extended: extendedReports))
+            writer.append(
+                type: .event, direction: .received, date: first.time,
+                payload: Self.advertisingReportEvent(pending, extended: extendedReports))
             pending.removeAll(keepingCapacity: true)
         }
         forEachSighting { sighting in
@@ -153,8 +161,10 @@ public struct TraceGenerator: Sendable {
 
     /// An LE (Extended) Advertising Report event (no H4 byte) carrying these sightings as iBeacons.
     public static func advertisingReportEvent(_ sightings: [IBeaconSighting], extended: Bool = false) -> [UInt8] {
-        var parameters: [UInt8] = [extended ? AdvertisingReportParser.extendedSubevent : AdvertisingReportParser.legacySubevent,
-                                   UInt8(truncatingIfNeeded: sightings.count)]
+        var parameters: [UInt8] = [
+            extended ? AdvertisingReportParser.extendedSubevent : AdvertisingReportParser.legacySubevent,
+            UInt8(truncatingIfNeeded: sightings.count),
+        ]
         for sighting in sightings {
             let data = IBeacon(identity: sighting.identity, measuredPower: sighting.txPower).advertisingData()
             let rssi = UInt8(bitPattern: sighting.rssi ?? 127)

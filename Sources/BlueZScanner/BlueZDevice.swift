@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CBlueZ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // MARK: - BlueZDevice
 
@@ -41,12 +42,14 @@ public enum BlueZDevice {
             fileDescriptor: fileDescriptor,
             filterStorage: .socketOption(
                 read: { filter in
-                    cbluez_read_filter(fileDescriptor, &filter.typeMask, &filter.eventMask0, &filter.eventMask1,
-                                       &filter.opcode)
+                    cbluez_read_filter(
+                        fileDescriptor, &filter.typeMask, &filter.eventMask0, &filter.eventMask1,
+                        &filter.opcode)
                 },
                 write: { filter in
-                    cbluez_write_filter(fileDescriptor, filter.typeMask, filter.eventMask0, filter.eventMask1,
-                                        filter.opcode)
+                    cbluez_write_filter(
+                        fileDescriptor, filter.typeMask, filter.eventMask0, filter.eventMask1,
+                        filter.opcode)
                 }),
             closeDescriptor: { cbluez_close_device($0) })
     }

@@ -24,9 +24,11 @@ public final class BlueZScanner: Service, Sendable {
     }
 
     /// A scanner over any transport (tests pass a socketpair with a fake controller).
-    public init(configuration: ScannerConfiguration, logger: Logger = Logger(label: "canteen.scanner"),
-                clock: @escaping @Sendable () -> Date = { Date() },
-                openTransport: @escaping @Sendable () throws -> any HCITransport) {
+    public init(
+        configuration: ScannerConfiguration, logger: Logger = Logger(label: "canteen.scanner"),
+        clock: @escaping @Sendable () -> Date = { Date() },
+        openTransport: @escaping @Sendable () throws -> any HCITransport
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
@@ -71,7 +73,8 @@ public final class BlueZScanner: Service, Sendable {
 
     private func startScanning(_ channel: HCIChannel) async throws -> ScanMode {
         let timeout = configuration.commandTimeout
-        let reply = try await channel.execute(HCICommand(opcode: HCIOpcode.readLocalSupportedCommands), timeout: timeout)
+        let reply = try await channel.execute(
+            HCICommand(opcode: HCIOpcode.readLocalSupportedCommands), timeout: timeout)
         let supported = SupportedCommands(octets: Array(reply.dropFirst()))
         let mode: ScanMode = supported.supportsExtendedScanning ? .extended : .legacy
         let scanType: UInt8 = configuration.active ? 0x01 : 0x00
@@ -81,33 +84,41 @@ public final class BlueZScanner: Service, Sendable {
             var parameters: [UInt8] = [0x00, 0x00, 0x01, scanType]
             parameters.appendLittleEndian(configuration.interval)
             parameters.appendLittleEndian(configuration.window)
-            _ = try await channel.execute(HCICommand(opcode: HCIOpcode.leSetExtendedScanParameters, parameters: parameters),
-                                          timeout: timeout)
+            _ = try await channel.execute(
+                HCICommand(opcode: HCIOpcode.leSetExtendedScanParameters, parameters: parameters),
+                timeout: timeout)
             // Enable, duplicate filtering off, no duration, no period.
-            _ = try await channel.execute(HCICommand(opcode: HCIOpcode.leSetExtendedScanEnable,
-                                                     parameters: [0x01, 0x00, 0x00, 0x00, 0x00, 0x00]), timeout: timeout)
+            _ = try await channel.execute(
+                HCICommand(
+                    opcode: HCIOpcode.leSetExtendedScanEnable,
+                    parameters: [0x01, 0x00, 0x00, 0x00, 0x00, 0x00]), timeout: timeout)
         case .legacy:
             var parameters: [UInt8] = [scanType]
             parameters.appendLittleEndian(configuration.interval)
             parameters.appendLittleEndian(configuration.window)
             parameters += [0x00, 0x00]  // own address public, accept all
-            _ = try await channel.execute(HCICommand(opcode: HCIOpcode.leSetScanParameters, parameters: parameters),
-                                          timeout: timeout)
+            _ = try await channel.execute(
+                HCICommand(opcode: HCIOpcode.leSetScanParameters, parameters: parameters),
+                timeout: timeout)
             // Enable, duplicate filtering off (every advertisement is an RSSI sample).
-            _ = try await channel.execute(HCICommand(opcode: HCIOpcode.leSetScanEnable, parameters: [0x01, 0x00]),
-                                          timeout: timeout)
+            _ = try await channel.execute(
+                HCICommand(opcode: HCIOpcode.leSetScanEnable, parameters: [0x01, 0x00]),
+                timeout: timeout)
         }
         return mode
     }
 
     /// Disables scanning (when it was enabled), restores the filter, stops the reader thread.
-    private func shutDown(channel: HCIChannel, transport: any HCITransport, mode: ScanMode?,
-                          previousFilter: HCIEventFilter) async {
+    private func shutDown(
+        channel: HCIChannel, transport: any HCITransport, mode: ScanMode?,
+        previousFilter: HCIEventFilter
+    ) async {
         if let mode {
-            let command = switch mode {
-            case .extended: HCICommand(opcode: HCIOpcode.leSetExtendedScanEnable, parameters: [0, 0, 0, 0, 0, 0])
-            case .legacy: HCICommand(opcode: HCIOpcode.leSetScanEnable, parameters: [0x00, 0x00])
-            }
+            let command =
+                switch mode {
+                case .extended: HCICommand(opcode: HCIOpcode.leSetExtendedScanEnable, parameters: [0, 0, 0, 0, 0, 0])
+                case .legacy: HCICommand(opcode: HCIOpcode.leSetScanEnable, parameters: [0x00, 0x00])
+                }
             do {
                 _ = try await channel.execute(command, timeout: min(configuration.commandTimeout, 2))
             } catch {

@@ -12,7 +12,8 @@ public final class CaptureRecorder: Sendable {
     /// Creates (or truncates) the file and writes the btsnoop header.
     public init(url: URL) throws {
         self.url = url
-        guard FileManager.default.createFile(atPath: url.path, contents: Data(BTSnoopWriter.header(datalink: .hciUART))) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(BTSnoopWriter.header(datalink: .hciUART)))
+        else {
             throw ScannerError(code: "record_failed", message: "cannot create the capture file \(url.path)")
         }
         handle = Mutex(try FileHandle(forWritingTo: url))
@@ -23,8 +24,9 @@ public final class CaptureRecorder: Sendable {
     public func record(_ packet: [UInt8], direction: PacketDirection, at date: Date) {
         guard let first = packet.first, let type = H4PacketType(rawValue: first) else { return }
         var record: [UInt8] = []
-        BTSnoopWriter.appendRecord(to: &record, datalink: .hciUART, type: type, direction: direction,
-                                   timestamp: BTSnoopWriter.timestamp(for: date), payload: Array(packet.dropFirst()))
+        BTSnoopWriter.appendRecord(
+            to: &record, datalink: .hciUART, type: type, direction: direction,
+            timestamp: BTSnoopWriter.timestamp(for: date), payload: Array(packet.dropFirst()))
         handle.withLock { try? $0?.write(contentsOf: Data(record)) }
     }
 

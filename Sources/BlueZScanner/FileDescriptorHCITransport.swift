@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Beacons
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // MARK: - FileDescriptorHCITransport
 
@@ -34,8 +35,10 @@ public final class FileDescriptorHCITransport: HCITransport, @unchecked Sendable
 
     private let closeDescriptor: @Sendable (Int32) -> Int32
 
-    public init(fileDescriptor: Int32, filterStorage: FilterStorage,
-                closeDescriptor: @escaping @Sendable (Int32) -> Int32 = { Glibc.close($0) }) {
+    public init(
+        fileDescriptor: Int32, filterStorage: FilterStorage,
+        closeDescriptor: @escaping @Sendable (Int32) -> Int32 = { Glibc.close($0) }
+    ) {
         self.fileDescriptor = fileDescriptor
         self.filterStorage = filterStorage
         self.closeDescriptor = closeDescriptor
@@ -70,7 +73,9 @@ public final class FileDescriptorHCITransport: HCITransport, @unchecked Sendable
         let count = readBuffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
         if count < 0 {
             if errno == EINTR || errno == EAGAIN { return nil }
-            if errno == ENETDOWN { throw ScannerError(code: "adapter_down", message: "the adapter went down", errno: errno) }
+            if errno == ENETDOWN {
+                throw ScannerError(code: "adapter_down", message: "the adapter went down", errno: errno)
+            }
             throw .io("reading from the HCI socket", errno: errno)
         }
         if count == 0 { throw .transportClosed }
@@ -90,7 +95,9 @@ public final class FileDescriptorHCITransport: HCITransport, @unchecked Sendable
                 if errno == EINTR { continue }
                 if errno == EPERM || errno == EACCES { throw .notPermitted("sending HCI commands", errno: errno) }
                 if errno == EBUSY { throw .busy("the adapter", errno: errno) }
-                if errno == ENETDOWN { throw ScannerError(code: "adapter_down", message: "the adapter is down", errno: errno) }
+                if errno == ENETDOWN {
+                    throw ScannerError(code: "adapter_down", message: "the adapter is down", errno: errno)
+                }
                 throw .io("writing to the HCI socket", errno: errno)
             }
             offset += written

@@ -77,8 +77,9 @@ final class HCIChannel: Sendable {
             let refusal: ScannerError? = state.withLock { state in
                 if let finished = state.finished { return finished ?? .transportClosed }
                 if state.stopRequested { return .transportClosed }
-                state.pending = PendingCommand(opcode: command.opcode, deadline: .now + .milliseconds(Int(timeout * 1000)),
-                                               continuation: continuation)
+                state.pending = PendingCommand(
+                    opcode: command.opcode, deadline: .now + .milliseconds(Int(timeout * 1000)),
+                    continuation: continuation)
                 return nil
             }
             if let refusal {
@@ -97,8 +98,9 @@ final class HCIChannel: Sendable {
             }
         }
         guard let status = parameters.first else {
-            throw ScannerError(code: "command_failed", message: "\(HCIOpcode.name(command.opcode)) returned nothing",
-                               opcode: command.opcode)
+            throw ScannerError(
+                code: "command_failed", message: "\(HCIOpcode.name(command.opcode)) returned nothing",
+                opcode: command.opcode)
         }
         guard status == 0 else { throw ScannerError.commandFailed(opcode: command.opcode, status: status) }
         return parameters
@@ -140,7 +142,7 @@ final class HCIChannel: Sendable {
     /// Resumes the waiting command if `event` answers it.
     private func completeCommand(with event: [UInt8]) -> Bool {
         guard let first = event.first, first == HCIEvent.commandCompleteCode || first == HCIEvent.commandStatusCode,
-              let decoded = HCIEvent(bytes: event)
+            let decoded = HCIEvent(bytes: event)
         else { return false }
         let answer: (opcode: UInt16, result: [UInt8])
         switch decoded {

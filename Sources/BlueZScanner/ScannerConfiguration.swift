@@ -17,8 +17,10 @@ public struct ScannerConfiguration: Hashable, Sendable {
     /// Seconds to wait for the controller to answer a command.
     public var commandTimeout: Double
 
-    public init(device: String? = nil, active: Bool = true, interval: UInt16 = 0x0010, window: UInt16 = 0x0010,
-                recordURL: URL? = nil, commandTimeout: Double = 5) {
+    public init(
+        device: String? = nil, active: Bool = true, interval: UInt16 = 0x0010, window: UInt16 = 0x0010,
+        recordURL: URL? = nil, commandTimeout: Double = 5
+    ) {
         self.device = device
         self.active = active
         self.interval = interval

@@ -32,8 +32,10 @@ struct APIMiddleware: RouterMiddleware {
 
     static let noSniff = HTTPField(name: .xContentTypeOptions, value: "nosniff")
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let id = RequestLog.accepted(request.headers.value(of: RequestLog.header)) ?? RequestLog.make()
         let start = ContinuousClock.now
         let method = request.method
@@ -59,8 +61,10 @@ struct APIMiddleware: RouterMiddleware {
         return response
     }
 
-    private func log(_ request: Request, _ context: Context, id: String, status: HTTPResponse.Status,
-                     start: ContinuousClock.Instant) {
+    private func log(
+        _ request: Request, _ context: Context, id: String, status: HTTPResponse.Status,
+        start: ContinuousClock.Instant
+    ) {
         guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -73,7 +77,8 @@ struct APIMiddleware: RouterMiddleware {
         ]
         // Only where ops chose it: a client's address is personal data.
         if identity.logClientAddress,
-           let client = identity.clientAddresses.client(peer: context.remoteAddress, headers: request.headers) {
+            let client = identity.clientAddresses.client(peer: context.remoteAddress, headers: request.headers)
+        {
             metadata["client"] = .string(client.description)
         }
         context.logger.info("request", metadata: metadata)

@@ -55,16 +55,18 @@ public struct APIServices: Sendable {
     /// Whether each request gets a server span (`--otel-endpoint`); off, tracing costs nothing.
     public var tracesRequests = false
 
-    public init(cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
-                pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
-                preferences: any PreferencesRepository, beacons: any BeaconRepository,
-                cards: any CardRepository, coupons: any CouponRepository, sessions: any SessionRepository,
-                personalData: any PersonalDataRepository, presenter: Presenter,
-                feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
-                audit: any AuditRepository, reports: any ReportRepository,
-                webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
-                kitchen: any KitchenRepository, dailyStock: any DailyStockRepository,
-                clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil) {
+    public init(
+        cafes: any CafeRepository, tokens: any TokenRepository, orders: any OrderRepository,
+        pickupCapacity: any PickupCapacityRepository, tickets: any TicketRepository,
+        preferences: any PreferencesRepository, beacons: any BeaconRepository,
+        cards: any CardRepository, coupons: any CouponRepository, sessions: any SessionRepository,
+        personalData: any PersonalDataRepository, presenter: Presenter,
+        feed: TicketFeed, orderEvents: any OrderEventRepository, webhooks: any WebhookRepository,
+        audit: any AuditRepository, reports: any ReportRepository,
+        webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(), hostResolver: any HostResolver,
+        kitchen: any KitchenRepository, dailyStock: any DailyStockRepository,
+        clock: @escaping @Sendable () -> Date = Date.init, metrics: CanteenMetrics? = nil
+    ) {
         self.cafes = cafes
         self.tokens = tokens
         self.orders = orders

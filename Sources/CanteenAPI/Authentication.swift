@@ -1,8 +1,8 @@
-import Foundation
 import CanteenCore
 import CanteenFormat
 import CanteenIdentity
 import Crypto
+import Foundation
 import Hummingbird
 
 /// Verifies who a request comes from: a bearer token when one is sent (a token made by ops, or,
@@ -41,15 +41,17 @@ struct Authentication: Sendable {
             return try await bearer(header, context)
         }
         guard identity.provider != nil, let secret = Cookies.value(identity.sessionCookie, in: request.headers),
-              secret.utf8.count <= APILimits.maxTokenBytes, let session = try await sessions.authenticate(secret: secret)
+            secret.utf8.count <= APILimits.maxTokenBytes, let session = try await sessions.authenticate(secret: secret)
         else { return context }
         if Self.changesState(request.method) {
             try checkOrigin(request)
         }
         var context = context
-        context.verified = VerifiedToken(session.accessToken, credential: .session,
-                                         person: SignedInPerson(userID: session.userID, role: session.role,
-                                                                name: session.name, email: session.email))
+        context.verified = VerifiedToken(
+            session.accessToken, credential: .session,
+            person: SignedInPerson(
+                userID: session.userID, role: session.role,
+                name: session.name, email: session.email))
         return context
     }
 
@@ -58,20 +60,23 @@ struct Authentication: Sendable {
     private func bearer(_ header: String, _ context: CanteenRequestContext) async throws -> CanteenRequestContext {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw CanteenError(.unauthenticated, code: .unauthenticated,
-                               message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
+            throw CanteenError(
+                .unauthenticated, code: .unauthenticated,
+                message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
         }
         let secret = parts[1].trimmingHTTPWhitespace()
         var context = context
         if let provider = identity.provider, Self.looksLikeJWT(secret) {
             let person = try provider.person(try await provider.verifyAccessToken(secret))
-            let token = AccessToken(id: Self.providerTokenID(person.userID), name: person.name, role: person.role,
-                                    cafeID: nil, userID: person.userID, createdAt: Date(timeIntervalSince1970: 0),
-                                    revokedAt: nil)
+            let token = AccessToken(
+                id: Self.providerTokenID(person.userID), name: person.name, role: person.role,
+                cafeID: nil, userID: person.userID, createdAt: Date(timeIntervalSince1970: 0),
+                revokedAt: nil)
             context.verified = VerifiedToken(token, credential: .providerToken, person: person)
             return context
         }
-        guard secret.utf8.count <= APILimits.maxTokenBytes, let token = try await tokens.authenticate(secret: secret) else {
+        guard secret.utf8.count <= APILimits.maxTokenBytes, let token = try await tokens.authenticate(secret: secret)
+        else {
             throw CanteenError.unauthenticated
         }
         context.token = token
@@ -100,10 +105,12 @@ struct Authentication: Sendable {
     func checkOrigin(_ request: Request) throws(CanteenError) {
         let origin = request.headers[.origin]
         guard let expected = identity.publicURL?.origin, let origin, origin.lowercased() == expected else {
-            throw CanteenError(.forbidden, code: .originMismatch,
-                               message: "a change made with the session cookie must come from \(identity.publicURL?.origin ?? "the public URL"); "
-                                   + "this request's Origin is \(request.headers[.origin].map { "'\($0.prefix(100))'" } ?? "missing")",
-                               field: "Origin")
+            throw CanteenError(
+                .forbidden, code: .originMismatch,
+                message:
+                    "a change made with the session cookie must come from \(identity.publicURL?.origin ?? "the public URL"); "
+                    + "this request's Origin is \(request.headers[.origin].map { "'\($0.prefix(100))'" } ?? "missing")",
+                field: "Origin")
         }
     }
 }

@@ -33,8 +33,10 @@ struct CafeChoice: Sendable {
 struct CafeResolver {
     let services: APIServices
 
-    func resolve(userID: String, request: LocateRequest, token: AccessToken,
-                 clientAddress: IPAddress? = nil) async throws -> CafeChoice {
+    func resolve(
+        userID: String, request: LocateRequest, token: AccessToken,
+        clientAddress: IPAddress? = nil
+    ) async throws -> CafeChoice {
         let allowed: (String) -> Bool = { token.serves(cafeID: $0) }
         var skipped: [String] = []
 
@@ -42,10 +44,13 @@ struct CafeResolver {
         let location = preferences.defaultLocation
         switch location.location {
         case .cafe(let id):
-            let origin = location.source == .user ? "the user's defaultLocation" : "the \(location.source.rawValue) default location"
+            let origin =
+                location.source == .user
+                ? "the user's defaultLocation" : "the \(location.source.rawValue) default location"
             if let cafe = try await services.cafes.cafe(id: id) {
                 if allowed(id) {
-                    return CafeChoice(cafe: cafe, reason: .preferred, detail: Self.detail("\(origin) is café '\(id)'", []))
+                    return CafeChoice(
+                        cafe: cafe, reason: .preferred, detail: Self.detail("\(origin) is café '\(id)'", []))
                 }
                 skipped.append("\(origin) is café '\(id)', which this kiosk does not serve")
             } else {
@@ -71,13 +76,18 @@ struct CafeResolver {
             return (nil, "the user wants the nearest café, but no sightings were sent")
         }
         guard !sightings.isEmpty else {
-            return (nil, "the user wants the nearest café, but the sightings list is empty (no beacon in range, or location permission denied)")
+            return (
+                nil,
+                "the user wants the nearest café, but the sightings list is empty (no beacon in range, or location permission denied)"
+            )
         }
         let registry = try await services.beacons.registry()
         services.metrics.beaconSightings(sightings, registry: registry)
-        let result = BeaconLocator.locate(sightings: sightings, registry: registry, currentCafeID: request.currentCafeID)
+        let result = BeaconLocator.locate(
+            sightings: sightings, registry: registry, currentCafeID: request.currentCafeID)
         guard let cafeID = result.cafeID else {
-            let why = result.reason == .noKnownBeacon
+            let why =
+                result.reason == .noKnownBeacon
                 ? "none of the \(sightings.count) sightings is of a registered beacon"
                 : "the sightings of registered beacons place the device in no café"
             return (nil, "the user wants the nearest café, but \(why)")
@@ -90,7 +100,8 @@ struct CafeResolver {
         }
         var detail = "the nearest café by beacon"
         if let beacon = result.beacon {
-            detail += ": \(beacon.label.isEmpty ? beacon.identity.description : beacon.label) is \(result.proximity.rawValue)"
+            detail +=
+                ": \(beacon.label.isEmpty ? beacon.identity.description : beacon.label) is \(result.proximity.rawValue)"
             if let distance = result.distanceMeters, distance.isFinite {
                 detail += String(format: " (about %.1f m)", distance)
             }
@@ -108,23 +119,31 @@ struct CafeResolver {
         for cafe in cafes {
             guard let network = cafe.cafe.networks.first(where: { $0.contains(address) }) else { continue }
             guard allowed(cafe.cafe.id) else {
-                return (nil, "the client's network \(network) is café '\(cafe.cafe.id)', which this kiosk does not serve")
+                return (
+                    nil, "the client's network \(network) is café '\(cafe.cafe.id)', which this kiosk does not serve"
+                )
             }
-            return (CafeChoice(cafe: cafe, reason: .nearest,
-                               detail: Self.detail("the nearest café by network: the client is in \(network)", [])), nil)
+            return (
+                CafeChoice(
+                    cafe: cafe, reason: .nearest,
+                    detail: Self.detail("the nearest café by network: the client is in \(network)", [])), nil
+            )
         }
         return (nil, "the client's address is in no café's network")
     }
 
     // MARK: - Fallback
 
-    private func fallback(userID: String, siteDefault: DefaultLocation?, allowed: (String) -> Bool,
-                          skipped: [String]) async throws -> CafeChoice {
+    private func fallback(
+        userID: String, siteDefault: DefaultLocation?, allowed: (String) -> Bool,
+        skipped: [String]
+    ) async throws -> CafeChoice {
         var skipped = skipped
         if let id = try await services.orders.latestOrderCafeID(userID: userID) {
             if allowed(id), let cafe = try await services.cafes.cafe(id: id) {
-                return CafeChoice(cafe: cafe, reason: .fallback,
-                                  detail: Self.detail("the café of the user's most recent order, '\(id)'", skipped))
+                return CafeChoice(
+                    cafe: cafe, reason: .fallback,
+                    detail: Self.detail("the café of the user's most recent order, '\(id)'", skipped))
             }
             skipped.append("the user's most recent order is from café '\(id)', which this kiosk does not serve")
         } else {
@@ -132,7 +151,8 @@ struct CafeResolver {
         }
         if case .cafe(let id)? = siteDefault {
             if allowed(id), let cafe = try await services.cafes.cafe(id: id) {
-                return CafeChoice(cafe: cafe, reason: .fallback, detail: Self.detail("the site default café '\(id)'", skipped))
+                return CafeChoice(
+                    cafe: cafe, reason: .fallback, detail: Self.detail("the site default café '\(id)'", skipped))
             }
             skipped.append("the site default café '\(id)' no longer exists or is not served here")
         } else {
@@ -141,7 +161,8 @@ struct CafeResolver {
         guard let first = try await services.cafes.cafes().first(where: { allowed($0.cafe.id) }) else {
             throw CanteenError(.notFound, code: .noCafe, message: "there is no café to choose from")
         }
-        return CafeChoice(cafe: first, reason: .fallback, detail: Self.detail("the first café, '\(first.cafe.id)'", skipped))
+        return CafeChoice(
+            cafe: first, reason: .fallback, detail: Self.detail("the first café, '\(first.cafe.id)'", skipped))
     }
 
     /// "`chosen`, because `a`; `b`."

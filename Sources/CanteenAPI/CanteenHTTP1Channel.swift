@@ -37,11 +37,14 @@ public struct CanteenHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 extension HTTPServerBuilder {
     /// HTTP/1.1 as Hummingbird serves it (`http1(configuration:)`), with `CanteenHTTP1Channel`'s
     /// protocol checks.
-    public static func canteenHTTP1(configuration: HTTP1Channel.Configuration,
-                                    lingerTimeout: Duration = .seconds(2)) -> HTTPServerBuilder {
+    public static func canteenHTTP1(
+        configuration: HTTP1Channel.Configuration,
+        lingerTimeout: Duration = .seconds(2)
+    ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            CanteenHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration),
-                                lingerTimeout: lingerTimeout)
+            CanteenHTTP1Channel(
+                base: HTTP1Channel(responder: responder, configuration: configuration),
+                lingerTimeout: lingerTimeout)
         }
     }
 }

@@ -15,9 +15,11 @@ extension CanteenRequestContext {
     public func require(_ roles: Role..., cafe cafeID: String? = nil) throws(CanteenError) -> AccessToken {
         let token = try requireToken()
         guard roles.contains(token.role) else {
-            throw CanteenError(.forbidden, code: .forbidden,
-                               message: "a \(token.role.rawValue) token cannot do this; it needs \(roles.map(\.rawValue).joined(separator: " or "))",
-                               parameters: ["role": token.role.rawValue])
+            throw CanteenError(
+                .forbidden, code: .forbidden,
+                message:
+                    "a \(token.role.rawValue) token cannot do this; it needs \(roles.map(\.rawValue).joined(separator: " or "))",
+                parameters: ["role": token.role.rawValue])
         }
         if let cafeID { try requireAccess(token, to: cafeID) }
         return token
@@ -30,12 +32,14 @@ extension CanteenRequestContext {
         let token = try requireToken()
         guard token.actsFor(userID: userID) else {
             if token.role == .user {
-                throw CanteenError(.forbidden, code: .forbidden, message: "this token acts for another user",
-                                   parameters: ["role": token.role.rawValue])
+                throw CanteenError(
+                    .forbidden, code: .forbidden, message: "this token acts for another user",
+                    parameters: ["role": token.role.rawValue])
             }
-            throw CanteenError(.forbidden, code: .forbidden,
-                               message: "a \(token.role.rawValue) token cannot do this; it needs kiosk, ops or the user's own token",
-                               parameters: ["role": token.role.rawValue])
+            throw CanteenError(
+                .forbidden, code: .forbidden,
+                message: "a \(token.role.rawValue) token cannot do this; it needs kiosk, ops or the user's own token",
+                parameters: ["role": token.role.rawValue])
         }
         return token
     }
@@ -50,9 +54,10 @@ extension CanteenRequestContext {
 
     private func requireAccess(_ token: AccessToken, to cafeID: String) throws(CanteenError) {
         guard token.serves(cafeID: cafeID) else {
-            throw CanteenError(.forbidden, code: .forbidden,
-                               message: "this token is bound to café '\(token.cafeID ?? "")', not '\(cafeID)'",
-                               parameters: ["cafe": cafeID])
+            throw CanteenError(
+                .forbidden, code: .forbidden,
+                message: "this token is bound to café '\(token.cafeID ?? "")', not '\(cafeID)'",
+                parameters: ["cafe": cafeID])
         }
     }
 }

@@ -10,11 +10,14 @@ public enum CanteenRouter {
         let methods = RouteMethods()
         // Outermost when tracing: its span covers the answer as sent, errors mapped.
         if services.tracesRequests { router.add(middleware: RequestTracing()) }
-        router.add(middleware: APIMiddleware(metrics: services.metrics,
-                                             errors: ErrorAnswers(presenter: services.presenter, methods: methods),
-                                             authentication: Authentication(tokens: services.tokens, sessions: services.sessions,
-                                                                            identity: services.identity),
-                                             identity: services.identity))
+        router.add(
+            middleware: APIMiddleware(
+                metrics: services.metrics,
+                errors: ErrorAnswers(presenter: services.presenter, methods: methods),
+                authentication: Authentication(
+                    tokens: services.tokens, sessions: services.sessions,
+                    identity: services.identity),
+                identity: services.identity))
         let routes = RouteTable(router: router, methods: methods)
         HealthRoutes(readiness: services.readiness).register(on: routes)
         MetricsRoutes(services: services).register(on: routes)
@@ -34,8 +37,10 @@ public enum CanteenRouter {
         let cards = CardRoutes(services: services)
         cards.register(on: routes)
         CouponRoutes(services: services).register(on: routes)
-        TapRoutes(services: services, relay: TapRelay(), cards: cards,
-                  coupons: CouponRoutes(services: services)).register(on: routes)
+        TapRoutes(
+            services: services, relay: TapRelay(), cards: cards,
+            coupons: CouponRoutes(services: services)
+        ).register(on: routes)
         PageRoutes(services: services, assets: services.pages).register(on: routes)
         OrderEventRoutes(services: services).register(on: routes)
         WebhookRoutes(services: services).register(on: routes)

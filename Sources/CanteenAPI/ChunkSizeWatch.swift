@@ -23,7 +23,8 @@ public final class ChunkSizeWatch: ChannelInboundHandler, RemovableChannelHandle
 
         init(_ head: HTTPRequestHead) {
             if let last = head.headers["Transfer-Encoding"].last?.split(separator: ",").last,
-               last.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" {
+                last.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
+            {
                 self = .chunked
             } else if let length = head.headers["Content-Length"].first.flatMap(Int.init), length > 0 {
                 self = .length(length)

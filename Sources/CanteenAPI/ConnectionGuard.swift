@@ -39,14 +39,17 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     private var closing = false
     private var lingering = false
 
-    public init(headerTimeout: Duration, lingerTimeout: Duration = .seconds(2), onQuiesce: (@Sendable () -> Void)? = nil) {
+    public init(
+        headerTimeout: Duration, lingerTimeout: Duration = .seconds(2), onQuiesce: (@Sendable () -> Void)? = nil
+    ) {
         self.headerTimeout = Self.timeAmount(headerTimeout)
         self.lingerTimeout = Self.timeAmount(lingerTimeout)
         self.onQuiesce = onQuiesce
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {
-        .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        .nanoseconds(
+            Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// Shuts the sending side now (the client reads the answer, then end of file), discards
@@ -137,7 +140,8 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         case .head(var head):
             // Only error answers close (most answers skip the header lookup).
             if head.status.code >= 400,
-               Self.closesConnection(head.status) || head.headerFields.value(of: .connection)?.lowercased() == "close" {
+                Self.closesConnection(head.status) || head.headerFields.value(of: .connection)?.lowercased() == "close"
+            {
                 closeAfterAnswer = true
                 head.headerFields[.connection] = "close"
                 context.write(wrapOutboundOut(.head(head)), promise: promise)

@@ -16,10 +16,11 @@ enum EntityTags {
     static func precondition(ifMatch header: String) -> VersionPrecondition {
         let tags = header.split(separator: ",").map { $0.trimmingHTTPWhitespace() }
         if tags.contains("*") { return .exists }
-        return .matches(tags.compactMap { tag in
-            guard tag.count >= 3, tag.first == "\"", tag.last == "\"" else { return nil }
-            return Int64(tag.dropFirst().dropLast())
-        })
+        return .matches(
+            tags.compactMap { tag in
+                guard tag.count >= 3, tag.first == "\"", tag.last == "\"" else { return nil }
+                return Int64(tag.dropFirst().dropLast())
+            })
     }
 
     /// The cursor a kitchen display holds, from its `If-None-Match` (`"42"` or `W/"42"`; the
@@ -29,7 +30,8 @@ enum EntityTags {
             var tag = candidate.trimmingHTTPWhitespace()[...]
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let cursor = Int64(tag.dropFirst().dropLast()),
-                  cursor >= 0 else { continue }
+                cursor >= 0
+            else { continue }
             return cursor
         }
         return nil

@@ -17,28 +17,32 @@ struct ErrorAnswers: Sendable {
         var canteenError = Self.canteenError(for: error)
         let allowed = canteenError.code == .routeNotFound ? await methods.methods(for: request.head.path ?? "/") : []
         if !allowed.isEmpty {
-            canteenError = CanteenError(.invalid, code: .methodNotAllowed,
-                                        message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
+            canteenError = CanteenError(
+                .invalid, code: .methodNotAllowed,
+                message: "\(request.method.rawValue) is not served here; use \(allowed.joined(separator: ", "))")
         }
         if canteenError.kind == .unavailable {
             // The answer's own log line says 503; a cause (SQLite busy) is logged here, never sent.
             if let cause = canteenError.underlying {
-                context.logger.notice("request failed: database unavailable",
-                                      metadata: ["cause": "\(Self.describe(cause))"])
+                context.logger.notice(
+                    "request failed: database unavailable",
+                    metadata: ["cause": "\(Self.describe(cause))"])
             } else {
                 context.logger.debug("request failed: database unavailable")
             }
         }
         if canteenError.kind == .internal {
             // Logged in full (a corrupt row is named there); the client learns only that it failed.
-            context.logger.error("request failed",
-                                 metadata: ["error": "\(Redaction.redactingTokens(String(reflecting: error)))"])
+            context.logger.error(
+                "request failed",
+                metadata: ["error": "\(Redaction.redactingTokens(String(reflecting: error)))"])
             canteenError = CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
         }
         let presentation = presenter.presentation(for: request, cafe: nil)
         let problems = (error as? ValidationError)?.problems ?? []
-        var response = ErrorResponse.response(for: canteenError, message: presentation.message(for: canteenError),
-                                              problems: problems.count > 1 ? problems : [])
+        var response = ErrorResponse.response(
+            for: canteenError, message: presentation.message(for: canteenError),
+            problems: problems.count > 1 ? problems : [])
         response.headers[.contentLanguage] = presentation.contentLanguage
         if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
         return response
@@ -55,20 +59,23 @@ struct ErrorAnswers: Sendable {
             return error
         case let error as any CanteenErrorConvertible:
             return error.canteenError
-                ?? CanteenError(.internal, code: .internalError, message: "something went wrong on our side",
-                                underlying: error)
+                ?? CanteenError(
+                    .internal, code: .internalError, message: "something went wrong on our side",
+                    underlying: error)
         case let error as ValidationError:
             return error.firstError
         case let error as HTTPParserError:
             // The client's request broke off or is not HTTP: say so (400), never a 500.
             if error == .invalidEOFState {
-                return CanteenError(.malformed, code: .requestBodyIncomplete,
-                                    message: "the request body ended before its Content-Length (the connection was closed)")
+                return CanteenError(
+                    .malformed, code: .requestBodyIncomplete,
+                    message: "the request body ended before its Content-Length (the connection was closed)")
             }
             return CanteenError(.malformed, code: .badRequest, message: "the request is not valid HTTP/1.1 (\(error))")
         case is NIOTooManyBytesError:
-            return CanteenError(.invalid, code: .bodyTooLarge,
-                                message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
+            return CanteenError(
+                .invalid, code: .bodyTooLarge,
+                message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
         case let error as HTTPError:
             switch error.status {
             case .notFound:
@@ -76,12 +83,14 @@ struct ErrorAnswers: Sendable {
             case .methodNotAllowed:
                 return CanteenError(.invalid, code: .methodNotAllowed, message: "this route does not take that method")
             case .contentTooLarge:
-                return CanteenError(.invalid, code: .bodyTooLarge,
-                                    message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
+                return CanteenError(
+                    .invalid, code: .bodyTooLarge,
+                    message: "the request body is larger than \(APILimits.maxBodyBytes) bytes")
             default:
-                return CanteenError(error.status.code < 500 ? .invalid : .internal,
-                                    code: error.status.code < 500 ? .badRequest : .internalError,
-                                    message: error.body ?? error.status.reasonPhrase)
+                return CanteenError(
+                    error.status.code < 500 ? .invalid : .internal,
+                    code: error.status.code < 500 ? .badRequest : .internalError,
+                    message: error.body ?? error.status.reasonPhrase)
             }
         default:
             return CanteenError(.internal, code: .internalError, message: "something went wrong on our side")
@@ -144,8 +153,10 @@ public enum ErrorResponse {
         }
     }
 
-    public static func response(for error: CanteenError, message: String? = nil,
-                                problems: [ValidationProblem] = []) -> Response {
+    public static func response(
+        for error: CanteenError, message: String? = nil,
+        problems: [ValidationProblem] = []
+    ) -> Response {
         var headers = HTTPFields()
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
         // The database comes back within seconds (a restart, a failover): say when to try again.
@@ -153,17 +164,24 @@ public enum ErrorResponse {
         if error.kind == .throttled { headers[.retryAfter] = error.parameters["seconds"] ?? "60" }
         // The rest of such a request is not read: the connection closes after the answer.
         if closesConnection(error.code) { headers[.connection] = "close" }
-        return JSONResponse.make(encoded: body(for: error, message: message, problems: problems),
-                                 status: status(for: error), headers: headers)
+        return JSONResponse.make(
+            encoded: body(for: error, message: message, problems: problems),
+            status: status(for: error), headers: headers)
     }
 
     /// `{"error": {"code", "message", "field"}}` as bytes.
-    public static func body(for error: CanteenError, message: String? = nil,
-                            problems: [ValidationProblem] = []) -> Data {
+    public static func body(
+        for error: CanteenError, message: String? = nil,
+        problems: [ValidationProblem] = []
+    ) -> Data {
         // An error may echo what the client sent; a token secret in it is never repeated.
         let redact = Redaction.redactingTokens
-        let body = Body(error: .init(code: error.code, message: redact(message ?? error.message), field: error.field.map(redact),
-                                     problems: problems.map { Body.Problem(code: $0.code, field: redact($0.path), message: redact($0.message)) }))
+        let body = Body(
+            error: .init(
+                code: error.code, message: redact(message ?? error.message), field: error.field.map(redact),
+                problems: problems.map {
+                    Body.Problem(code: $0.code, field: redact($0.path), message: redact($0.message))
+                }))
         return (try? JSONResponse.encoder.encode(body)) ?? Data()
     }
 

@@ -129,8 +129,10 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
 
     /// `changed` as soon as the café has a change after `cursor` (with what `preparation` made of
     /// it); `ended` at the timeout, on cancellation or on shutdown.
-    func wait(cafeID: String, after cursor: Int64, timeout: Duration,
-              preparing preparation: Preparation? = nil) async -> Wakeup {
+    func wait(
+        cafeID: String, after cursor: Int64, timeout: Duration,
+        preparing preparation: Preparation? = nil
+    ) async -> Wakeup {
         let deadline = ContinuousClock.now + timeout
         let id = state.withLock { state -> UInt64 in
             state.nextID &+= 1
@@ -145,8 +147,9 @@ final class FeedSignal<Question: Hashable & Sendable, Prepared: Sendable>: Senda
                         return .changed(latest: latest, prepared: nil, published: nil)
                     }
                     if state.released || Task.isCancelled || deadline <= .now { return .ended }
-                    state.waiters[cafeID, default: [:]][id] = Waiter(continuation: continuation, deadline: deadline,
-                                                                     preparation: preparation)
+                    state.waiters[cafeID, default: [:]][id] = Waiter(
+                        continuation: continuation, deadline: deadline,
+                        preparation: preparation)
                     state.earliestDeadline = min(state.earliestDeadline ?? deadline, deadline)
                     if !state.timerRunning {
                         state.timerRunning = true

@@ -15,9 +15,10 @@ final class IdempotencyGate: Sendable {
         let slot = "\(tokenID)\u{0}\(key)"
         let acquired = running.withLock { $0.insert(slot).inserted }
         guard acquired else {
-            throw CanteenError(.conflict, code: .idempotencyKeyInUse,
-                               message: "a request with this Idempotency-Key is still being processed; retry shortly",
-                               field: "Idempotency-Key")
+            throw CanteenError(
+                .conflict, code: .idempotencyKeyInUse,
+                message: "a request with this Idempotency-Key is still being processed; retry shortly",
+                field: "Idempotency-Key")
         }
         defer { _ = running.withLock { $0.remove(slot) } }
         return try await body()

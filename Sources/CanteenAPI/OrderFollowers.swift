@@ -83,7 +83,8 @@ final class OrderFollowers: Sendable {
                 var startTimer = false
                 let parked = state.withLock { state -> Bool in
                     guard !state.released, var follower = state.followers[id], follower.events.isEmpty,
-                          !Task.isCancelled, deadline > .now else { return false }
+                        !Task.isCancelled, deadline > .now
+                    else { return false }
                     follower.waiter = continuation
                     follower.deadline = deadline
                     state.followers[id] = follower
@@ -134,7 +135,8 @@ final class OrderFollowers: Sendable {
     private func expireWaiters() async {
         while true {
             let now = ContinuousClock.now
-            let (expired, next) = state.withLock { state -> ([CheckedContinuation<Void, Never>], ContinuousClock.Instant?) in
+            let (expired, next) = state.withLock {
+                state -> ([CheckedContinuation<Void, Never>], ContinuousClock.Instant?) in
                 var expired: [CheckedContinuation<Void, Never>] = []
                 var next: ContinuousClock.Instant?
                 for (id, follower) in state.followers {

@@ -14,8 +14,10 @@ public struct Presenter: Sendable {
     let prices: PriceFormatter
     let windows: PickupWindowFormatter
 
-    public init(strings: Strings, prices: PriceFormatter = PriceFormatter(),
-                windows: PickupWindowFormatter = PickupWindowFormatter()) {
+    public init(
+        strings: Strings, prices: PriceFormatter = PriceFormatter(),
+        windows: PickupWindowFormatter = PickupWindowFormatter()
+    ) {
         self.strings = strings
         self.prices = prices
         self.windows = windows
@@ -31,14 +33,16 @@ public struct Presenter: Sendable {
     }
 
     func presentation(acceptLanguage: String?, cafe: Cafe?) -> Presentation {
-        let negotiation = negotiator.negotiate(acceptLanguage: acceptLanguage,
-                                               defaultLocale: cafe?.defaultLocale ?? Self.neutralLocale)
+        let negotiation = negotiator.negotiate(
+            acceptLanguage: acceptLanguage,
+            defaultLocale: cafe?.defaultLocale ?? Self.neutralLocale)
         var textLanguages = negotiation.readerTags
         textLanguages.append(negotiation.language)
         textLanguages += cafe?.languages ?? []
-        return Presentation(locale: negotiation.formattingLocale, language: negotiation.language,
-                            contentLanguage: negotiation.contentLanguage, textLanguages: textLanguages,
-                            strings: strings, prices: prices, windows: windows)
+        return Presentation(
+            locale: negotiation.formattingLocale, language: negotiation.language,
+            contentLanguage: negotiation.contentLanguage, textLanguages: textLanguages,
+            strings: strings, prices: prices, windows: windows)
     }
 }
 
@@ -60,14 +64,16 @@ struct Presentation: Sendable {
 
     /// Minor units with the currency code and their rendering for the reader.
     func money(_ minorUnits: Int64, _ currency: Currency) -> MoneyDTO {
-        MoneyDTO(amount: minorUnits, currency: currency.code,
-                 formatted: prices.format(Money(minorUnits: minorUnits, currency: currency), locale: locale))
+        MoneyDTO(
+            amount: minorUnits, currency: currency.code,
+            formatted: prices.format(Money(minorUnits: minorUnits, currency: currency), locale: locale))
     }
 
     /// A pickup window's label in the reader's locale and the café's time zone.
     func windowLabel(_ window: PickupWindow, cafe: Cafe) -> String {
-        windows.label(start: window.start, end: window.end, timeZone: cafe.timeZoneValue,
-                                           locale: locale)
+        windows.label(
+            start: window.start, end: window.end, timeZone: cafe.timeZoneValue,
+            locale: locale)
     }
 
     /// A UI string (`state.ready`, `label.sold_out`) in the reader's language.

@@ -100,8 +100,9 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
             exchanges.append(Exchange(version: head.version, keepAlive: head.isKeepAlive))
             readingBody = true
             if exchanges.count == 1, Self.expectsContinue(head) {
-                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))),
-                                      promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))),
+                    promise: nil)
             }
         case .body:
             break
@@ -115,28 +116,37 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
     func refusal(of head: HTTPRequestHead) -> Refusal? {
         let hosts = head.headers["Host"].count
         if hosts > 1 || (hosts == 0 && Self.isHTTP11(head.version)) {
-            return Refusal(status: .badRequest, error: CanteenError(
-                .malformed, code: .badRequest,
-                message: "an HTTP/1.1 request has exactly one Host header (it had \(hosts))"))
+            return Refusal(
+                status: .badRequest,
+                error: CanteenError(
+                    .malformed, code: .badRequest,
+                    message: "an HTTP/1.1 request has exactly one Host header (it had \(hosts))"))
         }
         let codings = head.headers["Transfer-Encoding"].flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         if !codings.isEmpty {
             if let other = codings.first(where: { $0 != "chunked" }) {
-                return Refusal(status: .notImplemented, error: CanteenError(
-                    .invalid, code: .unsupportedTransferCoding,
-                    message: "the transfer coding '\(other)' is not supported; send the body plain or chunked"))
+                return Refusal(
+                    status: .notImplemented,
+                    error: CanteenError(
+                        .invalid, code: .unsupportedTransferCoding,
+                        message: "the transfer coding '\(other)' is not supported; send the body plain or chunked"))
             }
             if codings.count > 1 || !Self.isHTTP11(head.version) {
-                return Refusal(status: .badRequest, error: CanteenError(
-                    .malformed, code: .badRequest, message: "Transfer-Encoding must be chunked, once, in HTTP/1.1"))
+                return Refusal(
+                    status: .badRequest,
+                    error: CanteenError(
+                        .malformed, code: .badRequest, message: "Transfer-Encoding must be chunked, once, in HTTP/1.1"))
             }
         }
         // The decoder took the value as a whole number; one too long for Int is over the limit too.
         if let length = head.headers["Content-Length"].first,
-           length.utf8.count > 18 || (Int(length) ?? 0) > maxBodyBytes {
-            return Refusal(status: .payloadTooLarge, error: CanteenError(
-                .invalid, code: .bodyTooLarge, message: "the request body is larger than \(maxBodyBytes) bytes"))
+            length.utf8.count > 18 || (Int(length) ?? 0) > maxBodyBytes
+        {
+            return Refusal(
+                status: .payloadTooLarge,
+                error: CanteenError(
+                    .invalid, code: .bodyTooLarge, message: "the request body is larger than \(maxBodyBytes) bytes"))
         }
         return nil
     }
@@ -165,14 +175,18 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
             // The route reading this body learns of it and answers; the connection closes after.
             failBody(context, error)
         } else if parserError == .headerOverflow {
-            let message = "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line "
+            let message =
+                "the request head is larger than \(APILimits.maxHeaderBytes) bytes, or one header line "
                 + "larger than \(APILimits.maxHeaderFieldBytes), or more than \(APILimits.maxHeaderFields) lines"
-            refuse(Refusal(status: .requestHeaderFieldsTooLarge,
-                           error: CanteenError(.invalid, code: .headersTooLarge, message: message)), context)
+            refuse(
+                Refusal(
+                    status: .requestHeaderFieldsTooLarge,
+                    error: CanteenError(.invalid, code: .headersTooLarge, message: message)), context)
         } else {
             let message = "the request is not valid HTTP/1.1 (\(Self.describe(parserError)))"
-            refuse(Refusal(status: .badRequest, error: CanteenError(.malformed, code: .badRequest, message: message)),
-                   context)
+            refuse(
+                Refusal(status: .badRequest, error: CanteenError(.malformed, code: .badRequest, message: message)),
+                context)
         }
     }
 
@@ -199,8 +213,9 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
 
     private func refuse(_ refusal: Refusal, _ context: ChannelHandlerContext) {
         watch.stop()
-        logger.debug("request refused before routing",
-                     metadata: ["status": "\(refusal.status.code)", "error": "\(refusal.error.message)"])
+        logger.debug(
+            "request refused before routing",
+            metadata: ["status": "\(refusal.status.code)", "error": "\(refusal.error.message)"])
         state = .refusing(refusal)
         if exchanges.isEmpty { answer(refusal, context) }
     }

@@ -27,12 +27,14 @@ extension Request {
     /// type (`application/merge-patch+json`), with parameters such as `charset` allowed.
     private func checkJSONContentType() throws(CanteenError) {
         guard let header = headers.value(of: .contentType) else {
-            throw CanteenError(.malformed, code: .unsupportedMediaType,
-                               message: "the body has no Content-Type; send it as application/json")
+            throw CanteenError(
+                .malformed, code: .unsupportedMediaType,
+                message: "the body has no Content-Type; send it as application/json")
         }
         guard Self.isJSON(header) else {
-            throw CanteenError(.malformed, code: .unsupportedMediaType,
-                               message: "the body must be application/json, not \(header.prefix(100))")
+            throw CanteenError(
+                .malformed, code: .unsupportedMediaType,
+                message: "the body must be application/json, not \(header.prefix(100))")
         }
     }
 
@@ -51,7 +53,8 @@ extension Request {
             let type = bytes[start..<slash]
             let subtype = bytes[(slash + 1)..<end]
             guard !type.isEmpty, !subtype.isEmpty, type.allSatisfy(isTokenByte), subtype.allSatisfy(isTokenByte),
-                  equalsIgnoringCase(type, "application") else { return false }
+                equalsIgnoringCase(type, "application")
+            else { return false }
             if equalsIgnoringCase(subtype, "json") { return true }
             let suffix = "+json".utf8.count
             return subtype.count > suffix && equalsIgnoringCase(subtype.suffix(suffix), "+json")
@@ -65,7 +68,9 @@ extension Request {
     }
 
     /// ASCII case-insensitive comparison with a lowercase literal.
-    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString)
+        -> Bool
+    {
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         guard bytes.count == expected.count else { return false }
         return zip(bytes, expected).allSatisfy { byte, lower in
@@ -86,22 +91,28 @@ enum JSONResponse {
         return encoder
     }()
 
-    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok,
-                     headers extra: HTTPFields = [:]) throws -> Response {
+    static func make(
+        _ value: some Encodable, status: HTTPResponse.Status = .ok,
+        headers extra: HTTPFields = [:]
+    ) throws -> Response {
         make(encoded: try encoder.encode(value), status: status, headers: extra)
     }
 
     /// A response with a body that writes itself (`JSONWriter`), for the hot paths.
-    static func make(writing value: some JSONWritable, status: HTTPResponse.Status = .ok,
-                     headers extra: HTTPFields = [:]) -> Response {
+    static func make(
+        writing value: some JSONWritable, status: HTTPResponse.Status = .ok,
+        headers extra: HTTPFields = [:]
+    ) -> Response {
         var headers = extra
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.encode(value))))
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.encode(value))))
     }
 
     /// A response with an already encoded JSON body.
-    static func make(encoded data: Data, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    static func make(encoded data: Data, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response
+    {
         var headers = extra
         headers[.contentType] = contentType
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))

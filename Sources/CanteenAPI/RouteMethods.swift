@@ -37,8 +37,9 @@ final class RouteMethods: Sendable {
         }
         var allowed: [String] = []
         for method in candidates {
-            let request = Request(head: HTTPRequest(method: method, scheme: nil, authority: nil, path: path),
-                                  body: RequestBody(buffer: ByteBuffer()))
+            let request = Request(
+                head: HTTPRequest(method: method, scheme: nil, authority: nil, path: path),
+                body: RequestBody(buffer: ByteBuffer()))
             let context = ProbeContext(source: ProbeContext.Source(logger: Self.silent))
             if let response = try? await probe.respond(to: request, context: context), response.status == .noContent {
                 allowed.append(method.rawValue)

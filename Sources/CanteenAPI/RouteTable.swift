@@ -18,8 +18,10 @@ public final class RouteTable {
         self.methods = methods
     }
 
-    func on(_ method: HTTPRequest.Method, _ path: String,
-            use handler: @escaping @Sendable (Request, CanteenRequestContext) async throws -> Response) {
+    func on(
+        _ method: HTTPRequest.Method, _ path: String,
+        use handler: @escaping @Sendable (Request, CanteenRequestContext) async throws -> Response
+    ) {
         entries.append(Entry(method: method.rawValue, path: path))
         methods.add(method: method, path: path)
         router.on(RouterPath(path), method: method, use: handler)
@@ -27,11 +29,12 @@ public final class RouteTable {
 
     /// The routes in OpenAPI form: `GET /v1/cafes/{cafeId}`.
     public var openAPIOperations: Set<String> {
-        Set(entries.map { entry in
-            let path = entry.path.split(separator: "/", omittingEmptySubsequences: false).map { part in
-                part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
-            }.joined(separator: "/")
-            return "\(entry.method) \(path)"
-        })
+        Set(
+            entries.map { entry in
+                let path = entry.path.split(separator: "/", omittingEmptySubsequences: false).map { part in
+                    part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
+                }.joined(separator: "/")
+                return "\(entry.method) \(path)"
+            })
     }
 }

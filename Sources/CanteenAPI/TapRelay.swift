@@ -60,8 +60,11 @@ final class TapRelay: Sendable {
             guard let cursor else { return ([], latest) }
             if !fresh.isEmpty { return (fresh, fresh.last!.id) }
             let remaining = deadline - .now
-            guard remaining > .zero, await signal.wait(cafeID: tokenID, after: max(cursor, signal.latest(cafeID: tokenID)),
-                                                        timeout: remaining).changed
+            guard remaining > .zero,
+                await signal.wait(
+                    cafeID: tokenID, after: max(cursor, signal.latest(cafeID: tokenID)),
+                    timeout: remaining
+                ).changed
             else { return ([], max(cursor, latest)) }
         }
     }

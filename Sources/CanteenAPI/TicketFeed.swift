@@ -40,10 +40,12 @@ public final class TicketFeed: Service, Sendable {
     /// How long an event stream (an order's, a café's tickets) stays quiet before it sends a comment.
     public let heartbeat: Duration
 
-    public init(tickets: any TicketRepository, events: any OrderEventRepository,
-                watchInterval: Duration = .milliseconds(200), heartbeat: Duration = .seconds(15),
-                sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed"),
-                metrics: CanteenMetrics = CanteenMetrics()) {
+    public init(
+        tickets: any TicketRepository, events: any OrderEventRepository,
+        watchInterval: Duration = .milliseconds(200), heartbeat: Duration = .seconds(15),
+        sharedPages: Int = 256, logger: Logger = Logger(label: "canteen.feed"),
+        metrics: CanteenMetrics = CanteenMetrics()
+    ) {
         self.tickets = tickets
         self.events = events
         self.watchInterval = watchInterval
@@ -159,11 +161,14 @@ public final class TicketFeed: Service, Sendable {
     /// for `presentation`. A display that already holds everything up to `known` (the cursor in
     /// its `If-None-Match`) gets `unchanged` while nothing moved; with `wait`, the answer waits
     /// for a change up to that long.
-    func page(cafe: Cafe, after: Int64?, station: String?, known: Int64?, wait: Duration,
-              presentation: Presentation) async throws -> Answer {
+    func page(
+        cafe: Cafe, after: Int64?, station: String?, known: Int64?, wait: Duration,
+        presentation: Presentation
+    ) async throws -> Answer {
         let deadline = ContinuousClock.now + wait
-        let question = FeedResponses.Question(cafeID: cafe.id, after: after, station: station,
-                                              variant: presentation.variant)
+        let question = FeedResponses.Question(
+            cafeID: cafe.id, after: after, station: station,
+            variant: presentation.variant)
         var baseline = after ?? known
         // When the change that woke this display was published (for the wake-up delay metric).
         var woken: ContinuousClock.Instant?
@@ -181,18 +186,24 @@ public final class TicketFeed: Service, Sendable {
                 }
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero,
-                      case .changed(let changed, let page, let published)
-                          = await signal.wait(cafeID: cafe.id, after: seen, timeout: remaining, preparing: preparation)
+                    case .changed(let changed, let page, let published) = await signal.wait(
+                        cafeID: cafe.id, after: seen, timeout: remaining, preparing: preparation)
                 else {
                     if let known, known == seen { return .unchanged(cursor: known) }
-                    return .page(FeedResponses.Rendered(body: JSONWriter.encode(TicketFeedDTO(tickets: [], cursor: String(seen))),
-                                                        cursor: seen, isEmpty: true, headers: presentation.headers))
+                    return .page(
+                        FeedResponses.Rendered(
+                            body: JSONWriter.encode(TicketFeedDTO(tickets: [], cursor: String(seen))),
+                            cursor: seen, isEmpty: true, headers: presentation.headers))
                 }
                 woken = published
                 (latest, prepared) = (changed, page)
             }
             let page: FeedResponses.Rendered
-            if let prepared { page = prepared } else { page = try await render(cafe, question, latest: latest, presentation) }
+            if let prepared {
+                page = prepared
+            } else {
+                page = try await render(cafe, question, latest: latest, presentation)
+            }
             if !Self.answers(page, after: after), deadline > ContinuousClock.now {
                 baseline = max(baseline ?? 0, latest)
                 continue
@@ -211,23 +222,29 @@ public final class TicketFeed: Service, Sendable {
 
     /// The page for this question while the café's latest change is `latest`, read and
     /// encoded once for every display asking it (as an answer's body or as a stream's event).
-    func render(_ cafe: Cafe, _ question: FeedResponses.Question, latest: Int64,
-                        _ presentation: Presentation) async throws -> FeedResponses.Rendered {
+    func render(
+        _ cafe: Cafe, _ question: FeedResponses.Question, latest: Int64,
+        _ presentation: Presentation
+    ) async throws -> FeedResponses.Rendered {
         let tickets = tickets
         return try await pages.page(for: FeedResponses.Key(question: question, latest: latest)) {
-            let page = try await tickets.ticketChanges(cafeID: cafe.id, after: question.after,
-                                                       station: question.station, limit: Self.pageSize)
+            let page = try await tickets.ticketChanges(
+                cafeID: cafe.id, after: question.after,
+                station: question.station, limit: Self.pageSize)
             let body = JSONWriter.encode(
-                TicketFeedDTO(tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
-                              cursor: String(page.cursor)))
+                TicketFeedDTO(
+                    tickets: page.tickets.map { TicketDTO($0, cafe: cafe, presentation: presentation) },
+                    cursor: String(page.cursor)))
             if question.form == .event {
-                return .event(json: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
-                              snapshot: question.after == nil)
+                return .event(
+                    json: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
+                    snapshot: question.after == nil)
             }
             // The variant holds the language, which is also the answer's Content-Language: one
             // page, one set of headers.
-            return FeedResponses.Rendered(body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
-                                          headers: presentation.headers)
+            return FeedResponses.Rendered(
+                body: body, cursor: page.cursor, isEmpty: page.tickets.isEmpty,
+                headers: presentation.headers)
         }
     }
 }

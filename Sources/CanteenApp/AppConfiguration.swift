@@ -46,13 +46,15 @@ public struct AppConfiguration: Sendable {
     /// make none; `canteen serve` prints them to a terminal).
     public var welcome: (@Sendable (String) -> Void)?
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
-                menusDirectory: URL? = URL(fileURLWithPath: "Menus"),
-                localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info,
-                headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
-                metrics: CanteenMetrics? = nil, webhooks: WebhookDeliverySettings = WebhookDeliverySettings(),
-                eventStreamHeartbeat: Duration = .seconds(15), firingPollInterval: Duration = .seconds(1),
-                clockRate: Double = 1) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = URL(fileURLWithPath: ".canteen"),
+        menusDirectory: URL? = URL(fileURLWithPath: "Menus"),
+        localesDirectory: URL = URL(fileURLWithPath: "Locales"), logLevel: Logger.Level = .info,
+        headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
+        metrics: CanteenMetrics? = nil, webhooks: WebhookDeliverySettings = WebhookDeliverySettings(),
+        eventStreamHeartbeat: Duration = .seconds(15), firingPollInterval: Duration = .seconds(1),
+        clockRate: Double = 1
+    ) {
         self.webhooks = webhooks
         self.eventStreamHeartbeat = eventStreamHeartbeat
         self.firingPollInterval = firingPollInterval

@@ -8,8 +8,8 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import NIOCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The stores of one database, ready for the API and the command line.
@@ -57,9 +57,12 @@ public struct CanteenStores: Sendable {
 
     /// Opens the database in `dataDirectory` (in memory when nil), migrating it. With
     /// `checked`, an existing file is verified first and refused, untouched, when it is damaged.
-    public static func open(dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init,
-                            checked: Bool = false) throws -> CanteenStores {
-        let database = try dataDirectory.map { try AppDatabase.open(directory: $0, verify: checked) } ?? AppDatabase.inMemory()
+    public static func open(
+        dataDirectory: URL?, clock: @escaping @Sendable () -> Date = Date.init,
+        checked: Bool = false
+    ) throws -> CanteenStores {
+        let database =
+            try dataDirectory.map { try AppDatabase.open(directory: $0, verify: checked) } ?? AppDatabase.inMemory()
         let cafes = CafeStore(database: database, clock: clock)
         let ids = RandomID()
         let events = OrderEventStore(database: database, ids: ids)
@@ -67,22 +70,24 @@ public struct CanteenStores: Sendable {
         let capacity = PickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
         // The server's key: card hashes and coupon signatures.
         let key = try CardKey.load(dataDirectory: dataDirectory)
-        return CanteenStores(engine: .sqlite(database), cafes: cafes,
-                             tokens: TokenStore(database: database, ids: ids, clock: clock),
-                             orders: OrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                                events: events, ids: ids, clock: clock),
-                             pickupCapacity: capacity, tickets: tickets,
-                             idempotency: IdempotencyStore(database: database),
-                             preferences: PreferencesStore(database: database, clock: clock),
-                             beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
-                             cards: CardStore(database: database, key: key, clock: clock),
-                             coupons: CouponStore(database: database, key: key, clock: clock),
-                             orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
-                             sessions: SessionStore(database: database, ids: ids, clock: clock),
-                             personalData: PersonalDataStore(database: database),
-                             kitchen: tickets,
-                             dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock),
-                             audit: AuditStore(database: database), reports: ReportStore(database: database))
+        return CanteenStores(
+            engine: .sqlite(database), cafes: cafes,
+            tokens: TokenStore(database: database, ids: ids, clock: clock),
+            orders: OrderStore(
+                database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                events: events, ids: ids, clock: clock),
+            pickupCapacity: capacity, tickets: tickets,
+            idempotency: IdempotencyStore(database: database),
+            preferences: PreferencesStore(database: database, clock: clock),
+            beacons: BeaconStore(database: database, cafes: cafes, clock: clock),
+            cards: CardStore(database: database, key: key, clock: clock),
+            coupons: CouponStore(database: database, key: key, clock: clock),
+            orderEvents: events, webhooks: WebhookStore(database: database, ids: ids, clock: clock),
+            sessions: SessionStore(database: database, ids: ids, clock: clock),
+            personalData: PersonalDataStore(database: database),
+            kitchen: tickets,
+            dailyStock: DailyStockStore(database: database, cafes: cafes, clock: clock),
+            audit: AuditStore(database: database), reports: ReportStore(database: database))
     }
 
     /// The stores on a PostgreSQL database. Nothing is read until `databaseService` runs (it
@@ -90,9 +95,11 @@ public struct CanteenStores: Sendable {
     /// is `cardKey` when given (`CANTEEN_CARD_KEY`, the same on every server), else the one
     /// stored in the database (made once by the first server that needs it), so every server
     /// hashes cards and signs coupons alike.
-    public static func open(postgres url: PostgresURL, cardKey: SymmetricKey? = nil, maximumConnections: Int = 20,
-                            logger: Logger = Logger(label: "canteen.postgres"),
-                            clock: @escaping @Sendable () -> Date = Date.init) -> CanteenStores {
+    public static func open(
+        postgres url: PostgresURL, cardKey: SymmetricKey? = nil, maximumConnections: Int = 20,
+        logger: Logger = Logger(label: "canteen.postgres"),
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) -> CanteenStores {
         let database = PostgresDatabase(url: url, maximumConnections: maximumConnections, logger: logger)
         let cafes = PostgresCafeStore(database: database, clock: clock)
         let ids = RandomID()
@@ -101,9 +108,11 @@ public struct CanteenStores: Sendable {
         let capacity = PostgresPickupCapacityStore(database: database, planner: PickupWindowPlanner(), clock: clock)
         let key = PostgresServerKey(database: database, fixed: cardKey)
         return CanteenStores(
-            engine: .postgres(database), cafes: cafes, tokens: PostgresTokenStore(database: database, ids: ids, clock: clock),
-            orders: PostgresOrderStore(database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                       events: events, ids: ids, clock: clock),
+            engine: .postgres(database), cafes: cafes,
+            tokens: PostgresTokenStore(database: database, ids: ids, clock: clock),
+            orders: PostgresOrderStore(
+                database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                events: events, ids: ids, clock: clock),
             pickupCapacity: capacity, tickets: tickets, idempotency: PostgresIdempotencyStore(database: database),
             preferences: PostgresPreferencesStore(database: database, clock: clock),
             beacons: PostgresBeaconStore(database: database, cafes: cafes, clock: clock),
@@ -117,8 +126,10 @@ public struct CanteenStores: Sendable {
     }
 
     /// The stores at `location`. With `checked`, a SQLite file is verified before it is opened.
-    public static func open(_ location: StoreLocation, clock: @escaping @Sendable () -> Date = Date.init,
-                            checked: Bool = false) throws -> CanteenStores {
+    public static func open(
+        _ location: StoreLocation, clock: @escaping @Sendable () -> Date = Date.init,
+        checked: Bool = false
+    ) throws -> CanteenStores {
         switch location {
         case .sqlite(let directory):
             return try open(dataDirectory: directory, clock: clock, checked: checked)
@@ -165,13 +176,15 @@ public struct CanteenStores: Sendable {
 
     /// The routes' services over these stores, with a kitchen feed of its own.
     /// Formatters are the application's own: pass the same ones to share their caches.
-    public func apiServices(strings: Strings, prices: PriceFormatter = PriceFormatter(),
-                            windows: PickupWindowFormatter = PickupWindowFormatter(),
-                            heartbeat: Duration = .seconds(15),
-                            clock: @escaping @Sendable () -> Date = Date.init,
-                            metrics: CanteenMetrics = CanteenMetrics(),
-                            webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(),
-                            hostResolver: any HostResolver = SystemHostResolver()) -> APIServices {
+    public func apiServices(
+        strings: Strings, prices: PriceFormatter = PriceFormatter(),
+        windows: PickupWindowFormatter = PickupWindowFormatter(),
+        heartbeat: Duration = .seconds(15),
+        clock: @escaping @Sendable () -> Date = Date.init,
+        metrics: CanteenMetrics = CanteenMetrics(),
+        webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy(),
+        hostResolver: any HostResolver = SystemHostResolver()
+    ) -> APIServices {
         var services = APIServices(
             cafes: cafes, tokens: tokens, orders: orders, pickupCapacity: pickupCapacity, tickets: tickets,
             preferences: preferences, beacons: beacons, cards: cards, coupons: coupons, sessions: sessions,
@@ -201,8 +214,10 @@ public struct CanteenStores: Sendable {
 /// Metrics go to the configuration's registry (a new one by default), never to the global
 /// `MetricsSystem`: the request middleware binds this application's factory to each request.
 /// Log lines written while a request is handled carry its `request_id` (and, tracing, `trace_id`).
-public func buildApplication(_ configuration: AppConfiguration,
-                             clock: @escaping @Sendable () -> Date = Date.init) async throws -> some ApplicationProtocol {
+public func buildApplication(
+    _ configuration: AppConfiguration,
+    clock: @escaping @Sendable () -> Date = Date.init
+) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "canteen", metadataProvider: TraceLog.provider(tracing: configuration.tracing))
     logger.logLevel = configuration.logLevel
     // Taken before the database is opened: no restore may replace it under a running server.
@@ -219,18 +234,20 @@ public func buildApplication(_ configuration: AppConfiguration,
             if imported > 0 { importLogger.info("imported \(imported) cafés from \(menus.relativePath)") }
             // Only the start that imported (once, whatever servers start together) makes them.
             if imported > 0, configuration.welcome != nil {
-                try await firstMinute.provision(tokens: stores.tokens, cafeID: try await stores.cafes.cafes().first?.cafe.id)
+                try await firstMinute.provision(
+                    tokens: stores.tokens, cafeID: try await stores.cafes.cafes().first?.cafe.id)
             }
         }
     }
     // SQLite is open already; PostgreSQL is migrated by its service, which runs with the server.
     if stores.sqliteDatabase != nil { try await importSamples() }
     let strings = try Strings(directory: configuration.localesDirectory)
-    var built = stores.apiServices(strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
-                                   windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
-                                   heartbeat: configuration.eventStreamHeartbeat, clock: clock,
-                                   metrics: configuration.metrics ?? CanteenMetrics(),
-                                   webhookPolicy: configuration.webhooks.addressPolicy)
+    var built = stores.apiServices(
+        strings: strings, prices: PriceFormatter(cacheCapacity: 1024),
+        windows: PickupWindowFormatter(cacheCapacity: 1024, labelCapacity: 8192),
+        heartbeat: configuration.eventStreamHeartbeat, clock: clock,
+        metrics: configuration.metrics ?? CanteenMetrics(),
+        webhookPolicy: configuration.webhooks.addressPolicy)
     built.identity = configuration.identity
     built.metricsArePublic = configuration.metricsArePublic
     built.tracesRequests = configuration.tracing
@@ -241,31 +258,40 @@ public func buildApplication(_ configuration: AppConfiguration,
         logger.error("the pages /kds, /kiosk and /board cannot be served: \(error)")
     }
     let renderer = OrderEventRenderer(services: services)
-    let webhooks = WebhookDeliveryService(webhooks: stores.webhooks, events: stores.orderEvents,
-                                          render: { event in try await renderer.webhookBody(event) },
-                                          settings: deliveries, logger: logger)
+    let webhooks = WebhookDeliveryService(
+        webhooks: stores.webhooks, events: stores.orderEvents,
+        render: { event in try await renderer.webhookBody(event) },
+        settings: deliveries, logger: logger)
     let routes = CanteenRouter.build(services)
     let serverLogger = logger
     let headerTimeout = configuration.headerTimeout
     let idleTimeout = configuration.idleTimeout
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout, onQuiesce: { [feed = services.feed] in
-            feed.serverIsStopping()
-        })],
-        idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
-                                  + idleTimeout.components.attoseconds / 1_000_000_000),
-        httpDecoderConfiguration: .init(maxHeaderFieldSize: APILimits.maxHeaderFieldBytes,
-                                        maxHeaderListSize: APILimits.maxHeaderBytes,
-                                        maxHeaderFieldCount: APILimits.maxHeaderFields))
+        additionalChannelHandlers: [
+            ConnectionGuard(
+                headerTimeout: headerTimeout,
+                onQuiesce: { [feed = services.feed] in
+                    feed.serverIsStopping()
+                })
+        ],
+        idleTimeout: .nanoseconds(
+            Int64(idleTimeout.components.seconds) * 1_000_000_000
+                + idleTimeout.components.attoseconds / 1_000_000_000),
+        httpDecoderConfiguration: .init(
+            maxHeaderFieldSize: APILimits.maxHeaderFieldBytes,
+            maxHeaderListSize: APILimits.maxHeaderBytes,
+            maxHeaderFieldCount: APILimits.maxHeaderFields))
     var app = Application(
         router: routes.router,
         server: .canteenHTTP1(configuration: http1),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             serverLogger.notice("Canteen listening on http://\(configuration.host):\(port)")
             if let welcome = configuration.welcome,
-               let text = firstMinute.takeText(base: FirstMinute.base(host: configuration.host, port: port)) {
+                let text = firstMinute.takeText(base: FirstMinute.base(host: configuration.host, port: port))
+            {
                 welcome(text)
             }
         },
@@ -273,10 +299,12 @@ public func buildApplication(_ configuration: AppConfiguration,
     if stores.postgresDatabase != nil { app.beforeServerStarts(perform: importSamples) }
     if let hold { app.addServices(hold) }
     // The database first: services stop in reverse order, so it closes last.
-    app.addServices(stores.databaseService, services.feed,
-                    IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks,
-                    TicketFiringService(kitchen: stores.kitchen, clock: clock, clockRate: configuration.clockRate,
-                                        pollInterval: configuration.firingPollInterval, logger: logger))
+    app.addServices(
+        stores.databaseService, services.feed,
+        IdempotencyPurgeService(idempotency: stores.idempotency, clock: clock, logger: logger), webhooks,
+        TicketFiringService(
+            kitchen: stores.kitchen, clock: clock, clockRate: configuration.clockRate,
+            pollInterval: configuration.firingPollInterval, logger: logger))
     return app
 }
 

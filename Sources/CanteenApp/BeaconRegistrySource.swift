@@ -52,8 +52,9 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
             do {
                 return try BeaconRegistry(contentsOf: url)
             } catch {
-                throw CanteenError(.invalid, code: .invalidBeaconFile,
-                                   message: "cannot read the beacon registry \(url.path): \(error)")
+                throw CanteenError(
+                    .invalid, code: .invalidBeaconFile,
+                    message: "cannot read the beacon registry \(url.path): \(error)")
             }
         case .database(let directory):
             guard AppDatabase.exists(in: directory) else { return BeaconRegistry() }
@@ -61,7 +62,9 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
             defer { try? stores.sqliteDatabase?.close() }
             return try await stores.beacons.registry()
         case .postgres(let url):
-            return try await CanteenStores.open(postgres: url, cardKey: nil).withDatabase { try await $0.beacons.registry() }
+            return try await CanteenStores.open(postgres: url, cardKey: nil).withDatabase {
+                try await $0.beacons.registry()
+            }
         }
     }
 
@@ -72,11 +75,13 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
     /// `out_of_range` outside −127…20 dBm.
     @discardableResult
     public func storeMeasuredPower(_ measuredPower: Int, for identity: BeaconIdentity) async throws
-        -> (previous: BeaconRegistration, updated: BeaconRegistration) {
+        -> (previous: BeaconRegistration, updated: BeaconRegistration)
+    {
         guard BeaconRegistration.measuredPowerRange.contains(measuredPower) else {
-            throw CanteenError(.invalid, code: .outOfRange,
-                               message: "a measured power of \(measuredPower) dBm is outside −127…20; not stored",
-                               field: "measuredPower")
+            throw CanteenError(
+                .invalid, code: .outOfRange,
+                message: "a measured power of \(measuredPower) dBm is outside −127…20; not stored",
+                field: "measuredPower")
         }
         let notFound = BeaconRegistration.notFound(uuid: identity.uuid, major: identity.major, minor: identity.minor)
         switch self {
@@ -103,8 +108,10 @@ public enum BeaconRegistrySource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private static func calibrate(_ identity: BeaconIdentity, _ measuredPower: Int, in beacons: any BeaconRepository,
-                                  notFound: CanteenError) async throws -> (previous: BeaconRegistration, updated: BeaconRegistration) {
+    private static func calibrate(
+        _ identity: BeaconIdentity, _ measuredPower: Int, in beacons: any BeaconRepository,
+        notFound: CanteenError
+    ) async throws -> (previous: BeaconRegistration, updated: BeaconRegistration) {
         guard let previous = try await beacons.beacon(uuid: identity.uuid, major: identity.major, minor: identity.minor)
         else { throw notFound }
         var updated = previous

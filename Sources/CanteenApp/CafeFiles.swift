@@ -20,11 +20,13 @@ public enum CafeFiles {
         let fileManager = FileManager.default
         let shown = directory.relativePath
         guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else {
-            return .failure(FilesInvalid(problems: [Problem(file: shown, path: "", message: "cannot read this folder")]))
+            return .failure(
+                FilesInvalid(problems: [Problem(file: shown, path: "", message: "cannot read this folder")]))
         }
         let files = names.filter { $0.hasSuffix(".json") }.sorted()
         if files.isEmpty {
-            return .failure(FilesInvalid(problems: [Problem(file: shown, path: "", message: "holds no .json café files")]))
+            return .failure(
+                FilesInvalid(problems: [Problem(file: shown, path: "", message: "holds no .json café files")]))
         }
         var problems: [Problem] = []
         var documents: [(cafe: Cafe, menu: Menu)] = []
@@ -36,7 +38,10 @@ public enum CafeFiles {
                 let value = try JSONValue.parse(data)
                 let document = try CafeDocument.parse(value)
                 if let other = fileOfCafe[document.cafe.id] {
-                    problems.append(Problem(file: file, path: "id", message: "duplicate café id '\(document.cafe.id)' (also in \(other))"))
+                    problems.append(
+                        Problem(
+                            file: file, path: "id",
+                            message: "duplicate café id '\(document.cafe.id)' (also in \(other))"))
                 }
                 fileOfCafe[document.cafe.id] = file
                 documents.append(document)
@@ -53,14 +58,18 @@ public enum CafeFiles {
     }
 
     /// Two cafés claiming the same beacon region (UUID + major) cannot be told apart.
-    private static func beaconClashes(_ documents: [(cafe: Cafe, menu: Menu)], fileOfCafe: [String: String]) -> [Problem] {
+    private static func beaconClashes(_ documents: [(cafe: Cafe, menu: Menu)], fileOfCafe: [String: String])
+        -> [Problem]
+    {
         var owner: [BeaconRegion: String] = [:]
         var problems: [Problem] = []
         for document in documents {
             let region = document.cafe.beaconRegion
             if let other = owner[region] {
-                problems.append(Problem(file: fileOfCafe[document.cafe.id] ?? "", path: "beaconRegion.major",
-                                        message: "major \(region.major) is already used by café '\(other)'"))
+                problems.append(
+                    Problem(
+                        file: fileOfCafe[document.cafe.id] ?? "", path: "beaconRegion.major",
+                        message: "major \(region.major) is already used by café '\(other)'"))
             }
             owner[region] = document.cafe.id
         }

@@ -48,24 +48,28 @@ public struct DatabaseCopy: Sendable {
     /// differs.
     public func run(progress: @escaping Progress) async throws -> [TableCopy] {
         guard AppDatabase.exists(in: source) else {
-            throw CanteenError(.notFound, code: .invalidField,
-                               message: "\(source.relativePath) holds no \(AppDatabase.fileName)", field: "from")
+            throw CanteenError(
+                .notFound, code: .invalidField,
+                message: "\(source.relativePath) holds no \(AppDatabase.fileName)", field: "from")
         }
         let sqlite = try AppDatabase.open(directory: source)
         defer { try? sqlite.close() }
         let reader = try sqlite.copySource()
         let sourceTables = try await reader.tables()
         let unknown = sourceTables.filter {
-            !Self.tables.contains($0) && !Self.positions.contains($0) && !AppDatabase.CopySource.engineTables.contains($0)
+            !Self.tables.contains($0) && !Self.positions.contains($0)
+                && !AppDatabase.CopySource.engineTables.contains($0)
         }
         guard unknown.isEmpty else {
-            throw CanteenError(.invalid, code: .invalidField,
-                               message: "the source has tables this version does not copy: \(unknown.joined(separator: ", "))",
-                               field: "from")
+            throw CanteenError(
+                .invalid, code: .invalidField,
+                message: "the source has tables this version does not copy: \(unknown.joined(separator: ", "))",
+                field: "from")
         }
         var feedPosition: Int64 = 0
         if sourceTables.contains("feedSequence"),
-           case .integer(let value)? = try await reader.rows("feedSequence", offset: 0, limit: 1).rows.first?.last {
+            case .integer(let value)? = try await reader.rows("feedSequence", offset: 0, limit: 1).rows.first?.last
+        {
             feedPosition = value
         }
         let position = feedPosition
@@ -73,10 +77,12 @@ public struct DatabaseCopy: Sendable {
         // database's, so they keep working on every server (unless CANTEEN_CARD_KEY is set,
         // which the servers then use instead).
         let keyFile = source.appendingPathComponent("card.key")
-        let sourceKey: Data? = try CardKey.fromEnvironment() == nil ? FileManager.default.contents(atPath: keyFile.path) : nil
+        let sourceKey: Data? =
+            try CardKey.fromEnvironment() == nil ? FileManager.default.contents(atPath: keyFile.path) : nil
         if let sourceKey, sourceKey.count < 32 {
-            throw CanteenError(.invalid, code: .invalidField,
-                               message: "\(keyFile.path) holds \(sourceKey.count) bytes, a card key has 32", field: "from")
+            throw CanteenError(
+                .invalid, code: .invalidField,
+                message: "\(keyFile.path) holds \(sourceKey.count) bytes, a card key has 32", field: "from")
         }
         let stores = CanteenStores.open(postgres: target, cardKey: nil)
         guard let database = stores.postgresDatabase else { return [] }
@@ -89,9 +95,11 @@ public struct DatabaseCopy: Sendable {
                 }
                 if try await target.feedPosition() != 0 { nonEmpty.append("feedsequence") }
                 guard nonEmpty.isEmpty else {
-                    throw CanteenError(.conflict, code: .invalidField,
-                                       message: "the target already holds data (\(nonEmpty.joined(separator: ", "))); copy into an empty database",
-                                       field: "to")
+                    throw CanteenError(
+                        .conflict, code: .invalidField,
+                        message:
+                            "the target already holds data (\(nonEmpty.joined(separator: ", "))); copy into an empty database",
+                        field: "to")
                 }
                 var copied: [TableCopy] = []
                 for table in Self.tables where sourceTables.contains(table) {
@@ -107,8 +115,11 @@ public struct DatabaseCopy: Sendable {
                     }
                     let written = try await target.count(table)
                     guard written == total else {
-                        throw CanteenError(.internal, code: .internalError,
-                                           message: "table \(table): \(total) rows read but \(written) in the target; nothing was committed")
+                        throw CanteenError(
+                            .internal, code: .internalError,
+                            message:
+                                "table \(table): \(total) rows read but \(written) in the target; nothing was committed"
+                        )
                     }
                     copied.append(TableCopy(table: table, rows: total))
                 }

@@ -16,13 +16,16 @@ public enum PreferenceFiles {
     /// Replaces the user's document with the JSON object in `data`, validated whole; a file with
     /// any problem changes nothing. Returns the new document.
     @discardableResult
-    public static func importDocument(_ data: Data, userID: String,
-                                      into preferences: any PreferencesRepository) async throws -> PreferenceDocument {
+    public static func importDocument(
+        _ data: Data, userID: String,
+        into preferences: any PreferencesRepository
+    ) async throws -> PreferenceDocument {
         try UserID.validate(userID)
         let value = try JSONValue.parse(data)
         guard let values = value.objectValue else {
-            throw CanteenError(.invalid, code: .invalidPreferences,
-                               message: "a preference file holds a JSON object of keys to values, not \(value.typeName)")
+            throw CanteenError(
+                .invalid, code: .invalidPreferences,
+                message: "a preference file holds a JSON object of keys to values, not \(value.typeName)")
         }
         return try await preferences.replace(userID: userID, values: values, condition: nil)
     }

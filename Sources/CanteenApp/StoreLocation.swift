@@ -11,8 +11,10 @@ public enum StoreLocation: Sendable, CustomStringConvertible {
     case postgres(PostgresURL, dataDirectory: URL?)
 
     /// `--database URL` (or `CANTEEN_DATABASE_URL`) when given, else SQLite in `--data-dir`.
-    public static func choose(database: String?, dataDirectory: String,
-                              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+    public static func choose(
+        database: String?, dataDirectory: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> StoreLocation {
         let directory = URL(fileURLWithPath: dataDirectory)
         guard let text = database ?? environment["CANTEEN_DATABASE_URL"], !text.isEmpty else {
             return .sqlite(directory: directory)

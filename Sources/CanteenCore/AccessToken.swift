@@ -30,8 +30,10 @@ public struct AccessToken: Hashable, Sendable, Codable {
     /// When a request last presented it (to within `TokenUse.interval`); nil: never, or not read.
     public var lastUsedAt: Date?
 
-    public init(id: String, name: String?, role: Role, cafeID: String?, userID: String? = nil, createdAt: Date,
-                revokedAt: Date?, lastUsedAt: Date? = nil) {
+    public init(
+        id: String, name: String?, role: Role, cafeID: String?, userID: String? = nil, createdAt: Date,
+        revokedAt: Date?, lastUsedAt: Date? = nil
+    ) {
         self.id = id
         self.name = name
         self.role = role
@@ -80,30 +82,35 @@ public struct TokenSpec: Hashable, Sendable {
         switch role {
         case .user:
             guard let userID else {
-                throw CanteenError(.invalid, code: .missingField, message: "a user token needs the user it acts for",
-                                   field: "userId")
+                throw CanteenError(
+                    .invalid, code: .missingField, message: "a user token needs the user it acts for",
+                    field: "userId")
             }
             try UserID.validate(userID)
             if cafeID != nil {
-                throw CanteenError(.invalid, code: .invalidField, message: "a user token is bound to a user, not a café",
-                                   field: "cafeId")
+                throw CanteenError(
+                    .invalid, code: .invalidField, message: "a user token is bound to a user, not a café",
+                    field: "cafeId")
             }
         case .ops, .metrics:
             if cafeID != nil || userID != nil {
-                throw CanteenError(.invalid, code: .invalidField,
-                                   message: "an \(role.rawValue) token is bound to no café and no user",
-                                   field: cafeID != nil ? "cafeId" : "userId")
+                throw CanteenError(
+                    .invalid, code: .invalidField,
+                    message: "an \(role.rawValue) token is bound to no café and no user",
+                    field: cafeID != nil ? "cafeId" : "userId")
             }
         case .kiosk, .kitchen:
             if userID != nil {
-                throw CanteenError(.invalid, code: .invalidField,
-                                   message: "only user tokens act for one user; a \(role.rawValue) token cannot",
-                                   field: "userId")
+                throw CanteenError(
+                    .invalid, code: .invalidField,
+                    message: "only user tokens act for one user; a \(role.rawValue) token cannot",
+                    field: "userId")
             }
         }
         if let cafeID, !Identifier.isValid(cafeID) {
-            throw CanteenError(.invalid, code: .invalidField, message: "'\(cafeID.prefix(80))' is not a café id",
-                               field: "cafeId")
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "'\(cafeID.prefix(80))' is not a café id",
+                field: "cafeId")
         }
         if let name {
             try TextLimits.check(name, field: "name", maxCharacters: Self.maxNameLength)
@@ -114,7 +121,9 @@ public struct TokenSpec: Hashable, Sendable {
 extension TokenSpec {
     /// What the audit log shows of a new token: never its secret.
     public var audited: JSONValue {
-        .object(["role": .string(role.rawValue), "cafeId": cafeID.map(JSONValue.string) ?? .null,
-                 "userId": userID.map(JSONValue.string) ?? .null, "name": name.map(JSONValue.string) ?? .null])
+        .object([
+            "role": .string(role.rawValue), "cafeId": cafeID.map(JSONValue.string) ?? .null,
+            "userId": userID.map(JSONValue.string) ?? .null, "name": name.map(JSONValue.string) ?? .null,
+        ])
     }
 }

@@ -27,11 +27,13 @@ public struct Cafe: Hashable, Sendable, Codable {
     /// Station prep times and firing by prep time.
     public var kitchen: KitchenSettings
 
-    public init(id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
-                currency: Currency, defaultLocale: String, tax: TaxPolicy,
-                hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
-                beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard,
-                networks: [IPAddressRange] = [], kitchen: KitchenSettings = .standard) {
+    public init(
+        id: String, languages: [String], names: LocalizedText, timeZone: CafeTimeZone,
+        currency: Currency, defaultLocale: String, tax: TaxPolicy,
+        hours: [Weekday: [LocalTimeRange]], beaconRegion: BeaconRegion,
+        beacons: [BeaconPlacement], pickup: PickupSchedule, display: DisplaySettings = .standard,
+        networks: [IPAddressRange] = [], kitchen: KitchenSettings = .standard
+    ) {
         self.id = id
         self.languages = languages
         self.names = names
@@ -57,8 +59,10 @@ public struct Cafe: Hashable, Sendable, Codable {
     /// The weekday and wall-clock time at `instant` in the café's time zone.
     public func localMoment(of instant: Date) -> (weekday: Weekday, time: LocalTime) {
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: instant)
-        return (Weekday(gregorianWeekday: parts.weekday ?? 1),
-                LocalTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0))
+        return (
+            Weekday(gregorianWeekday: parts.weekday ?? 1),
+            LocalTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
+        )
     }
 
     /// Whether the café is open at `instant`.
@@ -139,14 +143,17 @@ public struct DisplaySettings: Hashable, Sendable, Codable {
 
     /// 5 and 8 minutes (the thresholds kitchen displays commonly default to), 10 on the board,
     /// 3 minutes' allowance past a ticket's prep time (the gap between those two thresholds).
-    public static let standard = DisplaySettings(ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10,
-                                                 ticketAllowanceMinutes: 3)
+    public static let standard = DisplaySettings(
+        ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10,
+        ticketAllowanceMinutes: 3)
 
     /// The allowed range of every setting, in minutes.
     public static let minutes: ClosedRange<Int> = 1...240
 
-    public init(ticketWarningMinutes: Int, ticketLateMinutes: Int, boardReadyMinutes: Int,
-                ticketAllowanceMinutes: Int = 3) {
+    public init(
+        ticketWarningMinutes: Int, ticketLateMinutes: Int, boardReadyMinutes: Int,
+        ticketAllowanceMinutes: Int = 3
+    ) {
         self.ticketWarningMinutes = ticketWarningMinutes
         self.ticketLateMinutes = ticketLateMinutes
         self.boardReadyMinutes = boardReadyMinutes

@@ -19,8 +19,10 @@ extension CafeDocument {
 
     /// A map of language → text that must hold every language the café declares. Names hold no
     /// control character; descriptions may break lines.
-    static func readText(_ reader: inout JSONObjectReader, _ key: String, languages: [String]?,
-                         kind: TextLimits.Kind = .name) -> LocalizedText? {
+    static func readText(
+        _ reader: inout JSONObjectReader, _ key: String, languages: [String]?,
+        kind: TextLimits.Kind = .name
+    ) -> LocalizedText? {
         guard let textReader = reader.object(key) else { return nil }
         var translations: [String: String] = [:]
         var failed = false
@@ -32,13 +34,15 @@ extension CafeDocument {
         }
         if let languages {
             for language in languages where translations[language] == nil {
-                reader.problems.add(textReader.childPath(language), "missing the '\(language)' translation",
-                                    code: .missingTranslation)
+                reader.problems.add(
+                    textReader.childPath(language), "missing the '\(language)' translation",
+                    code: .missingTranslation)
                 failed = true
             }
             for language in translations.keys.sorted() where !languages.contains(language) {
-                reader.problems.add(textReader.childPath(language),
-                                    "'\(language)' is not one of the café's languages \(languages)")
+                reader.problems.add(
+                    textReader.childPath(language),
+                    "'\(language)' is not one of the café's languages \(languages)")
                 failed = true
             }
         }
@@ -68,7 +72,8 @@ extension CafeDocument {
         var strings: [String] = []
         for (index, value) in values.enumerated() {
             guard let string = value.stringValue, !string.isEmpty else {
-                reader.problems.add("\(reader.childPath(key))[\(index)]", "expected a non-empty string, found \(value.typeName)")
+                reader.problems.add(
+                    "\(reader.childPath(key))[\(index)]", "expected a non-empty string, found \(value.typeName)")
                 return nil
             }
             strings.append(string)
@@ -77,8 +82,10 @@ extension CafeDocument {
     }
 
     /// A price in whole minor units of the café's currency.
-    static func readMinorUnits(_ reader: inout JSONObjectReader, _ key: String, currency: Currency?,
-                               allowNegative: Bool) -> Int64? {
+    static func readMinorUnits(
+        _ reader: inout JSONObjectReader, _ key: String, currency: Currency?,
+        allowNegative: Bool
+    ) -> Int64? {
         let fractional = currency.map(fractionalMessage)
         let range: ClosedRange<Int64> = allowNegative ? (-1_000_000_000_000)...1_000_000_000_000 : 0...1_000_000_000_000
         return reader.integer(key, in: range, fractionalMessage: fractional)
@@ -86,7 +93,8 @@ extension CafeDocument {
 
     public static func fractionalMessage(_ currency: Currency) -> String {
         if currency.minorUnits == 0 { return "\(currency.code) has no minor units; expected a whole number" }
-        let unit = [1: "tenths", 2: "hundredths", 3: "thousandths", 4: "ten-thousandths"][currency.minorUnits] ?? "minor units"
+        let unit =
+            [1: "tenths", 2: "hundredths", 3: "thousandths", 4: "ten-thousandths"][currency.minorUnits] ?? "minor units"
         return "\(currency.code) prices are whole minor units (\(unit)); expected a whole number"
     }
 

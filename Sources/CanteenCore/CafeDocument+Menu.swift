@@ -28,8 +28,9 @@ extension CafeDocument {
             }
             let dayPart = DayPart(id: id, names: names, start: start, end: end)
             if let cafe, !cafe.hours.values.contains(where: { $0.contains { $0.contains(dayPart.range) } }) {
-                problems.add(path, "\(start)–\(end) is outside the opening hours of every day",
-                             code: .dayPartOutsideHours)
+                problems.add(
+                    path, "\(start)–\(end) is outside the opening hours of every day",
+                    code: .dayPartOutsideHours)
             }
             dayParts.append(dayPart)
         }
@@ -67,32 +68,41 @@ extension CafeDocument {
             let allergens = readStrings(&item, "allergens", required: true)
             let parts = readStrings(&item, "dayParts", required: false) ?? []
             for (index, part) in parts.enumerated() where !dayPartIDs.contains(part) {
-                problems.add("\(item.childPath("dayParts"))[\(index)]", "no day part with id '\(part)'", code: .unknownReference)
+                problems.add(
+                    "\(item.childPath("dayParts"))[\(index)]", "no day part with id '\(part)'", code: .unknownReference)
             }
             let groups = readModifierGroups(&item, languages: languages, currency: currency)
             let prepSeconds = KitchenSettings.prepSeconds
-            let prep = item.integer("prepSeconds", required: false,
-                                    in: Int64(prepSeconds.lowerBound)...Int64(prepSeconds.upperBound))
+            let prep = item.integer(
+                "prepSeconds", required: false,
+                in: Int64(prepSeconds.lowerBound)...Int64(prepSeconds.upperBound))
             let quantity = item.integer("dailyQuantity", required: false, in: DailyStock.quantityRange)
             item.finish()
             guard let id, let category, let names, let descriptions, let price, let station, let allergens,
-                  let groups else { continue }
-            items.append(MenuItem(id: id, category: category, names: names, descriptions: descriptions,
-                                  price: price, station: station, allergens: allergens, dayParts: parts,
-                                  modifierGroups: groups, prepSeconds: prep.map(Int.init),
-                                  dailyQuantity: quantity.map(Int.init)))
+                let groups
+            else { continue }
+            items.append(
+                MenuItem(
+                    id: id, category: category, names: names, descriptions: descriptions,
+                    price: price, station: station, allergens: allergens, dayParts: parts,
+                    modifierGroups: groups, prepSeconds: prep.map(Int.init),
+                    dailyQuantity: quantity.map(Int.init)))
         }
         guard problems.all.count == before else { return nil }
         return Menu(dayParts: dayParts, categories: categories, items: items)
     }
 
-    private static func readModifierGroups(_ reader: inout JSONObjectReader, languages: [String]?,
-                                           currency: Currency?) -> [ModifierGroup]? {
+    private static func readModifierGroups(
+        _ reader: inout JSONObjectReader, languages: [String]?,
+        currency: Currency?
+    ) -> [ModifierGroup]? {
         var groups: [ModifierGroup] = []
         var ids: Set<String> = []
         var failed = false
         for (path, value) in reader.elements("modifierGroups", required: false) {
-            guard var group = JSONObjectReader(value, path: path, problems: reader.problems) else { failed = true; continue }
+            guard var group = JSONObjectReader(value, path: path, problems: reader.problems) else {
+                failed = true; continue
+            }
             let id = readIdentifier(&group, "id")
             if let id, !ids.insert(id).inserted {
                 reader.problems.add(group.childPath("id"), "duplicate modifier group id '\(id)'", code: .duplicateId)
@@ -121,11 +131,13 @@ extension CafeDocument {
             }
             group.finish()
             if let min, let max, min > max {
-                reader.problems.add(group.childPath("min"), "min \(min) is greater than max \(max)", code: .minExceedsMax)
+                reader.problems.add(
+                    group.childPath("min"), "min \(min) is greater than max \(max)", code: .minExceedsMax)
                 failed = true
             }
             if let min, min > options.count {
-                reader.problems.add(group.childPath("min"), "min \(min) is more than the \(options.count) options offered")
+                reader.problems.add(
+                    group.childPath("min"), "min \(min) is more than the \(options.count) options offered")
                 failed = true
             }
             guard let id, let names, let min, let max else { failed = true; continue }

@@ -19,8 +19,9 @@ extension CafeDocument {
         var failed = false
         for (index, value) in values.enumerated() {
             guard let text = value.stringValue else {
-                reader.problems.add("\(path)[\(index)]", "expected a network such as \"10.20.0.0/16\", found \(value.typeName)",
-                                    code: .invalidType)
+                reader.problems.add(
+                    "\(path)[\(index)]", "expected a network such as \"10.20.0.0/16\", found \(value.typeName)",
+                    code: .invalidType)
                 failed = true
                 continue
             }

@@ -32,8 +32,10 @@ public enum CafeDocument {
 
     /// Runs `body` over the document's top-level object, reports unknown fields, and returns
     /// its result only when no problem was found anywhere.
-    private static func read<T>(_ value: JSONValue,
-                                _ body: (inout JSONObjectReader) -> T?) throws(ValidationError) -> T {
+    private static func read<T>(
+        _ value: JSONValue,
+        _ body: (inout JSONObjectReader) -> T?
+    ) throws(ValidationError) -> T {
         let problems = ValidationProblems()
         guard var reader = JSONObjectReader(value, path: "", problems: problems) else {
             throw ValidationError(problems: problems.all)
@@ -41,7 +43,9 @@ public enum CafeDocument {
         let result = body(&reader)
         reader.finish()
         try problems.throwIfAny()
-        guard let result else { throw ValidationError(problems: [ValidationProblem(path: "", message: "invalid document")]) }
+        guard let result else {
+            throw ValidationError(problems: [ValidationProblem(path: "", message: "invalid document")])
+        }
         return result
     }
 
@@ -74,13 +78,16 @@ public enum CafeDocument {
             do {
                 currency = try Currency(code: code)
             } catch {
-                problems.add(reader.childPath("currency"), "'\(code)' is not an active ISO 4217 currency code",
-                             code: .unknownCurrency)
+                problems.add(
+                    reader.childPath("currency"), "'\(code)' is not an active ISO 4217 currency code",
+                    code: .unknownCurrency)
             }
         }
         let defaultLocale = reader.string("defaultLocale")
         if let defaultLocale, !LanguageTag.isWellFormed(defaultLocale) {
-            problems.add(reader.childPath("defaultLocale"), "'\(defaultLocale)' is not a locale identifier such as en_US or ja-JP")
+            problems.add(
+                reader.childPath("defaultLocale"),
+                "'\(defaultLocale)' is not a locale identifier such as en_US or ja-JP")
         }
         let tax = readTax(&reader)
         let hours = readHours(&reader)
@@ -91,12 +98,13 @@ public enum CafeDocument {
         let networks = readNetworks(&reader)
         let kitchen = readKitchen(&reader)
         guard problems.all.count == before, let id, let languages, let names, let timeZone, let currency,
-              let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display, let networks,
-              let kitchen
+            let defaultLocale, let tax, let hours, let region, let beacons, let pickup, let display, let networks,
+            let kitchen
         else { return nil }
-        return Cafe(id: id, languages: languages, names: names, timeZone: timeZone, currency: currency,
-                    defaultLocale: defaultLocale, tax: tax, hours: hours, beaconRegion: region,
-                    beacons: beacons, pickup: pickup, display: display, networks: networks, kitchen: kitchen)
+        return Cafe(
+            id: id, languages: languages, names: names, timeZone: timeZone, currency: currency,
+            defaultLocale: defaultLocale, tax: tax, hours: hours, beaconRegion: region,
+            beacons: beacons, pickup: pickup, display: display, networks: networks, kitchen: kitchen)
     }
 
     private static func readLanguages(_ reader: inout JSONObjectReader) -> [String]? {
@@ -140,7 +148,9 @@ public enum CafeDocument {
             var dayReader = hoursReader
             var ranges: [LocalTimeRange] = []
             for (path, value) in dayReader.elements(key) {
-                guard var span = JSONObjectReader(value, path: path, problems: reader.problems) else { failed = true; continue }
+                guard var span = JSONObjectReader(value, path: path, problems: reader.problems) else {
+                    failed = true; continue
+                }
                 let open = readTime(&span, "open")
                 let close = readTime(&span, "close")
                 span.finish()
@@ -176,7 +186,9 @@ public enum CafeDocument {
         var failed = false
         var seen: Set<Int64> = []
         for (path, value) in reader.elements("beacons", required: false) {
-            guard var beacon = JSONObjectReader(value, path: path, problems: reader.problems) else { failed = true; continue }
+            guard var beacon = JSONObjectReader(value, path: path, problems: reader.problems) else {
+                failed = true; continue
+            }
             let minor = beacon.integer("minor", in: 0...65_535)
             let label = beacon.string("label")
             let powers = BeaconRegistration.measuredPowerRange
@@ -208,7 +220,8 @@ public enum CafeDocument {
             return nil
         }
         guard let slot, let capacity, let unit, let lead else { return nil }
-        return PickupSchedule(slotMinutes: Int(slot), capacity: Int(capacity), capacityUnit: unit, leadMinutes: Int(lead))
+        return PickupSchedule(
+            slotMinutes: Int(slot), capacity: Int(capacity), capacityUnit: unit, leadMinutes: Int(lead))
     }
 
     /// Optional `display`; each missing field keeps its standard value.
@@ -233,8 +246,10 @@ public enum CafeDocument {
         display.finish()
         guard display.problems.all.count == before else { return nil }
         guard settings.ticketWarningMinutes < settings.ticketLateMinutes else {
-            display.problems.add(display.childPath("ticketLateMinutes"),
-                                 "\(settings.ticketLateMinutes) must be more than ticketWarningMinutes (\(settings.ticketWarningMinutes))")
+            display.problems.add(
+                display.childPath("ticketLateMinutes"),
+                "\(settings.ticketLateMinutes) must be more than ticketWarningMinutes (\(settings.ticketWarningMinutes))"
+            )
             return nil
         }
         return settings

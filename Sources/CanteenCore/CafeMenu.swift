@@ -39,7 +39,9 @@ public enum MenuItemChange: Hashable, Sendable {
 extension MenuItemChange {
     /// What the audit log shows of an item: its price and sold-out mark.
     public static func audited(price: Int64, soldOut: Bool, until: Date?) -> JSONValue {
-        .object(["price": .int(price), "soldOut": .bool(soldOut),
-                 "soldOutUntil": until.map { .string(RFC3339.utcSeconds($0)) } ?? .null])
+        .object([
+            "price": .int(price), "soldOut": .bool(soldOut),
+            "soldOutUntil": until.map { .string(RFC3339.utcSeconds($0)) } ?? .null,
+        ])
     }
 }

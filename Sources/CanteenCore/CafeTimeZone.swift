@@ -18,9 +18,10 @@ public struct CafeTimeZone: Hashable, Sendable, CustomStringConvertible {
             throw CanteenError(.invalid, code: .unknownTimeZone, message: refusal, parameters: ["timeZone": identifier])
         }
         guard let zone = TimeZone(identifier: identifier) else {
-            throw CanteenError(.invalid, code: .unknownTimeZone,
-                               message: "'\(identifier)' is not an IANA time zone name",
-                               parameters: ["timeZone": identifier])
+            throw CanteenError(
+                .invalid, code: .unknownTimeZone,
+                message: "'\(identifier)' is not an IANA time zone name",
+                parameters: ["timeZone": identifier])
         }
         self.identifier = identifier
         self.zone = zone

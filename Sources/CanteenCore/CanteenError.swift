@@ -44,8 +44,10 @@ public struct CanteenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// where the error is answered, never shown to a client, and not part of equality.
     public var underlying: (any Error)?
 
-    public init(_ kind: Kind, code: ErrorCode, message: String, field: String? = nil,
-                parameters: [String: String] = [:], underlying: (any Error)? = nil) {
+    public init(
+        _ kind: Kind, code: ErrorCode, message: String, field: String? = nil,
+        parameters: [String: String] = [:], underlying: (any Error)? = nil
+    ) {
         self.kind = kind
         self.code = code
         self.message = message
@@ -99,7 +101,8 @@ public enum MissingThing: String, Sendable {
 extension CanteenError {
     /// `no cafe with id 'x'` with the thing's own `…_not_found` code.
     public static func notFound(_ what: MissingThing, _ id: String, field: String? = nil) -> CanteenError {
-        CanteenError(.notFound, code: what.code, message: "no \(what.rawValue) with id '\(id)'", field: field,
-                     parameters: ["id": id])
+        CanteenError(
+            .notFound, code: what.code, message: "no \(what.rawValue) with id '\(id)'", field: field,
+            parameters: ["id": id])
     }
 }

@@ -71,22 +71,27 @@ public struct RegisteredCard: Hashable, Sendable {
 extension CardRegistration {
     /// What the audit log shows of a registration (never the card's identifier).
     public var audited: JSONValue {
-        .object(["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
-                 "technology": .string(technology.rawValue)])
+        .object([
+            "userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
+            "technology": .string(technology.rawValue),
+        ])
     }
 }
 
 /// What the audit log shows of a one-time enrolment code: whose and until when, never the code.
 public enum EnrolmentAudit {
     public static func audited(userID: String, displayName: String?, expiresAt: Date) -> JSONValue {
-        .object(["userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
-                 "expiresAt": .string(RFC3339.utcSeconds(expiresAt))])
+        .object([
+            "userId": .string(userID), "displayName": displayName.map(JSONValue.string) ?? .null,
+            "expiresAt": .string(RFC3339.utcSeconds(expiresAt)),
+        ])
     }
 }
 
 extension CanteenError {
     public static let enrolmentCodeInvalid = CanteenError(
-        .invalid, code: .enrolmentCodeInvalid, message: "this code is unknown, already used or expired; ask for a new one",
+        .invalid, code: .enrolmentCodeInvalid,
+        message: "this code is unknown, already used or expired; ask for a new one",
         field: "code")
 
     public static let cardNotRegistered = CanteenError(

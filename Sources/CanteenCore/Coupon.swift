@@ -27,8 +27,10 @@ public struct Coupon: Hashable, Sendable {
     public var createdAt: Date
     public var revokedAt: Date?
 
-    public init(id: String, label: String, benefit: Benefit, cafeID: String?, validFrom: Date?, validUntil: Date?,
-                maxUses: Int, uses: Int = 0, createdAt: Date, revokedAt: Date? = nil) {
+    public init(
+        id: String, label: String, benefit: Benefit, cafeID: String?, validFrom: Date?, validUntil: Date?,
+        maxUses: Int, uses: Int = 0, createdAt: Date, revokedAt: Date? = nil
+    ) {
         self.id = id
         self.label = label
         self.benefit = benefit
@@ -48,7 +50,8 @@ public struct Coupon: Hashable, Sendable {
     public static func isValidID(_ id: String) -> Bool {
         (1...32).contains(id.utf8.count)
             && id.utf8.allSatisfy { byte in
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                     || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
                     || byte == UInt8(ascii: "_")
             }
@@ -63,18 +66,21 @@ public struct Coupon: Hashable, Sendable {
             return CanteenError(.conflict, code: .couponRevoked, message: "coupon \(id) was withdrawn", field: "coupon")
         }
         if let validFrom, now < validFrom {
-            return CanteenError(.conflict, code: .couponNotYetValid,
-                                message: "coupon \(id) is valid from \(RFC3339.string(validFrom, timeZone: .gmt))",
-                                field: "coupon")
+            return CanteenError(
+                .conflict, code: .couponNotYetValid,
+                message: "coupon \(id) is valid from \(RFC3339.string(validFrom, timeZone: .gmt))",
+                field: "coupon")
         }
         if let validUntil, now >= validUntil {
-            return CanteenError(.conflict, code: .couponExpired,
-                                message: "coupon \(id) expired at \(RFC3339.string(validUntil, timeZone: .gmt))",
-                                field: "coupon")
+            return CanteenError(
+                .conflict, code: .couponExpired,
+                message: "coupon \(id) expired at \(RFC3339.string(validUntil, timeZone: .gmt))",
+                field: "coupon")
         }
         if uses >= maxUses {
-            return CanteenError(.conflict, code: .couponUsedUp,
-                                message: "coupon \(id) has been used \(uses) of \(maxUses) times", field: "coupon")
+            return CanteenError(
+                .conflict, code: .couponUsedUp,
+                message: "coupon \(id) has been used \(uses) of \(maxUses) times", field: "coupon")
         }
         return nil
     }
@@ -89,7 +95,8 @@ public struct Coupon: Hashable, Sendable {
         switch benefit {
         case .amountOff(let money):
             guard money.currency == cafe.currency else {
-                throw notApplicable("coupon \(id) is in \(money.currency.code); this café sells in \(cafe.currency.code)")
+                throw notApplicable(
+                    "coupon \(id) is in \(money.currency.code); this café sells in \(cafe.currency.code)")
             }
             amount = money.minorUnits
         case .itemFree(let itemID):
@@ -145,7 +152,8 @@ extension Coupon {
 extension CanteenError {
     /// An order names a coupon that does not exist (its code was signed here, so it was deleted or never stored).
     public static func unknownCoupon(_ id: String) -> CanteenError {
-        CanteenError(.invalid, code: .unknownCoupon, message: "no coupon with id '\(id)'", field: "coupon",
-                     parameters: ["coupon": id])
+        CanteenError(
+            .invalid, code: .unknownCoupon, message: "no coupon with id '\(id)'", field: "coupon",
+            parameters: ["coupon": id])
     }
 }

@@ -42,7 +42,9 @@ public struct CouponSigner: Sendable {
     }
 
     public static func validate(_ couponID: String) throws {
-        guard Coupon.isValidID(couponID) else { throw invalid("a coupon id has 1 to 32 characters of A–Z, a–z, 0–9, - and _") }
+        guard Coupon.isValidID(couponID) else {
+            throw invalid("a coupon id has 1 to 32 characters of A–Z, a–z, 0–9, - and _")
+        }
     }
 
     static func invalid(_ message: String) -> CanteenError {

@@ -9,8 +9,9 @@ extension IPAddressRange {
         do {
             return try IPAddressRange(text)
         } catch {
-            throw CanteenError(.invalid, code: .invalidNetwork,
-                               message: "'\(text.prefix(80))' is not a network such as 10.20.0.0/16: \(error)")
+            throw CanteenError(
+                .invalid, code: .invalidNetwork,
+                message: "'\(text.prefix(80))' is not a network such as 10.20.0.0/16: \(error)")
         }
     }
 }

@@ -44,8 +44,9 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
     /// The first problem as a domain error (what an answer reports).
     public var firstError: CanteenError {
         let first = problems.first ?? ValidationProblem(path: "", message: "invalid document")
-        return CanteenError(.invalid, code: first.code, message: first.message,
-                            field: first.path.isEmpty ? nil : first.path)
+        return CanteenError(
+            .invalid, code: first.code, message: first.message,
+            field: first.path.isEmpty ? nil : first.path)
     }
 }
 
@@ -92,8 +93,10 @@ public struct JSONObjectReader {
     /// A string field. Control characters other than line breaks and tabs are refused in every
     /// string; with `limit`, the text must also fit that many characters (and 4 bytes each) and,
     /// for names, hold no line break either.
-    public mutating func string(_ key: String, required: Bool = true, nonEmpty: Bool = true,
-                                limit: Int? = nil, kind: TextLimits.Kind = .freeText) -> String? {
+    public mutating func string(
+        _ key: String, required: Bool = true, nonEmpty: Bool = true,
+        limit: Int? = nil, kind: TextLimits.Kind = .freeText
+    ) -> String? {
         guard let value = value(key, required: required) else { return nil }
         guard case .string(let string) = value else {
             problems.add(childPath(key), "expected a string, found \(value.typeName)", code: .invalidType)
@@ -103,8 +106,10 @@ public struct JSONObjectReader {
             problems.add(childPath(key), "must not be empty")
             return nil
         }
-        if let problem = TextLimits.problem(string, maxCharacters: limit ?? .max / TextLimits.bytesPerCharacter,
-                                            kind: limit == nil ? .freeText : kind) {
+        if let problem = TextLimits.problem(
+            string, maxCharacters: limit ?? .max / TextLimits.bytesPerCharacter,
+            kind: limit == nil ? .freeText : kind)
+        {
             problems.add(childPath(key), problem.message, code: problem.code)
             return nil
         }
@@ -121,15 +126,20 @@ public struct JSONObjectReader {
     }
 
     /// A whole number within `range`; fractional numbers get `fractionalMessage` when given.
-    public mutating func integer(_ key: String, required: Bool = true, in range: ClosedRange<Int64>,
-                                 fractionalMessage: String? = nil) -> Int64? {
+    public mutating func integer(
+        _ key: String, required: Bool = true, in range: ClosedRange<Int64>,
+        fractionalMessage: String? = nil
+    ) -> Int64? {
         guard let value = value(key, required: required) else { return nil }
-        return JSONObjectReader.integer(value, path: childPath(key), in: range,
-                                        fractionalMessage: fractionalMessage, problems: problems)
+        return JSONObjectReader.integer(
+            value, path: childPath(key), in: range,
+            fractionalMessage: fractionalMessage, problems: problems)
     }
 
-    public static func integer(_ value: JSONValue, path: String, in range: ClosedRange<Int64>,
-                               fractionalMessage: String? = nil, problems: ValidationProblems) -> Int64? {
+    public static func integer(
+        _ value: JSONValue, path: String, in range: ClosedRange<Int64>,
+        fractionalMessage: String? = nil, problems: ValidationProblems
+    ) -> Int64? {
         switch value {
         case .int(let int):
             guard range.contains(int) else {

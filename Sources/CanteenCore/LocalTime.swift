@@ -14,9 +14,9 @@ public struct LocalTime: Hashable, Comparable, Sendable, CustomStringConvertible
     public init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              let hour = Int(parts[0]), let minute = Int(parts[1]),
-              (0...24).contains(hour), (0...59).contains(minute),
-              hour * 60 + minute <= 1440
+            let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0...24).contains(hour), (0...59).contains(minute),
+            hour * 60 + minute <= 1440
         else { return nil }
         self.init(minutes: hour * 60 + minute)
     }
@@ -37,8 +37,10 @@ extension LocalTime: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let time = LocalTime(parsing: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "expected HH:MM, found \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "expected HH:MM, found \(text)"))
         }
         self = time
     }

@@ -63,9 +63,11 @@ public struct MenuItem: Hashable, Sendable, Codable {
     /// café-local day (`DailyStock`).
     public var dailyQuantity: Int?
 
-    public init(id: String, category: String, names: LocalizedText, descriptions: LocalizedText,
-                price: Int64, station: String, allergens: [String], dayParts: [String],
-                modifierGroups: [ModifierGroup], prepSeconds: Int? = nil, dailyQuantity: Int? = nil) {
+    public init(
+        id: String, category: String, names: LocalizedText, descriptions: LocalizedText,
+        price: Int64, station: String, allergens: [String], dayParts: [String],
+        modifierGroups: [ModifierGroup], prepSeconds: Int? = nil, dailyQuantity: Int? = nil
+    ) {
         self.id = id
         self.category = category
         self.names = names

@@ -24,8 +24,10 @@ public enum Unavailability: String, Hashable, Sendable, Codable {
 extension Menu {
     /// Whether `item` can be ordered at `instant`, whose café-local time of day is `localTime`
     /// (`cafe.localMoment(of: instant).time`, worked out once for a whole menu or order).
-    public func unavailability(of item: MenuItem, soldOut: SoldOut?, localTime time: LocalTime,
-                               at instant: Date) -> Unavailability? {
+    public func unavailability(
+        of item: MenuItem, soldOut: SoldOut?, localTime time: LocalTime,
+        at instant: Date
+    ) -> Unavailability? {
         if let soldOut, soldOut.applies(at: instant) { return .soldOut }
         guard !item.dayParts.isEmpty else { return nil }
         let inDayPart = item.dayParts.contains { id in dayPart(id)?.range.contains(time) ?? false }

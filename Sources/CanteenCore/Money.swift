@@ -17,8 +17,9 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
     /// The sum, or `amount_overflow` when it does not fit in Int64 or the currencies differ.
     public func adding(_ other: Money) throws(CanteenError) -> Money {
         guard other.currency == currency else {
-            throw CanteenError(.invalid, code: .currencyMismatch,
-                               message: "cannot add \(other.currency.code) to \(currency.code)")
+            throw CanteenError(
+                .invalid, code: .currencyMismatch,
+                message: "cannot add \(other.currency.code) to \(currency.code)")
         }
         let (sum, overflow) = minorUnits.addingReportingOverflow(other.minorUnits)
         guard !overflow else { throw .amountOverflow }

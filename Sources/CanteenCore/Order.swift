@@ -12,8 +12,10 @@ public struct OrderRequest: Hashable, Sendable {
     /// The coupon to redeem: set once the code's signature has been checked.
     public var couponID: String?
 
-    public init(cafeID: String, lines: [OrderLineRequest], pickup: PickupChoice, customer: Customer,
-                couponCode: String? = nil, couponID: String? = nil) {
+    public init(
+        cafeID: String, lines: [OrderLineRequest], pickup: PickupChoice, customer: Customer,
+        couponCode: String? = nil, couponID: String? = nil
+    ) {
         self.cafeID = cafeID
         self.lines = lines
         self.pickup = pickup
@@ -90,9 +92,11 @@ public struct Order: Hashable, Sendable {
     public var readyAt: Date
 
     /// `readyAt` nil: an order placed before ready times were estimated, expected at its window's start.
-    public init(id: String, cafeID: String, number: Int, customer: Customer, pickup: PickupWindow,
-                lines: [OrderLine], discount: OrderDiscount? = nil, subtotal: Money, tax: Money, total: Money,
-                createdAt: Date, tickets: [Ticket], readyAt: Date? = nil) {
+    public init(
+        id: String, cafeID: String, number: Int, customer: Customer, pickup: PickupWindow,
+        lines: [OrderLine], discount: OrderDiscount? = nil, subtotal: Money, tax: Money, total: Money,
+        createdAt: Date, tickets: [Ticket], readyAt: Date? = nil
+    ) {
         self.id = id
         self.cafeID = cafeID
         self.number = number
@@ -125,8 +129,10 @@ public struct OrderLine: Hashable, Sendable, Codable {
     /// `unitPrice × quantity`, minor units.
     public var lineTotal: Int64
 
-    public init(itemID: String, names: LocalizedText, station: String, quantity: Int, options: [SoldOption],
-                note: String?, unitPrice: Int64, lineTotal: Int64) {
+    public init(
+        itemID: String, names: LocalizedText, station: String, quantity: Int, options: [SoldOption],
+        note: String?, unitPrice: Int64, lineTotal: Int64
+    ) {
         self.itemID = itemID
         self.names = names
         self.station = station

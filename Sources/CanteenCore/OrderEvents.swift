@@ -45,8 +45,10 @@ public struct OrderEvent: Hashable, Sendable {
     public var ticketStatuses: [String: TicketStatus]?
     public var createdAt: Date
 
-    public init(id: String, sequence: Int64, previousSequence: Int64?, orderID: String, cafeID: String,
-                type: OrderEventType, ticketStatuses: [String: TicketStatus]?, createdAt: Date) {
+    public init(
+        id: String, sequence: Int64, previousSequence: Int64?, orderID: String, cafeID: String,
+        type: OrderEventType, ticketStatuses: [String: TicketStatus]?, createdAt: Date
+    ) {
         self.id = id
         self.sequence = sequence
         self.previousSequence = previousSequence

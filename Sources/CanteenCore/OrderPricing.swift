@@ -37,8 +37,9 @@ extension CafeMenu {
         for (index, line) in request.lines.enumerated() {
             let path = "lines[\(index)]"
             guard let item = menu.item(line.itemID) else {
-                throw CanteenError(.invalid, code: .unknownItem, message: "no item '\(line.itemID)' on this menu",
-                                   field: "\(path).itemId", parameters: ["item": line.itemID])
+                throw CanteenError(
+                    .invalid, code: .unknownItem, message: "no item '\(line.itemID)' on this menu",
+                    field: "\(path).itemId", parameters: ["item": line.itemID])
             }
             if let soldOut = soldOut[item.id], soldOut.applies(at: now) {
                 throw CanteenError.itemUnavailable(item, reason: .soldOut, field: "\(path).itemId")
@@ -52,42 +53,51 @@ extension CafeMenu {
                 unit = try unit.adding(Money(minorUnits: option.priceDelta, currency: currency))
             }
             guard unit.minorUnits >= 0 else {
-                throw CanteenError(.invalid, code: .invalidField, message: "options make the price negative",
-                                   field: "\(path).options")
+                throw CanteenError(
+                    .invalid, code: .invalidField, message: "options make the price negative",
+                    field: "\(path).options")
             }
             let lineTotal = try unit.multiplied(by: Int64(line.quantity))
             subtotal = try subtotal.adding(lineTotal)
-            lines.append(OrderLine(itemID: item.id, names: item.names, station: item.station, quantity: line.quantity,
-                                   options: options, note: line.note, unitPrice: unit.minorUnits,
-                                   lineTotal: lineTotal.minorUnits))
+            lines.append(
+                OrderLine(
+                    itemID: item.id, names: item.names, station: item.station, quantity: line.quantity,
+                    options: options, note: line.note, unitPrice: unit.minorUnits,
+                    lineTotal: lineTotal.minorUnits))
         }
         let tax = Money(minorUnits: cafe.tax.amount(of: subtotal.minorUnits), currency: currency)
         let total = cafe.tax.included ? subtotal : try subtotal.adding(tax)
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
-        return PricedOrder(lines: lines, discount: nil, subtotal: subtotal, tax: tax, total: total, capacityUnits: units)
+        return PricedOrder(
+            lines: lines, discount: nil, subtotal: subtotal, tax: tax, total: total, capacityUnits: units)
     }
 
     /// The options picked on a line, checked against the item's groups and their min/max.
-    private func selectedOptions(_ ids: [String], of item: MenuItem, path: String) throws(CanteenError) -> [SoldOption] {
+    private func selectedOptions(_ ids: [String], of item: MenuItem, path: String) throws(CanteenError) -> [SoldOption]
+    {
         var picked: [SoldOption] = []
         var perGroup: [String: Int] = [:]
         for (index, id) in ids.enumerated() {
             guard let group = item.modifierGroups.first(where: { $0.options.contains { $0.id == id } }),
-                  let option = group.options.first(where: { $0.id == id }) else {
-                throw CanteenError(.invalid, code: .unknownOption, message: "'\(item.id)' has no option '\(id)'",
-                                   field: "\(path).options[\(index)]", parameters: ["option": id, "item": item.id])
+                let option = group.options.first(where: { $0.id == id })
+            else {
+                throw CanteenError(
+                    .invalid, code: .unknownOption, message: "'\(item.id)' has no option '\(id)'",
+                    field: "\(path).options[\(index)]", parameters: ["option": id, "item": item.id])
             }
             perGroup[group.id, default: 0] += 1
-            picked.append(SoldOption(groupID: group.id, optionID: option.id, names: option.names, priceDelta: option.priceDelta))
+            picked.append(
+                SoldOption(groupID: group.id, optionID: option.id, names: option.names, priceDelta: option.priceDelta))
         }
         for group in item.modifierGroups {
             let count = perGroup[group.id] ?? 0
             guard (group.min...group.max).contains(count) else {
                 let rule = group.min == group.max ? "exactly \(group.min)" : "\(group.min) to \(group.max)"
-                throw CanteenError(.invalid, code: .invalidSelection,
-                                   message: "'\(group.id)' of '\(item.id)' takes \(rule) options; \(count) chosen",
-                                   field: "\(path).options",
-                                   parameters: ["group": group.id, "min": "\(group.min)", "max": "\(group.max)", "count": "\(count)"])
+                throw CanteenError(
+                    .invalid, code: .invalidSelection,
+                    message: "'\(group.id)' of '\(item.id)' takes \(rule) options; \(count) chosen",
+                    field: "\(path).options",
+                    parameters: ["group": group.id, "min": "\(group.min)", "max": "\(group.max)", "count": "\(count)"])
             }
         }
         return picked
@@ -118,7 +128,8 @@ extension TaxPolicy {
 extension CanteenError {
     static func itemUnavailable(_ item: MenuItem, reason: Unavailability, field: String) -> CanteenError {
         let why = reason == .soldOut ? "is sold out" : "is not served at that time"
-        return CanteenError(.conflict, code: .itemUnavailable, message: "'\(item.id)' \(why)", field: field,
-                            parameters: ["item": item.id, "reason": reason.rawValue])
+        return CanteenError(
+            .conflict, code: .itemUnavailable, message: "'\(item.id)' \(why)", field: field,
+            parameters: ["item": item.id, "reason": reason.rawValue])
     }
 }

@@ -22,7 +22,8 @@ extension OrderRequest {
             problems.add("lines", "an order needs at least one line")
         }
         if lineValues.count > maxLines {
-            problems.add("lines", "an order has at most \(maxLines) lines, found \(lineValues.count)", code: .tooManyLines)
+            problems.add(
+                "lines", "an order has at most \(maxLines) lines, found \(lineValues.count)", code: .tooManyLines)
         }
         var lines: [OrderLineRequest] = []
         for (path, value) in lineValues.prefix(maxLines) {
@@ -33,8 +34,10 @@ extension OrderRequest {
             let note = line.string("note", required: false, nonEmpty: false, limit: maxNoteLength, kind: .freeText)
             line.finish()
             if let itemID, let quantity, let options {
-                lines.append(OrderLineRequest(itemID: itemID, quantity: Int(quantity), options: options,
-                                              note: note.flatMap { $0.isEmpty ? nil : $0 }))
+                lines.append(
+                    OrderLineRequest(
+                        itemID: itemID, quantity: Int(quantity), options: options,
+                        note: note.flatMap { $0.isEmpty ? nil : $0 }))
             }
         }
         let pickup = readPickup(&reader)
@@ -52,7 +55,8 @@ extension OrderRequest {
         var ids: [String] = []
         for (index, value) in values.enumerated() {
             guard let id = value.stringValue else {
-                line.problems.add("\(path)[\(index)]", "expected an option id, found \(value.typeName)", code: .invalidType)
+                line.problems.add(
+                    "\(path)[\(index)]", "expected an option id, found \(value.typeName)", code: .invalidType)
                 return nil
             }
             ids.append(id)
@@ -69,7 +73,8 @@ extension OrderRequest {
         pickup.finish()
         guard let text else { return nil }
         guard let start = RFC3339.parse(text) else {
-            reader.problems.add("pickup.start", "'\(text)' is not an RFC 3339 date-time such as 2026-11-23T12:15:00-06:00")
+            reader.problems.add(
+                "pickup.start", "'\(text)' is not an RFC 3339 date-time such as 2026-11-23T12:15:00-06:00")
             return nil
         }
         return .window(start: start)
@@ -81,7 +86,9 @@ extension OrderRequest {
         let userID = customer.string("userId", required: false)
         customer.finish()
         if let userID, !UserID.isValid(userID) {
-            customer.problems.add("customer.userId", "'\(userID.prefix(140))' is not a user id: use 1–128 of letters, digits, '-', '_', '.' and '@'")
+            customer.problems.add(
+                "customer.userId",
+                "'\(userID.prefix(140))' is not a user id: use 1–128 of letters, digits, '-', '_', '.' and '@'")
         }
         guard let name else { return nil }
         return Customer(name: name, userID: userID)

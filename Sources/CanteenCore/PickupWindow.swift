@@ -28,8 +28,8 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(day), year >= 1970
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), (1...31).contains(day), year >= 1970
         else { return nil }
         // A day past the month's end (2026-02-30) comes back from the round trip as another date.
         let days = RFC3339.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
@@ -90,7 +90,9 @@ extension Cafe {
         let step = TimeInterval(pickup.slotMinutes * 60)
         var windows: [PickupWindow] = []
         for span in spans {
-            guard let open = instant(of: span.start, on: date), let close = instant(of: span.end, on: date) else { continue }
+            guard let open = instant(of: span.start, on: date), let close = instant(of: span.end, on: date) else {
+                continue
+            }
             var start = open
             while start + step <= close {
                 windows.append(PickupWindow(start: start, end: start + step))
@@ -115,15 +117,17 @@ extension Cafe {
         let dayStart = calendar.startOfDay(for: midnight)
         if time.minutes == 1440 { return calendar.date(byAdding: .day, value: 1, to: dayStart) }
         if time.minutes == 0 { return dayStart }
-        var components = DateComponents(year: date.year, month: date.month, day: date.day,
-                                        hour: time.hour, minute: time.minute)
+        var components = DateComponents(
+            year: date.year, month: date.month, day: date.day,
+            hour: time.hour, minute: time.minute)
         components.timeZone = timeZoneValue
         guard let candidate = calendar.date(from: components) else { return nil }
         // A wall time that does not exist resolves to the instant the clocks jumped.
         let local = calendar.dateComponents([.hour, .minute], from: candidate)
         if local.hour != time.hour || local.minute != time.minute,
-           let jump = timeZoneValue.nextDaylightSavingTimeTransition(after: dayStart),
-           calendar.isDate(jump, inSameDayAs: dayStart) {
+            let jump = timeZoneValue.nextDaylightSavingTimeTransition(after: dayStart),
+            calendar.isDate(jump, inSameDayAs: dayStart)
+        {
             return jump
         }
         return candidate

@@ -24,14 +24,17 @@ public struct PickupCandidates: Sendable {
     /// cannot), or (`asap`) the earliest offered window with room that the kitchen can meet
     /// (`kitchen_busy` when windows have room but the kitchen meets none of them).
     /// - Parameter plan: the order's kitchen plan for a window; nil: every window is met.
-    public func choose(units: Int, used: [Date: Int],
-                       plan: ((PickupWindow) -> KitchenPlan)?) throws -> (window: PickupWindow, plan: KitchenPlan?) {
+    public func choose(
+        units: Int, used: [Date: Int],
+        plan: ((PickupWindow) -> KitchenPlan)?
+    ) throws -> (window: PickupWindow, plan: KitchenPlan?) {
         let hasRoom = { (window: PickupWindow) in (used[window.start] ?? 0) + units <= cafe.pickup.capacity }
         switch choice {
         case .asap:
             guard !offered.isEmpty else {
-                throw CanteenError(.invalid, code: .cafeClosed,
-                                   message: "café '\(cafe.id)' has no pickup window left today", field: "pickup")
+                throw CanteenError(
+                    .invalid, code: .cafeClosed,
+                    message: "café '\(cafe.id)' has no pickup window left today", field: "pickup")
             }
             var busy: (KitchenPlan, PickupWindow)?
             for window in offered where hasRoom(window) {
@@ -46,11 +49,13 @@ public struct PickupCandidates: Sendable {
             throw CanteenError.windowFull(field: "pickup", windowStart: offered[0].start, cafeID: cafe.id)
         case .window(let start):
             guard let window = offered.first(where: { $0.start == start }) else {
-                let reason = all.contains { $0.start == start }
+                let reason =
+                    all.contains { $0.start == start }
                     ? "starts too soon: the earliest window starts \(cafe.pickup.leadMinutes) minutes from now"
                     : "is not one of the café's pickup windows on \(date)"
-                throw CanteenError(.invalid, code: .pickupWindowUnavailable, message: "the window \(reason)",
-                                   field: "pickup.start")
+                throw CanteenError(
+                    .invalid, code: .pickupWindowUnavailable, message: "the window \(reason)",
+                    field: "pickup.start")
             }
             guard hasRoom(window) else {
                 throw CanteenError.windowFull(field: "pickup.start", windowStart: window.start, cafeID: cafe.id)
@@ -75,11 +80,13 @@ extension PickupWindowPlanner {
         }
         let all = windows(of: cafe, on: date)
         guard !all.isEmpty else {
-            throw CanteenError(.invalid, code: .cafeClosed, message: "café '\(cafe.id)' is closed on \(date)",
-                               field: "pickup", parameters: ["date": date.description])
+            throw CanteenError(
+                .invalid, code: .cafeClosed, message: "café '\(cafe.id)' is closed on \(date)",
+                field: "pickup", parameters: ["date": date.description])
         }
-        return PickupCandidates(cafe: cafe, choice: choice, date: date, all: all,
-                                offered: offeredWindows(of: cafe, on: date, now: now))
+        return PickupCandidates(
+            cafe: cafe, choice: choice, date: date, all: all,
+            offered: offeredWindows(of: cafe, on: date, now: now))
     }
 }
 
@@ -91,13 +98,16 @@ extension CanteenError {
         if let windowStart, let cafeID {
             parameters = ["windowStart": String(Int64(windowStart.timeIntervalSince1970)), "cafe": cafeID]
         }
-        return CanteenError(.conflict, code: .pickupWindowFull, message: "the pickup window is full; choose another",
-                            field: field, parameters: parameters)
+        return CanteenError(
+            .conflict, code: .pickupWindowFull, message: "the pickup window is full; choose another",
+            field: field, parameters: parameters)
     }
 
     /// The start of the full window a `pickup_window_full` error names, if it names one.
     public var fullWindowStart: Date? {
-        guard code == .pickupWindowFull, let text = parameters["windowStart"], let seconds = Int64(text) else { return nil }
+        guard code == .pickupWindowFull, let text = parameters["windowStart"], let seconds = Int64(text) else {
+            return nil
+        }
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

@@ -22,7 +22,8 @@ public final class PickupWindowPlanner: Sendable {
     public func windows(of cafe: Cafe, on date: LocalDate) -> [PickupWindow] {
         let spans = cafe.hours[date.weekday] ?? []
         guard !spans.isEmpty else { return [] }
-        let key = Key(timeZone: cafe.timeZone.identifier, date: date, slotMinutes: cafe.pickup.slotMinutes, spans: spans)
+        let key = Key(
+            timeZone: cafe.timeZone.identifier, date: date, slotMinutes: cafe.pickup.slotMinutes, spans: spans)
         return schedules.value(for: key) { cafe.pickupWindows(on: date) }
     }
 

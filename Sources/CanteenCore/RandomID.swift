@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Random identifiers and secrets from the kernel's secure generator. One per application (the
 /// stores share it): it keeps a small pool of unused entropy.
@@ -18,7 +19,8 @@ public final class RandomID: Sendable {
     /// row, and a group commit writes far fewer pages. The characters are URL-safe and in
     /// ASCII order, so text order is time order to the millisecond.
     public func timeOrdered(_ prefix: String, at instant: Date) -> String {
-        let millis = Int64(exactly: (instant.timeIntervalSince1970 * 1000).rounded(.down)).map { UInt64(clamping: $0) } ?? 0
+        let millis =
+            Int64(exactly: (instant.timeIntervalSince1970 * 1000).rounded(.down)).map { UInt64(clamping: $0) } ?? 0
         var random = UInt64(0)
         for byte in randomBytes(6) { random = random << 8 | UInt64(byte) }
         return "\(prefix)_" + Self.sortable(millis & 0xFFFF_FFFF_FFFF) + Self.sortable(random)
@@ -60,7 +62,7 @@ public final class RandomID: Sendable {
     private static func freshEntropy() -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 256)
         #if canImport(Glibc)
-        if bytes.withUnsafeMutableBytes({ getentropy($0.baseAddress, $0.count) }) == 0 { return bytes }
+            if bytes.withUnsafeMutableBytes({ getentropy($0.baseAddress, $0.count) }) == 0 { return bytes }
         #endif
         var generator = SystemRandomNumberGenerator()
         for index in stride(from: 0, to: bytes.count, by: 8) {

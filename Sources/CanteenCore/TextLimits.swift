@@ -24,19 +24,26 @@ public enum TextLimits {
     }
 
     /// The problem with `text` under these limits, as a message and its code; nil when it fits.
-    public static func problem(_ text: String, maxCharacters: Int, maxBytes: Int? = nil,
-                               kind: Kind = .name) -> (message: String, code: ErrorCode)? {
+    public static func problem(
+        _ text: String, maxCharacters: Int, maxBytes: Int? = nil,
+        kind: Kind = .name
+    ) -> (message: String, code: ErrorCode)? {
         if let control = forbiddenControl(in: text, kind: kind) {
             let hex = String(control.value, radix: 16, uppercase: true)
-            return ("holds the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex); "
-                        + (kind == .name ? "names and labels hold no control characters" : "only line breaks and tabs are allowed"),
-                    .controlCharacter)
+            return (
+                "holds the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex); "
+                    + (kind == .name
+                        ? "names and labels hold no control characters" : "only line breaks and tabs are allowed"),
+                .controlCharacter
+            )
         }
         let byteLimit = maxBytes ?? maxCharacters * bytesPerCharacter
         let bytes = text.utf8.count
         if bytes > byteLimit {
-            return ("has at most \(maxCharacters) characters and \(byteLimit) bytes of UTF-8, found \(bytes) bytes",
-                    .textTooLong)
+            return (
+                "has at most \(maxCharacters) characters and \(byteLimit) bytes of UTF-8, found \(bytes) bytes",
+                .textTooLong
+            )
         }
         let characters = text.count
         if characters > maxCharacters {
@@ -46,8 +53,10 @@ public enum TextLimits {
     }
 
     /// Throws 422 naming `field` when `text` breaks the limits.
-    public static func check(_ text: String, field: String, maxCharacters: Int, maxBytes: Int? = nil,
-                             kind: Kind = .name) throws(CanteenError) {
+    public static func check(
+        _ text: String, field: String, maxCharacters: Int, maxBytes: Int? = nil,
+        kind: Kind = .name
+    ) throws(CanteenError) {
         if let problem = problem(text, maxCharacters: maxCharacters, maxBytes: maxBytes, kind: kind) {
             throw CanteenError(.invalid, code: problem.code, message: "\(field) \(problem.message)", field: field)
         }

@@ -22,9 +22,11 @@ public struct Ticket: Hashable, Sendable {
     /// When it became ready; nil before, or after a recall to `preparing`.
     public var finishedAt: Date?
 
-    public init(id: String, orderID: String, cafeID: String, station: String, status: TicketStatus,
-                sequence: Int64, createdAt: Date, updatedAt: Date, prepSeconds: Int? = nil, fireAt: Date? = nil,
-                firedAt: Date? = nil, startedAt: Date? = nil, finishedAt: Date? = nil) {
+    public init(
+        id: String, orderID: String, cafeID: String, station: String, status: TicketStatus,
+        sequence: Int64, createdAt: Date, updatedAt: Date, prepSeconds: Int? = nil, fireAt: Date? = nil,
+        firedAt: Date? = nil, startedAt: Date? = nil, finishedAt: Date? = nil
+    ) {
         self.id = id
         self.orderID = orderID
         self.cafeID = cafeID
@@ -94,9 +96,10 @@ public enum TicketStatus: String, CaseIterable, Hashable, Sendable, Codable {
     /// The move, or `invalid_transition` (409) naming the current state.
     public func moved(to next: TicketStatus) throws(CanteenError) -> TicketStatus {
         guard canMove(to: next) else {
-            throw CanteenError(.conflict, code: .invalidTransition,
-                               message: "a ticket that is \(rawValue) cannot become \(next.rawValue)",
-                               field: "status", parameters: ["current": rawValue, "requested": next.rawValue])
+            throw CanteenError(
+                .conflict, code: .invalidTransition,
+                message: "a ticket that is \(rawValue) cannot become \(next.rawValue)",
+                field: "status", parameters: ["current": rawValue, "requested": next.rawValue])
         }
         return next
     }

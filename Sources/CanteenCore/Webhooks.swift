@@ -16,8 +16,10 @@ public struct WebhookEndpoint: Hashable, Sendable {
     /// Until when the secret that a rotation replaced still signs deliveries (nil: no such secret).
     public var previousSecretExpiresAt: Date?
 
-    public init(id: String, url: String, cafeID: String?, events: [OrderEventType], createdAt: Date,
-                previousSecretExpiresAt: Date?) {
+    public init(
+        id: String, url: String, cafeID: String?, events: [OrderEventType], createdAt: Date,
+        previousSecretExpiresAt: Date?
+    ) {
         self.id = id
         self.url = url
         self.cafeID = cafeID
@@ -46,16 +48,18 @@ public struct WebhookRegistration: Hashable, Sendable {
         self.url = try Self.checkedURL(url)
         self.cafeID = cafeID
         guard !events.isEmpty else {
-            throw CanteenError(.invalid, code: .invalidField, message: "events names at least one event type",
-                               field: "events")
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "events names at least one event type",
+                field: "events")
         }
         var types: Set<OrderEventType> = []
         for (index, name) in events.enumerated() {
             guard let type = OrderEventType(rawValue: name), OrderEventType.webhookTypes.contains(type) else {
                 let known = OrderEventType.webhookTypes.map(\.rawValue).joined(separator: ", ")
-                throw CanteenError(.invalid, code: .unknownEventType,
-                                   message: "'\(name.prefix(100))' is not an event type; use \(known)",
-                                   field: "events[\(index)]", parameters: ["type": String(name.prefix(100))])
+                throw CanteenError(
+                    .invalid, code: .unknownEventType,
+                    message: "'\(name.prefix(100))' is not an event type; use \(known)",
+                    field: "events[\(index)]", parameters: ["type": String(name.prefix(100))])
             }
             types.insert(type)
         }
@@ -123,8 +127,10 @@ public struct WebhookDelivery: Hashable, Sendable {
     public var nextAttemptAt: Date?
     public var attempts: [WebhookAttempt]
 
-    public init(endpointID: String, event: OrderEvent, state: WebhookDeliveryState, nextAttemptAt: Date?,
-                attempts: [WebhookAttempt]) {
+    public init(
+        endpointID: String, event: OrderEvent, state: WebhookDeliveryState, nextAttemptAt: Date?,
+        attempts: [WebhookAttempt]
+    ) {
         self.endpointID = endpointID
         self.event = event
         self.state = state
@@ -146,8 +152,10 @@ public struct WebhookJob: Hashable, Sendable {
     /// Until when the delivery is leased to this attempt.
     public var leasedUntil: Date
 
-    public init(endpointID: String, url: String, secrets: WebhookSecrets, event: OrderEvent, attempt: Int,
-                firstAttemptAt: Date?, leasedUntil: Date) {
+    public init(
+        endpointID: String, url: String, secrets: WebhookSecrets, event: OrderEvent, attempt: Int,
+        firstAttemptAt: Date?, leasedUntil: Date
+    ) {
         self.endpointID = endpointID
         self.url = url
         self.secrets = secrets
@@ -207,8 +215,10 @@ public struct WebhookRound: Hashable, Sendable {
 extension WebhookEndpoint {
     /// What the audit log shows of an endpoint: never its secret.
     public var audited: JSONValue {
-        .object(["url": .string(url), "cafeId": cafeID.map(JSONValue.string) ?? .null,
-                 "events": .array(events.map { .string($0.rawValue) })])
+        .object([
+            "url": .string(url), "cafeId": cafeID.map(JSONValue.string) ?? .null,
+            "events": .array(events.map { .string($0.rawValue) }),
+        ])
     }
 
     /// The audit entry of a secret rotation at `now`: that the secret changed, never its value.

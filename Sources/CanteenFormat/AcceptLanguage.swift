@@ -88,7 +88,8 @@ public struct AcceptLanguage: Hashable, Sendable {
         if tag == "*" { return true }
         let subtags = tag.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard let primary = subtags.first, (1...8).contains(primary.count),
-              primary.allSatisfy(isASCIILetter) else { return false }
+            primary.allSatisfy(isASCIILetter)
+        else { return false }
         return subtags.dropFirst().allSatisfy { subtag in
             (1...8).contains(subtag.count) && subtag.allSatisfy { isASCIILetter($0) || isASCIIDigit($0) }
         }
@@ -102,8 +103,9 @@ public struct AcceptLanguage: Hashable, Sendable {
         let integerPart = bytes[..<(dot ?? bytes.endIndex)]
         let fractionPart = dot.map { bytes[($0 + 1)...] } ?? []
         guard integerPart.count <= 1, fractionPart.count <= 3,
-              integerPart.allSatisfy(isASCIIDigit), fractionPart.allSatisfy(isASCIIDigit),
-              !(integerPart.isEmpty && fractionPart.isEmpty) else { return nil }
+            integerPart.allSatisfy(isASCIIDigit), fractionPart.allSatisfy(isASCIIDigit),
+            !(integerPart.isEmpty && fractionPart.isEmpty)
+        else { return nil }
         let whole = integerPart.first.map { Int($0 - UInt8(ascii: "0")) } ?? 0
         var thousandths = 0
         var scale = 100
@@ -114,7 +116,6 @@ public struct AcceptLanguage: Hashable, Sendable {
         let value = whole * 1000 + thousandths
         return value <= 1000 ? value : nil
     }
-
 
     private static func isASCIILetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)

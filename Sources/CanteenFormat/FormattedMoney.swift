@@ -20,7 +20,8 @@ public struct FormattedMoney: Hashable, Sendable, Codable {
 extension PriceFormatter {
     /// `money` with its rendering for `locale`, ready to encode in a response.
     public func formatted(_ money: Money, locale: Locale) -> FormattedMoney {
-        FormattedMoney(amount: money.minorUnits, currency: money.currency.code,
-                       formatted: format(money, locale: locale))
+        FormattedMoney(
+            amount: money.minorUnits, currency: money.currency.code,
+            formatted: format(money, locale: locale))
     }
 }

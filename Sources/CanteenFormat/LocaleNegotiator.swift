@@ -36,13 +36,16 @@ public struct LocaleNegotiator: Sendable {
     public func negotiate(acceptLanguage: String?, defaultLocale: String) -> LocaleNegotiation {
         let header = AcceptLanguage(header: acceptLanguage ?? "")
         let preferred = header.preferred
-        let key = CacheKey(preferred: preferred.map(\.tag), refused: header.ranges.filter { $0.quality == 0 }.map(\.tag),
-                           defaultLocale: defaultLocale)
+        let key = CacheKey(
+            preferred: preferred.map(\.tag), refused: header.ranges.filter { $0.quality == 0 }.map(\.tag),
+            defaultLocale: defaultLocale)
         return cache.value(for: key) { computeNegotiation(header, preferred: preferred, defaultLocale: defaultLocale) }
     }
 
-    private func computeNegotiation(_ header: AcceptLanguage, preferred: [AcceptLanguage.Range],
-                                    defaultLocale: String) -> LocaleNegotiation {
+    private func computeNegotiation(
+        _ header: AcceptLanguage, preferred: [AcceptLanguage.Range],
+        defaultLocale: String
+    ) -> LocaleNegotiation {
         let cafeTag = defaultLocale.replacingOccurrences(of: "_", with: "-")
 
         var formattingTag: String?

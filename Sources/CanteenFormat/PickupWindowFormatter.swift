@@ -28,7 +28,8 @@ public final class PickupWindowFormatter: Sendable {
     /// The window from `start` to `end` as times of day in `timeZone`, in `locale`'s
     /// conventions. A window given backwards is shown from its earlier end.
     public func label(start: Date, end: Date, timeZone: TimeZone, locale: Locale) -> String {
-        let key = LabelKey(style: StyleKey(locale: locale.identifier, timeZone: timeZone.identifier), start: start, end: end)
+        let key = LabelKey(
+            style: StyleKey(locale: locale.identifier, timeZone: timeZone.identifier), start: start, end: end)
         return labels.value(for: key) { render(start: start, end: end, timeZone: timeZone, locale: locale) }
     }
 

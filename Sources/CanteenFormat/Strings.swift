@@ -61,7 +61,8 @@ public struct Strings: Sendable {
     /// The string `key` in `language` (else `en`, else a generic message), placeholders filled
     /// from `parameters`; a placeholder without a value shows `…`.
     public func string(_ key: String, language: String, parameters: [String: String] = [:]) -> String {
-        let template = tables[language]?[key]
+        let template =
+            tables[language]?[key]
             ?? tables[Self.baseLanguage]?[key]
             ?? tables[language]?["error.unknown"]
             ?? tables[Self.baseLanguage]?["error.unknown"]
@@ -88,7 +89,8 @@ public struct Strings: Sendable {
             result += rest[..<open]
             let afterOpen = rest.index(after: open)
             guard let close = rest[afterOpen...].firstIndex(of: "}"),
-                  isPlaceholderName(rest[afterOpen..<close]) else {
+                isPlaceholderName(rest[afterOpen..<close])
+            else {
                 result += "{"
                 rest = rest[afterOpen...]
                 continue
@@ -119,14 +121,17 @@ public struct Strings: Sendable {
     }
 
     private static func isPlaceholderName(_ name: Substring) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+            }
     }
 
     private static func unreadable(_ path: String, _ reason: String) -> CanteenError {
-        CanteenError(.internal, code: .localesUnreadable, message: "\(path): \(reason)",
-                     parameters: ["path": path])
+        CanteenError(
+            .internal, code: .localesUnreadable, message: "\(path): \(reason)",
+            parameters: ["path": path])
     }
 }

@@ -16,8 +16,10 @@ public final class OpenIDProvider: Sendable {
     private let discovery: Discovery
     let keys: ProviderKeys
 
-    public init(settings: OpenIDSettings, transport: any ProviderTransport = HTTPProviderTransport(),
-                clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "canteen.oidc")) {
+    public init(
+        settings: OpenIDSettings, transport: any ProviderTransport = HTTPProviderTransport(),
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "canteen.oidc")
+    ) {
         self.settings = settings
         self.transport = transport
         self.clock = clock
@@ -74,20 +76,24 @@ public final class OpenIDProvider: Sendable {
         let credentials = "\(FormEncoding.escape(settings.clientID)):\(FormEncoding.escape(settings.clientSecret))"
         let (status, body) = try await transport.postForm(
             endpoint,
-            fields: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", settings.redirectURI),
-                     ("code_verifier", codeVerifier)],
+            fields: [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", settings.redirectURI),
+                ("code_verifier", codeVerifier),
+            ],
             headers: [("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString())])
         let answer = (try? JSONValue.parse(body))?.objectValue ?? [:]
         guard status == 200 else {
             let error = answer["error"]?.stringValue ?? "HTTP \(status)"
             let description = answer["error_description"]?.stringValue.map { ": \($0.prefix(200))" } ?? ""
-            throw CanteenError(.unauthenticated, code: .tokenExchangeFailed,
-                               message: "the identity provider refused the sign-in's code (\(error.prefix(60))\(description))",
-                               parameters: ["error": String(error.prefix(60))])
+            throw CanteenError(
+                .unauthenticated, code: .tokenExchangeFailed,
+                message: "the identity provider refused the sign-in's code (\(error.prefix(60))\(description))",
+                parameters: ["error": String(error.prefix(60))])
         }
         guard let idToken = answer["id_token"]?.stringValue else {
-            throw CanteenError(.unauthenticated, code: .tokenExchangeFailed,
-                               message: "the identity provider's token answer holds no id_token")
+            throw CanteenError(
+                .unauthenticated, code: .tokenExchangeFailed,
+                message: "the identity provider's token answer holds no id_token")
         }
         return TokenAnswer(idToken: idToken, accessToken: answer["access_token"]?.stringValue)
     }
@@ -116,12 +122,14 @@ public final class OpenIDProvider: Sendable {
             throw TokenCheck.subject.failure("the token has no '\(settings.userClaim)' claim to name the user")
         }
         guard UserID.isValid(userID) else {
-            throw TokenCheck.subject.failure("'\(settings.userClaim)' is '\(userID.prefix(80))', which is not a user id "
-                                             + "(1–128 of letters, digits, '-', '_', '.' and '@')")
+            throw TokenCheck.subject.failure(
+                "'\(settings.userClaim)' is '\(userID.prefix(80))', which is not a user id "
+                    + "(1–128 of letters, digits, '-', '_', '.' and '@')")
         }
         let isOps = settings.opsGroup.map { claims.groups.contains($0) } ?? false
-        return SignedInPerson(userID: userID, role: isOps ? .ops : .user, name: claims.name.map { String($0.prefix(200)) },
-                              email: claims.email.map { String($0.prefix(320)) })
+        return SignedInPerson(
+            userID: userID, role: isOps ? .ops : .user, name: claims.name.map { String($0.prefix(200)) },
+            email: claims.email.map { String($0.prefix(320)) })
     }
 
     private func verifier() async throws -> TokenVerifier {
@@ -130,9 +138,10 @@ public final class OpenIDProvider: Sendable {
 
     static func json(_ answer: (status: Int, body: Data), from what: String) throws -> JSONValue {
         guard answer.status == 200, let value = try? JSONValue.parse(answer.body) else {
-            throw CanteenError(.unavailable, code: .providerUnavailable,
-                               message: "the identity provider's answer for \(what.prefix(200)) is not usable "
-                                   + "(HTTP \(answer.status))")
+            throw CanteenError(
+                .unavailable, code: .providerUnavailable,
+                message: "the identity provider's answer for \(what.prefix(200)) is not usable "
+                    + "(HTTP \(answer.status))")
         }
         return value
     }

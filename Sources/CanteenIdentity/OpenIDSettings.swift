@@ -17,18 +17,24 @@ public struct OpenIDSettings: Sendable {
     public var scopes: [String] = ["openid", "profile", "email"]
 
     /// Checks the combination: an `http://` issuer only on a loopback address, a client id and secret.
-    public init(issuer: String, clientID: String, clientSecret: String, publicURL: PublicURL, userClaim: String = "sub",
-                opsGroup: String? = nil) throws(CanteenError) {
+    public init(
+        issuer: String, clientID: String, clientSecret: String, publicURL: PublicURL, userClaim: String = "sub",
+        opsGroup: String? = nil
+    ) throws(CanteenError) {
         guard let url = URL(string: issuer), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-              url.query == nil, url.fragment == nil else {
-            throw Self.invalid("--oidc-issuer", "'\(issuer.prefix(200))' is not an https URL such as https://login.example.com")
+            url.query == nil, url.fragment == nil
+        else {
+            throw Self.invalid(
+                "--oidc-issuer", "'\(issuer.prefix(200))' is not an https URL such as https://login.example.com")
         }
         switch scheme {
         case "https": break
         case "http" where PublicURL.isLoopback(host: host): break
         case "http":
-            throw Self.invalid("--oidc-issuer", "an http:// issuer is accepted only on a loopback address (127.0.0.1, ::1, "
-                               + "localhost); '\(host)' is not one: use https")
+            throw Self.invalid(
+                "--oidc-issuer",
+                "an http:// issuer is accepted only on a loopback address (127.0.0.1, ::1, "
+                    + "localhost); '\(host)' is not one: use https")
         default:
             throw Self.invalid("--oidc-issuer", "'\(issuer.prefix(200))' is not an https URL")
         }
@@ -66,11 +72,13 @@ public struct PublicURL: Sendable, Hashable {
 
     public init(_ text: String) throws(CanteenError) {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
-              url.path.isEmpty || url.path == "/" else {
-            throw OpenIDSettings.invalid("--public-url",
-                                         "'\(text.prefix(200))' is not an origin such as https://canteen.example.com "
-                                         + "(scheme, host and optional port; no path)")
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
+            url.path.isEmpty || url.path == "/"
+        else {
+            throw OpenIDSettings.invalid(
+                "--public-url",
+                "'\(text.prefix(200))' is not an origin such as https://canteen.example.com "
+                    + "(scheme, host and optional port; no path)")
         }
         let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         let defaultPort = scheme == "https" ? 443 : 80

@@ -20,8 +20,10 @@ actor ProviderKeys {
     /// How many times the JWKS was fetched (for tests and logs).
     private(set) var fetchCount = 0
 
-    init(clock: @escaping @Sendable () -> Date, logger: Logger,
-         fetchJWKS: @escaping @Sendable () async throws -> JSONValue) {
+    init(
+        clock: @escaping @Sendable () -> Date, logger: Logger,
+        fetchJWKS: @escaping @Sendable () async throws -> JSONValue
+    ) {
         self.fetchJWKS = fetchJWKS
         self.clock = clock
         self.logger = logger
@@ -33,13 +35,15 @@ actor ProviderKeys {
         if fetchedAt == nil { try await refresh() }
         if let key = lookup(kid, algorithm) { return key }
         if let fetchedAt, clock().timeIntervalSince(fetchedAt) >= Self.refetchInterval {
-            logger.info("the provider's token names an unknown key; fetching its JWKS again",
-                        metadata: ["kid": "\(kid ?? "-")"])
+            logger.info(
+                "the provider's token names an unknown key; fetching its JWKS again",
+                metadata: ["kid": "\(kid ?? "-")"])
             try await refresh()
             if let key = lookup(kid, algorithm) { return key }
         }
-        throw TokenCheck.key.failure(kid.map { "no key '\($0.prefix(80))' in the provider's JWKS" }
-                                     ?? "the token names no key and the JWKS has no single \(algorithm) key")
+        throw TokenCheck.key.failure(
+            kid.map { "no key '\($0.prefix(80))' in the provider's JWKS" }
+                ?? "the token names no key and the JWKS has no single \(algorithm) key")
     }
 
     private func lookup(_ kid: String?, _ algorithm: String) -> VerificationKey? {

@@ -21,14 +21,16 @@ public struct ProviderMetadata: Sendable, Hashable {
                 return nil
             }
             guard let url = URL(string: text), let host = url.host,
-                  url.scheme == "https" || (url.scheme == "http" && PublicURL.isLoopback(host: host)) else {
+                url.scheme == "https" || (url.scheme == "http" && PublicURL.isLoopback(host: host))
+            else {
                 throw Self.unusable("\(name) '\(text.prefix(200))' is not an https URL")
             }
             return text
         }
         guard let issuer = object["issuer"]?.stringValue, issuer == expectedIssuer else {
-            throw Self.unusable("its issuer is '\(object["issuer"]?.stringValue?.prefix(200) ?? "missing")', "
-                                + "not the configured '\(expectedIssuer)'")
+            throw Self.unusable(
+                "its issuer is '\(object["issuer"]?.stringValue?.prefix(200) ?? "missing")', "
+                    + "not the configured '\(expectedIssuer)'")
         }
         self.issuer = issuer
         authorizationEndpoint = try endpoint("authorization_endpoint")!
@@ -38,7 +40,8 @@ public struct ProviderMetadata: Sendable, Hashable {
     }
 
     private static func unusable(_ why: String) -> CanteenError {
-        CanteenError(.unavailable, code: .providerUnavailable,
-                     message: "the identity provider's discovery document cannot be used: \(why)")
+        CanteenError(
+            .unavailable, code: .providerUnavailable,
+            message: "the identity provider's discovery document cannot be used: \(why)")
     }
 }

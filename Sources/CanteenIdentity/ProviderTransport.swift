@@ -32,7 +32,8 @@ public struct HTTPProviderTransport: ProviderTransport {
     }
 
     public func postForm(_ url: String, fields: [(String, String)], headers: [(String, String)]) async throws
-        -> (status: Int, body: Data) {
+        -> (status: Int, body: Data)
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -48,8 +49,9 @@ public struct HTTPProviderTransport: ProviderTransport {
             let body = try await response.body.collect(upTo: Self.maxBodyBytes)
             return (Int(response.status.code), Data(body.readableBytesView))
         } catch {
-            throw CanteenError(.unavailable, code: .providerUnavailable,
-                               message: "the identity provider at \(url.prefix(200)) cannot be reached: \(error)")
+            throw CanteenError(
+                .unavailable, code: .providerUnavailable,
+                message: "the identity provider at \(url.prefix(200)) cannot be reached: \(error)")
         }
     }
 }
@@ -57,8 +59,9 @@ public struct HTTPProviderTransport: ProviderTransport {
 /// `application/x-www-form-urlencoded` as the token endpoint and the authorization URL take it.
 public enum FormEncoding {
     /// Unreserved characters as they are, everything else percent-encoded (space as %20).
-    static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let unreserved = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     public static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""

@@ -31,7 +31,8 @@ public enum TokenCheck: String, Sendable, CaseIterable {
 
     /// `token_invalid` (401) for this check, with why.
     public func failure(_ why: String) -> CanteenError {
-        CanteenError(.unauthenticated, code: .tokenInvalid, message: "the provider's token was refused (\(rawValue)): \(why)",
-                     parameters: ["check": rawValue])
+        CanteenError(
+            .unauthenticated, code: .tokenInvalid, message: "the provider's token was refused (\(rawValue)): \(why)",
+            parameters: ["check": rawValue])
     }
 }

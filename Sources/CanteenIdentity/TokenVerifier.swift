@@ -20,13 +20,17 @@ struct TokenVerifier: Sendable {
         let jws = try CompactJWS(token)
         guard let algorithm = jws.algorithm else { throw TokenCheck.algorithm.failure("the header has no alg") }
         guard VerificationKey.algorithms.contains(algorithm) else {
-            let kind = algorithm.lowercased() == "none" ? "an unsigned token"
-                : algorithm.uppercased().hasPrefix("HS") ? "an HMAC-signed token" : "a token signed with \(algorithm.prefix(20))"
+            let kind =
+                algorithm.lowercased() == "none"
+                ? "an unsigned token"
+                : algorithm.uppercased().hasPrefix("HS")
+                    ? "an HMAC-signed token" : "a token signed with \(algorithm.prefix(20))"
             throw TokenCheck.algorithm.failure("\(kind) is not accepted; only RS256 and ES256 are")
         }
         let key = try await keys.key(id: jws.keyID, algorithm: algorithm)
         guard key.algorithm == algorithm else {
-            throw TokenCheck.algorithm.failure("key '\(key.keyID)' is a \(key.algorithm) key, the token says \(algorithm)")
+            throw TokenCheck.algorithm.failure(
+                "key '\(key.keyID)' is a \(key.algorithm) key, the token says \(algorithm)")
         }
         guard key.verifies(jws.signature, jws.signingInput) else {
             throw TokenCheck.signature.failure("the signature does not verify with key '\(key.keyID)'")
@@ -38,7 +42,8 @@ struct TokenVerifier: Sendable {
     /// Everything but the signature.
     func checkClaims(_ claims: [String: JSONValue], nonce: String?) throws(CanteenError) {
         guard let iss = claims["iss"]?.stringValue, iss == issuer else {
-            throw TokenCheck.issuer.failure("iss is '\(claims["iss"]?.stringValue?.prefix(120) ?? "missing")', not '\(issuer)'")
+            throw TokenCheck.issuer.failure(
+                "iss is '\(claims["iss"]?.stringValue?.prefix(120) ?? "missing")', not '\(issuer)'")
         }
         let audiences: [String]
         switch claims["aud"] {
@@ -47,13 +52,15 @@ struct TokenVerifier: Sendable {
         default: audiences = []
         }
         guard audiences.contains(clientID) else {
-            throw TokenCheck.audience.failure("aud \(audiences.map { "'\($0.prefix(80))'" }) does not hold this client id")
+            throw TokenCheck.audience.failure(
+                "aud \(audiences.map { "'\($0.prefix(80))'" }) does not hold this client id")
         }
         let azp = claims["azp"]?.stringValue
         if azp != nil || audiences.count > 1 {
             guard azp == clientID else {
                 throw TokenCheck.authorizedParty.failure(
-                    "azp is '\(azp?.prefix(80) ?? "missing")', not this client id (required when aud has several values)")
+                    "azp is '\(azp?.prefix(80) ?? "missing")', not this client id (required when aud has several values)"
+                )
             }
         }
         let now = clock()
@@ -71,12 +78,14 @@ struct TokenVerifier: Sendable {
         }
         if let value = claims["nbf"] {
             guard let nbf = Self.instant(value), nbf.timeIntervalSince(now) <= Self.clockSkew else {
-                throw TokenCheck.notBefore.failure("the token is not valid before \(Self.instant(value).map(RFC3339.utcSeconds) ?? "?")")
+                throw TokenCheck.notBefore.failure(
+                    "the token is not valid before \(Self.instant(value).map(RFC3339.utcSeconds) ?? "?")")
             }
         }
         if let nonce {
             guard let given = claims["nonce"]?.stringValue,
-                  ConstantTime.equals(Data(given.utf8), Data(nonce.utf8)) else {
+                ConstantTime.equals(Data(given.utf8), Data(nonce.utf8))
+            else {
                 throw TokenCheck.nonce.failure("the ID token's nonce is not the one this sign-in sent")
             }
         }

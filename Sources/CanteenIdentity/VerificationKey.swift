@@ -25,8 +25,9 @@ struct VerificationKey: Sendable {
         var keys: [String: VerificationKey] = [:]
         for value in jwks.objectValue?["keys"].flatMap(\.arrayValue) ?? [] {
             guard let jwk = value.objectValue, let kid = jwk["kid"]?.stringValue, !kid.isEmpty,
-                  jwk["use"]?.stringValue ?? "sig" == "sig", keys[kid] == nil,
-                  let key = await key(jwk, kid: kid) else { continue }
+                jwk["use"]?.stringValue ?? "sig" == "sig", keys[kid] == nil,
+                let key = await key(jwk, kid: kid)
+            else { continue }
             keys[kid] = key
         }
         return keys
@@ -40,20 +41,22 @@ struct VerificationKey: Sendable {
         switch jwk["kty"]?.stringValue {
         case "RSA":
             guard declared == nil || declared == "RS256", let n = jwk["n"]?.stringValue, let e = jwk["e"]?.stringValue,
-                  (try? await collection.add(jwk: .rsa(.rs256, identifier: identifier, modulus: n, exponent: e))) != nil
+                (try? await collection.add(jwk: .rsa(.rs256, identifier: identifier, modulus: n, exponent: e))) != nil
             else { return nil }
             algorithm = "RS256"
         case "EC":
             guard declared == nil || declared == "ES256", jwk["crv"]?.stringValue == "P-256",
-                  let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue,
-                  (try? await collection.add(jwk: .ecdsa(.es256, identifier: identifier, x: x, y: y, curve: .p256))) != nil
+                let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue,
+                (try? await collection.add(jwk: .ecdsa(.es256, identifier: identifier, x: x, y: y, curve: .p256)))
+                    != nil
             else { return nil }
             algorithm = "ES256"
         default:
             return nil
         }
         guard let verifier = try? await collection.getKey(for: identifier, alg: algorithm),
-              verifier.name == algorithm else { return nil }
+            verifier.name == algorithm
+        else { return nil }
         return VerificationKey(keyID: kid, algorithm: algorithm, verifier: verifier)
     }
 }

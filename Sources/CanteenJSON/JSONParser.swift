@@ -117,7 +117,7 @@ public struct JSONParser {
     private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count,
-              (0..<count).allSatisfy({ bytes[index + $0] == word.utf8Start[$0] })
+            (0..<count).allSatisfy({ bytes[index + $0] == word.utf8Start[$0] })
         else { throw failure("unexpected \(Self.describe(bytes[index])) where a value was expected") }
         index += count
     }
@@ -144,7 +144,9 @@ public struct JSONParser {
             isInteger = false
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
-            guard let digit = peek(), Self.isDigit(digit) else { throw failure("a number needs a digit in its exponent") }
+            guard let digit = peek(), Self.isDigit(digit) else {
+                throw failure("a number needs a digit in its exponent")
+            }
             skipDigits()
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -271,7 +273,9 @@ public struct JSONParser {
 
     private mutating func skipWhitespace() {
         while let byte = peek(),
-              byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\t")
+        {
             index += 1
         }
     }

@@ -34,7 +34,8 @@ public struct JSONWriter {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for (index, byte) in utf8.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 storage.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 appendEscape(byte)
                 start = index + 1
@@ -118,8 +119,10 @@ public struct JSONWriter {
         case 0x0D: storage.append(UInt8(ascii: "r"))
         default:
             let hex = Array("0123456789abcdef".utf8)
-            storage.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            storage.append(contentsOf: [
+                UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
+            ])
         }
     }
 }
@@ -129,7 +132,7 @@ public struct ObjectWriter {
     @usableFromInline var writer: JSONWriter
     @usableFromInline var count = 0
     #if DEBUG
-    @usableFromInline var lastKey: String?
+        @usableFromInline var lastKey: String?
     #endif
 
     @usableFromInline
@@ -142,8 +145,10 @@ public struct ObjectWriter {
     public mutating func field(_ key: String, _ value: some JSONWritable) {
         guard !value.isAbsent else { return }
         #if DEBUG
-        if let lastKey { assert(JSONWriter.keyOrder(lastKey, key), "JSON members out of order: \(key) after \(lastKey)") }
-        lastKey = key
+            if let lastKey {
+                assert(JSONWriter.keyOrder(lastKey, key), "JSON members out of order: \(key) after \(lastKey)")
+            }
+            lastKey = key
         #endif
         if count > 0 { writer.storage.append(UInt8(ascii: ",")) }
         count += 1

@@ -23,11 +23,11 @@ public enum RFC3339 {
         }
         func byte(_ index: Int, _ expected: UInt8...) -> Bool { index < bytes.count && expected.contains(bytes[index]) }
         guard let year = number(0, 4), byte(4, UInt8(ascii: "-")), let month = number(5, 2), byte(7, UInt8(ascii: "-")),
-              let day = number(8, 2), byte(10, UInt8(ascii: "T"), UInt8(ascii: "t")), let hour = number(11, 2),
-              byte(13, UInt8(ascii: ":")), let minute = number(14, 2), byte(16, UInt8(ascii: ":")),
-              let second = number(17, 2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second <= 60
+            let day = number(8, 2), byte(10, UInt8(ascii: "T"), UInt8(ascii: "t")), let hour = number(11, 2),
+            byte(13, UInt8(ascii: ":")), let minute = number(14, 2), byte(16, UInt8(ascii: ":")),
+            let second = number(17, 2),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second <= 60
         else { return nil }
         var index = 19
         var fraction = 0.0
@@ -46,7 +46,8 @@ public enum RFC3339 {
         if byte(index, UInt8(ascii: "Z"), UInt8(ascii: "z")) {
             index += 1
         } else if byte(index, UInt8(ascii: "+"), UInt8(ascii: "-")), let hours = number(index + 1, 2),
-                  byte(index + 3, UInt8(ascii: ":")), let minutes = number(index + 4, 2), hours < 24, minutes < 60 {
+            byte(index + 3, UInt8(ascii: ":")), let minutes = number(index + 4, 2), hours < 24, minutes < 60
+        {
             offset = (hours * 60 + minutes) * 60 * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
             index += 6
         } else {
@@ -82,7 +83,8 @@ public enum RFC3339 {
     }
 
     /// `timeZone` is only built for the rare fallback through Foundation.
-    private static func string(_ date: Date, offsetSeconds offset: Int, timeZone: @autoclosure () -> TimeZone) -> String {
+    private static func string(_ date: Date, offsetSeconds offset: Int, timeZone: @autoclosure () -> TimeZone) -> String
+    {
         let interval = date.timeIntervalSince1970.rounded(.down)
         // Years 1–9999 in whole-minute offsets; anything else goes through Foundation.
         guard interval.isFinite, abs(interval) < 2.5e11, offset % 60 == 0 else {
@@ -116,8 +118,10 @@ public enum RFC3339 {
     /// Writes `YYYY-MM-DDTHH:MM:SS` (19 bytes) at the start of `buffer`; returns 19.
     /// `year` is 0–9999.
     @inline(__always)
-    private static func writeDateTime(year: Int64, month: Int64, day: Int64, secondOfDay: Int64,
-                                      into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    private static func writeDateTime(
+        year: Int64, month: Int64, day: Int64, secondOfDay: Int64,
+        into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
         write(year, width: 4, into: buffer, at: 0)
         buffer[4] = UInt8(ascii: "-")
         write(month, width: 2, into: buffer, at: 5)

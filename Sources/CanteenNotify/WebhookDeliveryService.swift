@@ -42,10 +42,12 @@ public final class WebhookDeliveryService: Service, Sendable {
     ///   - events: this process's order events ring the service's doorbell as they commit.
     ///   - resolver: resolves receivers' host names before each attempt.
     ///   - clock: wall time of attempts and due dates (the real one outside tests).
-    public init(webhooks: any WebhookRepository, events: any OrderEventRepository, render: @escaping Renderer,
-                settings: WebhookDeliverySettings = WebhookDeliverySettings(),
-                resolver: any HostResolver = SystemHostResolver(),
-                logger: Logger = Logger(label: "canteen.webhooks"), clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        webhooks: any WebhookRepository, events: any OrderEventRepository, render: @escaping Renderer,
+        settings: WebhookDeliverySettings = WebhookDeliverySettings(),
+        resolver: any HostResolver = SystemHostResolver(),
+        logger: Logger = Logger(label: "canteen.webhooks"), clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.webhooks = webhooks
         self.render = render
         self.settings = settings
@@ -79,8 +81,9 @@ public final class WebhookDeliveryService: Service, Sendable {
         }
         if !results.isEmpty {
             do {
-                _ = try await webhooks.deliveryRound(recording: results, claim: 0, now: clock(),
-                                                     lease: settings.lease.seconds)
+                _ = try await webhooks.deliveryRound(
+                    recording: results, claim: 0, now: clock(),
+                    lease: settings.lease.seconds)
             } catch {
                 logger.warning("recording the last webhook attempts failed: \(error)")
             }
@@ -103,8 +106,9 @@ public final class WebhookDeliveryService: Service, Sendable {
             let free = settings.maxConcurrentDeliveries - inFlight.load(ordering: .relaxed)
             let round: WebhookRound
             do {
-                round = try await webhooks.deliveryRound(recording: results, claim: max(free, 0), now: clock(),
-                                                         lease: settings.lease.seconds)
+                round = try await webhooks.deliveryRound(
+                    recording: results, claim: max(free, 0), now: clock(),
+                    lease: settings.lease.seconds)
             } catch {
                 logger.warning("a webhook delivery round failed: \(error)")
                 finished.withLock { $0 = results + $0 }
@@ -187,10 +191,12 @@ public final class WebhookDeliveryService: Service, Sendable {
             let delay = settings.retryDelay(afterAttempt: job.attempt, random: Double.random(in: 0..<1))
             next = .retry(at: clock().addingTimeInterval(delay.seconds))
         }
-        let attempt = WebhookAttempt(attemptedAt: attemptedAt, statusCode: statusCode,
-                                     latencyMilliseconds: Int(latency.seconds * 1000), error: failure)
-        return WebhookAttemptResult(endpointID: job.endpointID, eventSequence: job.event.sequence,
-                                    leasedUntil: job.leasedUntil, attempt: attempt, next: next)
+        let attempt = WebhookAttempt(
+            attemptedAt: attemptedAt, statusCode: statusCode,
+            latencyMilliseconds: Int(latency.seconds * 1000), error: failure)
+        return WebhookAttemptResult(
+            endpointID: job.endpointID, eventSequence: job.event.sequence,
+            leasedUntil: job.leasedUntil, attempt: attempt, next: next)
     }
 
     /// Sends the request and returns the receiver's status. Its answer's body is read up to
@@ -203,8 +209,9 @@ public final class WebhookDeliveryService: Service, Sendable {
         request.headers.add(name: "User-Agent", value: "Canteen-Webhooks/1")
         request.headers.add(name: "Canteen-Event-Id", value: job.event.id)
         request.headers.add(name: "Canteen-Event-Type", value: job.event.type.rawValue)
-        request.headers.add(name: WebhookSignature.headerName,
-                            value: WebhookSignature.header(body: body, secrets: job.secrets, at: clock()))
+        request.headers.add(
+            name: WebhookSignature.headerName,
+            value: WebhookSignature.header(body: body, secrets: job.secrets, at: clock()))
         request.body = .bytes(body)
         let response = try await DeliveryTracing.send(request, job: job, traced: settings.traced) { request in
             try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)), logger: logger)

@@ -28,11 +28,13 @@ public struct WebhookDeliverySettings: Hashable, Sendable {
     /// (`--webhook-allow-private`). Judged at registration and before every attempt.
     public var addressPolicy: WebhookAddressPolicy
 
-    public init(timeout: Duration = .seconds(10), firstRetryDelay: Duration = .seconds(5),
-                maxRetryDelay: Duration = .seconds(3600), retryPeriod: Duration = .seconds(24 * 3600),
-                maxConcurrentDeliveries: Int = 32, pollInterval: Duration = .seconds(1),
-                roundSpacing: Duration = .milliseconds(50),
-                addressPolicy: WebhookAddressPolicy = WebhookAddressPolicy()) {
+    public init(
+        timeout: Duration = .seconds(10), firstRetryDelay: Duration = .seconds(5),
+        maxRetryDelay: Duration = .seconds(3600), retryPeriod: Duration = .seconds(24 * 3600),
+        maxConcurrentDeliveries: Int = 32, pollInterval: Duration = .seconds(1),
+        roundSpacing: Duration = .milliseconds(50),
+        addressPolicy: WebhookAddressPolicy = WebhookAddressPolicy()
+    ) {
         self.timeout = timeout
         self.firstRetryDelay = firstRetryDelay
         self.maxRetryDelay = maxRetryDelay

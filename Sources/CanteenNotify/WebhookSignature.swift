@@ -36,8 +36,10 @@ public enum WebhookSignature {
 
     /// Whether `header` signs `body` with `secret`, at a time within `tolerance` of `now`
     /// (what a receiver checks; the tolerance limits replays of a captured delivery).
-    public static func verify(header: String, body: [UInt8], secret: String, now: Date,
-                              tolerance: TimeInterval = 300) -> Bool {
+    public static func verify(
+        header: String, body: [UInt8], secret: String, now: Date,
+        tolerance: TimeInterval = 300
+    ) -> Bool {
         var timestamp: Int64?
         var candidates: [String] = []
         for part in header.split(separator: ",") {

@@ -65,7 +65,9 @@ public final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
         }
         let results = await perform(batch.map(\.job))
         var mine: Result<Output, any Error>?
-        let padded = results + Array(repeating: .failure(GroupCommitError.lostResult), count: max(0, batch.count - results.count))
+        let padded =
+            results
+            + Array(repeating: .failure(GroupCommitError.lostResult), count: max(0, batch.count - results.count))
         for (waiter, result) in zip(batch, padded) {
             if waiter.id == myID {
                 mine = result

@@ -39,13 +39,18 @@ struct CafeRow {
 
     /// A row of `CafeRow.select`.
     init(_ row: PostgresRow) throws {
-        (id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded, hours, beaconUUID,
-         beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion,
-         displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes, networks,
-         displayTicketAllowanceMinutes, stations, fireByPrepTime)
-            = try StoredColumns.decode(row, table: "cafe", (String, String, String, String, String, String, Int, Bool,
-                                                             String, String, Int, Int, Int, String, Int, Int64,
-                                                             Int, Int, Int, String, Int, String, Bool).self)
+        (
+            id, languages, names, timeZone, currency, defaultLocale, taxRateBasisPoints, taxIncluded, hours, beaconUUID,
+            beaconMajor, pickupSlotMinutes, pickupCapacity, pickupCapacityUnit, pickupLeadMinutes, menuVersion,
+            displayTicketWarningMinutes, displayTicketLateMinutes, displayBoardReadyMinutes, networks,
+            displayTicketAllowanceMinutes, stations, fireByPrepTime
+        ) = try StoredColumns.decode(
+            row, table: "cafe",
+            (
+                String, String, String, String, String, String, Int, Bool,
+                String, String, Int, Int, Int, String, Int, Int64,
+                Int, Int, Int, String, Int, String, Bool
+            ).self)
     }
 
     /// The scalar columns of `cafe` (JSON columns are written from the café itself).
@@ -95,12 +100,14 @@ struct CafeRow {
             tax: TaxPolicy(rateBasisPoints: taxRateBasisPoints, included: taxIncluded),
             hours: try columns.json(hours, "hours"), beaconRegion: BeaconRegion(uuid: uuid, major: major),
             beacons: beacons[id] ?? [],
-            pickup: PickupSchedule(slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
-                                   leadMinutes: pickupLeadMinutes),
-            display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
-                                     ticketLateMinutes: displayTicketLateMinutes,
-                                     boardReadyMinutes: displayBoardReadyMinutes,
-                                     ticketAllowanceMinutes: displayTicketAllowanceMinutes),
+            pickup: PickupSchedule(
+                slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
+                leadMinutes: pickupLeadMinutes),
+            display: DisplaySettings(
+                ticketWarningMinutes: displayTicketWarningMinutes,
+                ticketLateMinutes: displayTicketLateMinutes,
+                boardReadyMinutes: displayBoardReadyMinutes,
+                ticketAllowanceMinutes: displayTicketAllowanceMinutes),
             networks: try columns.json(networks, "networks"),
             kitchen: KitchenSettings(stations: try columns.json(stations, "stations"), fireByPrepTime: fireByPrepTime))
         return VersionedCafe(cafe: cafe, menuVersion: menuVersion)
@@ -117,18 +124,21 @@ struct BeaconRow {
     var measuredPower: Int
 
     init(_ row: PostgresRow) throws {
-        (uuid, major, minor, cafeId, label, measuredPower)
-            = try StoredColumns.decode(row, table: "beacon", (String, Int, Int, String, String, Int).self)
+        (uuid, major, minor, cafeId, label, measuredPower) = try StoredColumns.decode(
+            row, table: "beacon", (String, Int, Int, String, String, Int).self)
     }
 
     /// The row as a registration; an identity that does not parse is an error naming the row.
     func registration() throws -> BeaconRegistration {
-        guard let parsed = UUID(uuidString: uuid), let major = UInt16(exactly: major), let minor = UInt16(exactly: minor)
+        guard let parsed = UUID(uuidString: uuid), let major = UInt16(exactly: major),
+            let minor = UInt16(exactly: minor)
         else {
-            throw StoredRow.invalid(table: "beacon", id: "\(uuid)/\(major)/\(minor)",
-                                    "not a beacon identity (UUID, 16-bit major and minor)")
+            throw StoredRow.invalid(
+                table: "beacon", id: "\(uuid)/\(major)/\(minor)",
+                "not a beacon identity (UUID, 16-bit major and minor)")
         }
-        return BeaconRegistration(uuid: parsed, major: major, minor: minor, cafeID: cafeId, label: label,
-                                  measuredPower: measuredPower)
+        return BeaconRegistration(
+            uuid: parsed, major: major, minor: minor, cafeID: cafeId, label: label,
+            measuredPower: measuredPower)
     }
 }

@@ -23,16 +23,23 @@ enum Migrations {
     static let lockKey: Int64 = 0x43_41_4E_54_45_45_4E_31
 
     static let all: [Migration] = [
-        Migration(version: 1, name: "cafes, menus, beacons, tokens, orders, tickets, capacity, idempotency, preferences, cards",
-                  statements: statements(schemaV1)),
+        Migration(
+            version: 1,
+            name: "cafes, menus, beacons, tokens, orders, tickets, capacity, idempotency, preferences, cards",
+            statements: statements(schemaV1)),
         Migration(version: 2, name: "change notifications for tickets, tokens and cafés", statements: notificationsV2),
-        Migration(version: 3, name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
-                      + "order events and webhooks, the server key", statements: statements(schemaV3)),
+        Migration(
+            version: 3,
+            name: "coupons and order discounts, card enrolments, user tokens, café display settings, "
+                + "order events and webhooks, the server key", statements: statements(schemaV3)),
         Migration(version: 4, name: "webhook attempts keep no receiver answers", statements: [scrubWebhookAnswersV4]),
-        Migration(version: 5, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV5)),
-        Migration(version: 6, name: "kitchen timing (prep times, held tickets, ready times) and daily quantities",
-                  statements: statements(schemaV6)),
-        Migration(version: 7, name: "the audit log, tokens' last use, refused orders", statements: statements(consoleV7)),
+        Migration(
+            version: 5, name: "sign-in sessions, sign-ins under way, café networks", statements: statements(schemaV5)),
+        Migration(
+            version: 6, name: "kitchen timing (prep times, held tickets, ready times) and daily quantities",
+            statements: statements(schemaV6)),
+        Migration(
+            version: 7, name: "the audit log, tokens' last use, refused orders", statements: statements(consoleV7)),
     ]
 
     /// Applies every migration the database lacks; refuses a database migrated by a newer Canteen.
@@ -44,7 +51,8 @@ enum Migrations {
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     CREATE TABLE IF NOT EXISTS canteenMigration (
                         version BIGINT PRIMARY KEY,
                         name TEXT NOT NULL,
@@ -53,30 +61,37 @@ enum Migrations {
                     """, logger: logger)
                 var applied: [Int: String] = [:]
                 for try await (version, name) in try await connection.query(
-                    "SELECT version, name FROM canteenMigration", logger: logger).decode((Int, String).self) {
+                    "SELECT version, name FROM canteenMigration", logger: logger
+                ).decode((Int, String).self) {
                     applied[version] = name
                 }
                 if let newest = applied.keys.max(), newest > all.count {
-                    throw CanteenError(.internal, code: .internalError,
-                                       message: "the database \(database.url) has schema version \(newest); this Canteen knows up to \(all.count)")
+                    throw CanteenError(
+                        .internal, code: .internalError,
+                        message:
+                            "the database \(database.url) has schema version \(newest); this Canteen knows up to \(all.count)"
+                    )
                 }
                 for migration in all where applied[migration.version] == nil {
                     logger.notice("migrating \(database.url) to v\(migration.version): \(migration.name)")
                     for statement in migration.statements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         INSERT INTO canteenMigration (version, name) VALUES (\(migration.version), \(migration.name))
                         """, logger: logger)
                 }
                 // 32 random bytes from the system's generator, the same for every server from now on.
                 let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO serverKey (id, key) VALUES (1, \(Data(fresh))) ON CONFLICT (id) DO NOTHING
                     """, logger: logger)
                 var key: [UInt8]?
                 for try await stored in try await connection.query(
-                    "SELECT key FROM serverKey WHERE id = 1", logger: logger).decode(Data.self) {
+                    "SELECT key FROM serverKey WHERE id = 1", logger: logger
+                ).decode(Data.self) {
                     key = Array(stored)
                 }
                 guard let key, key.count >= 32 else {
@@ -532,7 +547,8 @@ enum Migrations {
     /// A script of plain statements (no semicolon inside one) split at its semicolons.
     static func statements(_ script: String) -> [String] {
         script.split(separator: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
-            !$0.isEmpty && !$0.split(separator: "\n").allSatisfy { $0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }
+            !$0.isEmpty
+                && !$0.split(separator: "\n").allSatisfy { $0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }
         }
     }
 }

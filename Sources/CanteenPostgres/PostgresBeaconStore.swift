@@ -11,7 +11,8 @@ public final class PostgresBeaconStore: BeaconRepository {
     private let cafes: PostgresCafeStore
     private let clock: @Sendable () -> Date
 
-    public init(database: PostgresDatabase, cafes: PostgresCafeStore, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: PostgresDatabase, cafes: PostgresCafeStore, clock: @escaping @Sendable () -> Date = Date.init)
+    {
         self.database = database
         self.cafes = cafes
         self.clock = clock
@@ -23,16 +24,20 @@ public final class PostgresBeaconStore: BeaconRepository {
 
     public func beacons() async throws -> [BeaconRegistration] {
         try await database.withConnection { connection in
-            try await connection.rows("\(unescaped: Self.select) ORDER BY uuid, major, minor", logger: self.database.logger)
-                .map { try BeaconRow($0).registration() }
+            try await connection.rows(
+                "\(unescaped: Self.select) ORDER BY uuid, major, minor", logger: self.database.logger
+            )
+            .map { try BeaconRow($0).registration() }
         }
     }
 
     public func beacon(uuid: UUID, major: UInt16, minor: UInt16) async throws -> BeaconRegistration? {
         try await database.withConnection { connection in
-            try await connection.firstRow("""
+            try await connection.firstRow(
+                """
                 \(unescaped: Self.select) WHERE uuid = \(uuid.uuidString) AND major = \(Int(major)) AND minor = \(Int(minor))
-                """, logger: self.database.logger).map { try BeaconRow($0).registration() }
+                """, logger: self.database.logger
+            ).map { try BeaconRow($0).registration() }
         }
     }
 
@@ -44,13 +49,17 @@ public final class PostgresBeaconStore: BeaconRepository {
         defer { cafes.recentCafes.removeAll() }
         return try await database.transaction { connection in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow(
-                "SELECT id, beaconUUID, beaconMajor FROM cafe WHERE id = \(beacon.cafeID) FOR UPDATE", logger: logger)
+            guard
+                let row = try await connection.firstRow(
+                    "SELECT id, beaconUUID, beaconMajor FROM cafe WHERE id = \(beacon.cafeID) FOR UPDATE",
+                    logger: logger)
             else {
-                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(beacon.cafeID)'",
-                                   field: "cafeId", parameters: ["cafe": beacon.cafeID])
+                throw CanteenError(
+                    .invalid, code: .unknownCafe, message: "no café with id '\(beacon.cafeID)'",
+                    field: "cafeId", parameters: ["cafe": beacon.cafeID])
             }
-            let (cafeID, regionUUID, regionMajor) = try StoredColumns.decode(row, table: "cafe", (String, String, Int).self)
+            let (cafeID, regionUUID, regionMajor) = try StoredColumns.decode(
+                row, table: "cafe", (String, String, Int).self)
             guard regionUUID == beacon.uuid.uuidString, regionMajor == Int(beacon.major) else {
                 throw CanteenError(
                     .invalid, code: .beaconOutsideRegion,
@@ -58,13 +67,16 @@ public final class PostgresBeaconStore: BeaconRepository {
                         + "\(beacon.identityText) is outside it (change the café's beaconRegion first)",
                     field: "cafeId", parameters: ["cafe": cafeID])
             }
-            let previousBeacon = try await connection.firstRow("""
+            let previousBeacon = try await connection.firstRow(
+                """
                 \(unescaped: Self.select)
                 WHERE uuid = \(beacon.uuid.uuidString) AND major = \(Int(beacon.major)) AND minor = \(Int(beacon.minor))
                 FOR UPDATE
-                """, logger: logger).map { try BeaconRow($0).registration() }
+                """, logger: logger
+            ).map { try BeaconRow($0).registration() }
             let previous = previousBeacon?.cafeID
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO beacon (uuid, major, minor, cafeId, label, measuredPower)
                 VALUES (\(beacon.uuid.uuidString), \(Int(beacon.major)), \(Int(beacon.minor)), \(beacon.cafeID),
                     \(beacon.label), \(beacon.measuredPower))
@@ -75,8 +87,9 @@ public final class PostgresBeaconStore: BeaconRepository {
             if let previous, previous != beacon.cafeID {
                 try await PostgresCafeStore.bumpVersion(connection, cafeID: previous, now: now, logger: logger)
             }
-            try await PostgresAuditStore.record(audit, before: previousBeacon?.audited, after: beacon.audited, at: now,
-                                                connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit, before: previousBeacon?.audited, after: beacon.audited, at: now,
+                connection, logger: logger)
             return previous == nil
         }
     }
@@ -86,18 +99,22 @@ public final class PostgresBeaconStore: BeaconRepository {
         defer { cafes.recentCafes.removeAll() }
         try await database.transaction { connection in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow("""
-                DELETE FROM beacon WHERE uuid = \(uuid.uuidString) AND major = \(Int(major)) AND minor = \(Int(minor))
-                RETURNING uuid, major, minor, cafeId, label, measuredPower
-                """, logger: logger) else {
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    DELETE FROM beacon WHERE uuid = \(uuid.uuidString) AND major = \(Int(major)) AND minor = \(Int(minor))
+                    RETURNING uuid, major, minor, cafeId, label, measuredPower
+                    """, logger: logger)
+            else {
                 throw BeaconRegistration.notFound(uuid: uuid, major: major, minor: minor)
             }
             let removed = try BeaconRow(row).registration()
             try await PostgresCafeStore.bumpVersion(connection, cafeID: removed.cafeID, now: now, logger: logger)
             var entry = audit
             entry?.cafeID = removed.cafeID
-            try await PostgresAuditStore.record(entry, before: removed.audited, after: nil, at: now, connection,
-                                                logger: logger)
+            try await PostgresAuditStore.record(
+                entry, before: removed.audited, after: nil, at: now, connection,
+                logger: logger)
         }
     }
 }

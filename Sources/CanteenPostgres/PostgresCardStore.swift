@@ -36,15 +36,18 @@ public final class PostgresCardStore: CardRepository {
     /// the canonical one (`hashes[0]`) from now on, unless that is taken.
     func storeCanonically(_ hashes: [String], _ connection: PostgresConnection) async throws {
         for legacy in hashes.dropFirst() {
-            try await connection.run("""
+            try await connection.run(
+                """
                 UPDATE card SET identifierHash = \(hashes[0]) WHERE identifierHash = \(legacy)
                 AND NOT EXISTS (SELECT 1 FROM card WHERE identifierHash = \(hashes[0]))
                 """, logger: database.logger)
         }
     }
 
-    public func register(_ registration: CardRegistration, identifier: CardIdentifier,
-                         audit: AuditEntry?) async throws -> CardRegistration {
+    public func register(
+        _ registration: CardRegistration, identifier: CardIdentifier,
+        audit: AuditEntry?
+    ) async throws -> CardRegistration {
         try UserID.validate(registration.userID)
         let hashes = try hashes(technology: registration.technology, identifier: identifier)
         let hash = hashes[0]
@@ -54,23 +57,29 @@ public final class PostgresCardStore: CardRepository {
             let logger = self.database.logger
             let before = try await connection.firstRow(
                 "SELECT identifierHash, userId, displayName FROM card WHERE identifierHash = \(hash) FOR UPDATE",
-                logger: logger).map { row in
-                let (_, userID, displayName) = try StoredColumns.decode(row, table: "card", (String, String, String?).self)
+                logger: logger
+            ).map { row in
+                let (_, userID, displayName) = try StoredColumns.decode(
+                    row, table: "card", (String, String, String?).self)
                 return CardRegistration(userID: userID, displayName: displayName, technology: registration.technology)
             }
             // A new card is inserted; one registered already keeps its owner (and its name changes only for the owner).
-            guard let row = try await connection.firstRow("""
-                INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
-                VALUES (\(hash), \(registration.technology.rawValue), \(registration.userID), \(registration.displayName), \(now))
-                ON CONFLICT (identifierHash) DO UPDATE SET displayName = CASE
-                    WHEN card.userId = excluded.userId THEN excluded.displayName ELSE card.displayName END
-                RETURNING userId
-                """, logger: self.database.logger) else { throw CanteenError.cardNotRegistered }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
+                    VALUES (\(hash), \(registration.technology.rawValue), \(registration.userID), \(registration.displayName), \(now))
+                    ON CONFLICT (identifierHash) DO UPDATE SET displayName = CASE
+                        WHEN card.userId = excluded.userId THEN excluded.displayName ELSE card.displayName END
+                    RETURNING userId
+                    """, logger: self.database.logger)
+            else { throw CanteenError.cardNotRegistered }
             let owner = try StoredColumns.decode(row, table: "card", String.self)
             guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
-            try await PostgresAuditStore.record(audit?.targeting(RegisteredCard.id(identifierHash: hash)),
-                                                before: before?.audited, after: registration.audited, at: now, connection,
-                                                logger: logger)
+            try await PostgresAuditStore.record(
+                audit?.targeting(RegisteredCard.id(identifierHash: hash)),
+                before: before?.audited, after: registration.audited, at: now, connection,
+                logger: logger)
             return registration
         }
     }
@@ -92,14 +101,17 @@ public final class PostgresCardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date,
-                                audit: AuditEntry?) async throws -> String {
+    public func createEnrolment(
+        userID: String, displayName: String?, expiresAt: Date,
+        audit: AuditEntry?
+    ) async throws -> String {
         try UserID.validate(userID)
         let code = EnrolmentCode.make()
         let hash = Self.codeHash(EnrolmentCode.normalized(code))
         let now = clock()
         try await database.transaction { connection in
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO cardEnrolment (codeHash, userId, displayName, expiresAt) VALUES (\(hash), \(userID),
                     \(displayName), \(expiresAt))
                 """, logger: self.database.logger)
@@ -115,10 +127,12 @@ public final class PostgresCardStore: CardRepository {
 
     public func cards(userID: String) async throws -> [RegisteredCard] {
         try await database.withConnection { connection in
-            try await connection.rows("""
+            try await connection.rows(
+                """
                 SELECT identifierHash, technology, userId, displayName, createdAt FROM card
                 WHERE userId = \(userID) ORDER BY createdAt, identifierHash
-                """, logger: self.database.logger).map(Self.registeredCard)
+                """, logger: self.database.logger
+            ).map(Self.registeredCard)
         }
     }
 
@@ -126,20 +140,23 @@ public final class PostgresCardStore: CardRepository {
         let now = clock()
         try await database.transaction { connection in
             let logger = self.database.logger
-            let rows = try await connection.rows("""
+            let rows = try await connection.rows(
+                """
                 SELECT identifierHash, technology, userId, displayName, createdAt FROM card WHERE userId = \(userID)
                 FOR UPDATE
                 """, logger: logger)
             var found: (hash: String, card: RegisteredCard)?
             for row in rows {
-                let (hash, _, _, _, _) = try StoredColumns.decode(row, table: "card",
-                                                                  (String, String, String, String?, Date).self)
+                let (hash, _, _, _, _) = try StoredColumns.decode(
+                    row, table: "card",
+                    (String, String, String, String?, Date).self)
                 if RegisteredCard.id(identifierHash: hash) == cardID { found = (hash, try Self.registeredCard(row)) }
             }
             guard let (hash, card) = found else { throw CanteenError.cardNotRegistered }
             try await connection.run("DELETE FROM card WHERE identifierHash = \(hash)", logger: logger)
-            try await PostgresAuditStore.record(audit, before: card.registration.audited, after: nil, at: now,
-                                                connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit, before: card.registration.audited, after: nil, at: now,
+                connection, logger: logger)
         }
     }
 
@@ -147,19 +164,23 @@ public final class PostgresCardStore: CardRepository {
         let (hash, name, userID, displayName, createdAt) = try StoredColumns.decode(
             row, table: "card", (String, String, String, String?, Date).self)
         guard let technology = CardTechnology(rawValue: name) else {
-            throw StoredRow.invalid(table: "card", id: RegisteredCard.id(identifierHash: hash),
-                                    "'\(name)' is not a card technology")
+            throw StoredRow.invalid(
+                table: "card", id: RegisteredCard.id(identifierHash: hash),
+                "'\(name)' is not a card technology")
         }
-        return RegisteredCard(id: RegisteredCard.id(identifierHash: hash),
-                              registration: CardRegistration(userID: userID, displayName: displayName,
-                                                             technology: technology),
-                              createdAt: createdAt)
+        return RegisteredCard(
+            id: RegisteredCard.id(identifierHash: hash),
+            registration: CardRegistration(
+                userID: userID, displayName: displayName,
+                technology: technology),
+            createdAt: createdAt)
     }
 
     /// The code is spent by a conditional update (`usedAt IS NULL`): two kiosks presenting it
     /// at once, on any servers, register one card; the other gets `enrolment_code_invalid`.
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
-        -> CardRegistration {
+        -> CardRegistration
+    {
         let hashes = try hashes(technology: technology, identifier: identifier)
         let hash = hashes[0]
         let now = clock()
@@ -168,20 +189,27 @@ public final class PostgresCardStore: CardRepository {
         return try await database.transaction { connection in
             let logger = self.database.logger
             try await self.storeCanonically(hashes, connection)
-            guard let row = try await connection.firstRow("""
-                UPDATE cardEnrolment SET usedAt = \(now)
-                WHERE codeHash = \(codeHash) AND usedAt IS NULL AND expiresAt > \(now)
-                RETURNING codeHash, userId, displayName
-                """, logger: logger) else { throw CanteenError.enrolmentCodeInvalid }
-            let (_, userID, displayName) = try StoredColumns.decode(row, table: "cardEnrolment",
-                                                                    (String, String, String?).self)
-            guard let owner = try await connection.firstRow("""
-                INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
-                VALUES (\(hash), \(technology.rawValue), \(userID), \(displayName), \(now))
-                ON CONFLICT (identifierHash) DO UPDATE SET displayName = CASE
-                    WHEN card.userId = excluded.userId THEN excluded.displayName ELSE card.displayName END
-                RETURNING userId
-                """, logger: logger) else { throw CanteenError.cardNotRegistered }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    UPDATE cardEnrolment SET usedAt = \(now)
+                    WHERE codeHash = \(codeHash) AND usedAt IS NULL AND expiresAt > \(now)
+                    RETURNING codeHash, userId, displayName
+                    """, logger: logger)
+            else { throw CanteenError.enrolmentCodeInvalid }
+            let (_, userID, displayName) = try StoredColumns.decode(
+                row, table: "cardEnrolment",
+                (String, String, String?).self)
+            guard
+                let owner = try await connection.firstRow(
+                    """
+                    INSERT INTO card (identifierHash, technology, userId, displayName, createdAt)
+                    VALUES (\(hash), \(technology.rawValue), \(userID), \(displayName), \(now))
+                    ON CONFLICT (identifierHash) DO UPDATE SET displayName = CASE
+                        WHEN card.userId = excluded.userId THEN excluded.displayName ELSE card.displayName END
+                    RETURNING userId
+                    """, logger: logger)
+            else { throw CanteenError.cardNotRegistered }
             // Another user's card: refused, and the code is not spent (the transaction rolls back).
             guard try StoredColumns.decode(owner, table: "card", String.self) == userID else {
                 throw CanteenError.cardAlreadyRegistered

@@ -28,39 +28,49 @@ public final class PostgresCouponStore: CouponRepository {
 
     public func createCoupon(_ coupon: Coupon, audit: AuditEntry?) async throws -> Coupon {
         try CouponSigner.validate(coupon.id)
-        let (kind, amount, currency, itemID): (String, Int64?, String?, String?) = switch coupon.benefit {
-        case .amountOff(let money): ("amount", money.minorUnits, money.currency.code, nil)
-        case .itemFree(let item): ("item", nil, nil, item)
-        }
+        let (kind, amount, currency, itemID): (String, Int64?, String?, String?) =
+            switch coupon.benefit {
+            case .amountOff(let money): ("amount", money.minorUnits, money.currency.code, nil)
+            case .itemFree(let item): ("item", nil, nil, item)
+            }
         try await database.transaction { connection in
             let logger = self.database.logger
             if let cafeID = coupon.cafeID,
-               try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil {
-                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'",
-                                   field: "cafeId", parameters: ["cafe": cafeID])
+                try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil
+            {
+                throw CanteenError(
+                    .invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'",
+                    field: "cafeId", parameters: ["cafe": cafeID])
             }
-            guard try await connection.firstRow("""
-                INSERT INTO coupon (id, label, kind, amount, currency, itemId, cafeId, validFrom, validUntil, maxUses, uses,
-                    createdAt, revokedAt)
-                VALUES (\(coupon.id), \(coupon.label), \(kind), \(amount), \(currency), \(itemID), \(coupon.cafeID),
-                    \(coupon.validFrom), \(coupon.validUntil), \(coupon.maxUses), \(coupon.uses), \(coupon.createdAt),
-                    \(coupon.revokedAt))
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id
-                """, logger: logger) != nil else {
-                throw CanteenError(.conflict, code: .duplicateId, message: "a coupon with id '\(coupon.id)' exists",
-                                   field: "id", parameters: ["field": "id"])
+            guard
+                try await connection.firstRow(
+                    """
+                    INSERT INTO coupon (id, label, kind, amount, currency, itemId, cafeId, validFrom, validUntil, maxUses, uses,
+                        createdAt, revokedAt)
+                    VALUES (\(coupon.id), \(coupon.label), \(kind), \(amount), \(currency), \(itemID), \(coupon.cafeID),
+                        \(coupon.validFrom), \(coupon.validUntil), \(coupon.maxUses), \(coupon.uses), \(coupon.createdAt),
+                        \(coupon.revokedAt))
+                    ON CONFLICT (id) DO NOTHING
+                    RETURNING id
+                    """, logger: logger) != nil
+            else {
+                throw CanteenError(
+                    .conflict, code: .duplicateId, message: "a coupon with id '\(coupon.id)' exists",
+                    field: "id", parameters: ["field": "id"])
             }
-            try await PostgresAuditStore.record(audit?.targeting(coupon.id), before: nil, after: coupon.audited,
-                                                at: coupon.createdAt, connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit?.targeting(coupon.id), before: nil, after: coupon.audited,
+                at: coupon.createdAt, connection, logger: logger)
         }
         return coupon
     }
 
     public func coupons() async throws -> [Coupon] {
         try await database.withConnection { connection in
-            try await connection.rows("\(unescaped: Self.select) ORDER BY createdAt DESC, id", logger: self.database.logger)
-                .map(Self.coupon)
+            try await connection.rows(
+                "\(unescaped: Self.select) ORDER BY createdAt DESC, id", logger: self.database.logger
+            )
+            .map(Self.coupon)
         }
     }
 
@@ -75,15 +85,19 @@ public final class PostgresCouponStore: CouponRepository {
         let now = clock()
         return try await database.transaction { connection in
             let logger = self.database.logger
-            guard let before = try await connection.firstRow(
-                "SELECT revokedAt IS NULL FROM coupon WHERE id = \(id) FOR UPDATE", logger: logger)
+            guard
+                let before = try await connection.firstRow(
+                    "SELECT revokedAt IS NULL FROM coupon WHERE id = \(id) FOR UPDATE", logger: logger)
             else { throw CanteenError.notFound(.coupon, id) }
             let wasLive = try StoredColumns.decode(before, table: "coupon", Bool.self)
-            guard let row = try await connection.firstRow("""
-                UPDATE coupon SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id)
-                RETURNING id, label, kind, amount, currency, itemId, cafeId, validFrom, validUntil, maxUses, uses,
-                    createdAt, revokedAt
-                """, logger: logger) else { throw CanteenError.notFound(.coupon, id) }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    UPDATE coupon SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id)
+                    RETURNING id, label, kind, amount, currency, itemId, cafeId, validFrom, validUntil, maxUses, uses,
+                        createdAt, revokedAt
+                    """, logger: logger)
+            else { throw CanteenError.notFound(.coupon, id) }
             if wasLive {
                 try await PostgresAuditStore.write(audit?.revocation(at: now), connection, logger: logger)
             }
@@ -100,33 +114,46 @@ public final class PostgresCouponStore: CouponRepository {
     /// Redeems `couponID` on `priced` at `cafe` at `now`: checks the coupon is usable and
     /// applies, takes one use (never past its maximum, whoever redeems it at the same time, on
     /// any server), and returns the order with its discount.
-    static func redeem(_ couponID: String, on priced: PricedOrder, at cafe: Cafe, now: Date,
-                       _ connection: PostgresConnection, logger: Logger) async throws -> PricedOrder {
-        guard let row = try await connection.firstRow("\(unescaped: select) WHERE id = \(couponID)", logger: logger) else {
+    static func redeem(
+        _ couponID: String, on priced: PricedOrder, at cafe: Cafe, now: Date,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws -> PricedOrder {
+        guard let row = try await connection.firstRow("\(unescaped: select) WHERE id = \(couponID)", logger: logger)
+        else {
             throw CanteenError.unknownCoupon(couponID)
         }
         let coupon = try Self.coupon(row)
         if let unusable = coupon.unusable(at: now) { throw unusable }
         let redeemed = try priced.redeeming(coupon, at: cafe)
-        guard try await connection.firstRow(
-            "UPDATE coupon SET uses = uses + 1 WHERE id = \(couponID) AND uses < maxUses RETURNING uses",
-            logger: logger) != nil else {
-            throw CanteenError(.conflict, code: .couponUsedUp, message: "coupon \(couponID) has been used up",
-                               field: "coupon")
+        guard
+            try await connection.firstRow(
+                "UPDATE coupon SET uses = uses + 1 WHERE id = \(couponID) AND uses < maxUses RETURNING uses",
+                logger: logger) != nil
+        else {
+            throw CanteenError(
+                .conflict, code: .couponUsedUp, message: "coupon \(couponID) has been used up",
+                field: "coupon")
         }
         return redeemed
     }
 
     /// Gives back the use an order took (the order was cancelled before it was picked up).
     static func release(_ couponID: String, _ connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.run("UPDATE coupon SET uses = uses - 1 WHERE id = \(couponID) AND uses > 0", logger: logger)
+        try await connection.run(
+            "UPDATE coupon SET uses = uses - 1 WHERE id = \(couponID) AND uses > 0", logger: logger)
     }
 
     /// A row of `select`; a row that does not parse is an error naming it.
     static func coupon(_ row: PostgresRow) throws -> Coupon {
-        let (id, label, kind, amount, currency, itemID, cafeID, validFrom, validUntil, maxUses, uses, createdAt, revokedAt)
-            = try StoredColumns.decode(row, table: "coupon", (String, String, String, Int64?, String?, String?, String?,
-                                                              Date?, Date?, Int, Int, Date, Date?).self)
+        let (
+            id, label, kind, amount, currency, itemID, cafeID, validFrom, validUntil, maxUses, uses, createdAt,
+            revokedAt
+        ) = try StoredColumns.decode(
+            row, table: "coupon",
+            (
+                String, String, String, Int64?, String?, String?, String?,
+                Date?, Date?, Int, Int, Date, Date?
+            ).self)
         let benefit: Coupon.Benefit
         switch (kind, amount, currency, itemID) {
         case ("amount", let amount?, let code?, _):
@@ -139,7 +166,8 @@ public final class PostgresCouponStore: CouponRepository {
         default:
             throw StoredRow.invalid(table: "coupon", id: id, "kind '\(kind)' without its amount or item")
         }
-        return Coupon(id: id, label: label, benefit: benefit, cafeID: cafeID, validFrom: validFrom, validUntil: validUntil,
-                      maxUses: maxUses, uses: uses, createdAt: createdAt, revokedAt: revokedAt)
+        return Coupon(
+            id: id, label: label, benefit: benefit, cafeID: cafeID, validFrom: validFrom, validUntil: validUntil,
+            maxUses: maxUses, uses: uses, createdAt: createdAt, revokedAt: revokedAt)
     }
 }

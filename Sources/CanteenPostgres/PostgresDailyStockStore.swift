@@ -37,8 +37,10 @@ public final class PostgresDailyStockStore: DailyStockRepository {
         }
     }
 
-    public func setRemaining(cafeID: String, itemID: String, remaining: Int,
-                             audit: AuditEntry?) async throws -> ItemStock {
+    public func setRemaining(
+        cafeID: String, itemID: String, remaining: Int,
+        audit: AuditEntry?
+    ) async throws -> ItemStock {
         let now = clock()
         return try await database.transaction { connection in
             let logger = self.database.logger
@@ -54,8 +56,9 @@ public final class PostgresDailyStockStore: DailyStockRepository {
                 throw CanteenError.notFound(.cafe, cafeID)
             }
             let stock = try DailyStock.setting(remaining, of: itemID, in: menu, now: now)
-            let stored = try await Self.remaining(connection, cafeID: cafeID, itemID: itemID, date: stock.date,
-                                                  logger: logger)
+            let stored = try await Self.remaining(
+                connection, cafeID: cafeID, itemID: itemID, date: stock.date,
+                logger: logger)
             try await PostgresAuditStore.record(
                 audit, before: ItemStock.audited(remaining: stored ?? stock.dailyQuantity),
                 after: ItemStock.audited(remaining: remaining), at: now, connection, logger: logger)

@@ -19,26 +19,37 @@ extension PostgresDatabase {
     }
 
     /// Creates an empty database `name` on the server of `url` (tests, benchmarks).
-    public static func createDatabase(_ name: String, on url: PostgresURL, logger: Logger = Logger(label: "canteen.postgres"))
-        async throws {
+    public static func createDatabase(
+        _ name: String, on url: PostgresURL, logger: Logger = Logger(label: "canteen.postgres")
+    )
+        async throws
+    {
         try await administer(url, logger: logger) { connection in
-            try await connection.run(PostgresQuery(unsafeSQL: #"CREATE DATABASE "\#(try plain(name))""#), logger: logger)
+            try await connection.run(
+                PostgresQuery(unsafeSQL: #"CREATE DATABASE "\#(try plain(name))""#), logger: logger)
         }
     }
 
     /// Drops database `name` on the server of `url`, disconnecting its sessions.
-    public static func dropDatabase(_ name: String, on url: PostgresURL, logger: Logger = Logger(label: "canteen.postgres"))
-        async throws {
+    public static func dropDatabase(
+        _ name: String, on url: PostgresURL, logger: Logger = Logger(label: "canteen.postgres")
+    )
+        async throws
+    {
         try await administer(url, logger: logger) { connection in
-            try await connection.run(PostgresQuery(unsafeSQL: #"DROP DATABASE IF EXISTS "\#(try plain(name))" WITH (FORCE)"#),
-                                     logger: logger)
+            try await connection.run(
+                PostgresQuery(unsafeSQL: #"DROP DATABASE IF EXISTS "\#(try plain(name))" WITH (FORCE)"#),
+                logger: logger)
         }
     }
 
-    private static func administer(_ url: PostgresURL, logger: Logger,
-                                   _ body: (PostgresConnection) async throws -> Void) async throws {
-        let connection = try await PostgresConnection.connect(configuration: url.connectionConfiguration(), id: 0,
-                                                              logger: logger)
+    private static func administer(
+        _ url: PostgresURL, logger: Logger,
+        _ body: (PostgresConnection) async throws -> Void
+    ) async throws {
+        let connection = try await PostgresConnection.connect(
+            configuration: url.connectionConfiguration(), id: 0,
+            logger: logger)
         do {
             try await body(connection)
         } catch {

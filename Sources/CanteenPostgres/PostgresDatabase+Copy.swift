@@ -33,18 +33,23 @@ extension PostgresDatabase {
 
         /// The tables of the Canteen schema (the engine's own `canteenMigration` aside).
         public func tables() async throws -> [String] {
-            try await connection.rows("""
+            try await connection.rows(
+                """
                 SELECT table_name::text FROM information_schema.tables
                 WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
                     AND table_name NOT IN ('canteenmigration', 'serverkey')
                 ORDER BY table_name
-                """, logger: logger).map { try $0.decode(String.self) }
+                """, logger: logger
+            ).map { try $0.decode(String.self) }
         }
 
         /// How many rows `table` holds.
         public func count(_ table: String) async throws -> Int {
-            guard let row = try await connection.firstRow(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(try identifier(table))"),
-                                                          logger: logger) else { return 0 }
+            guard
+                let row = try await connection.firstRow(
+                    PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(try identifier(table))"),
+                    logger: logger)
+            else { return 0 }
             return try row.decode(Int.self)
         }
 
@@ -55,11 +60,13 @@ extension PostgresDatabase {
 
         /// Identity columns (`webhookAttempt.id`, `auditEntry.id`) continue after the copied rows' ids.
         public func advanceIdentities() async throws {
-            try await connection.run("""
+            try await connection.run(
+                """
                 SELECT setval(pg_get_serial_sequence('webhookattempt', 'id'), COALESCE(MAX(id), 0) + 1, false)
                 FROM webhookAttempt
                 """, logger: logger)
-            try await connection.run("""
+            try await connection.run(
+                """
                 SELECT setval(pg_get_serial_sequence('auditentry', 'id'), COALESCE(MAX(id), 0) + 1, false)
                 FROM auditEntry
                 """, logger: logger)
@@ -72,7 +79,8 @@ extension PostgresDatabase {
         }
 
         public func feedPosition() async throws -> Int64 {
-            guard let row = try await connection.firstRow("SELECT value FROM feedSequence WHERE id = 1", logger: logger) else {
+            guard let row = try await connection.firstRow("SELECT value FROM feedSequence WHERE id = 1", logger: logger)
+            else {
                 return 0
             }
             return try row.decode(Int64.self)
@@ -86,9 +94,10 @@ extension PostgresDatabase {
             let names = copied.columns.map { $0.lowercased() }
             let missing = names.filter { types[$0] == nil }
             guard missing.isEmpty else {
-                throw CanteenError(.invalid, code: .invalidField,
-                                   message: "table \(table) of the target has no column \(missing.joined(separator: ", "))",
-                                   field: "to")
+                throw CanteenError(
+                    .invalid, code: .invalidField,
+                    message: "table \(table) of the target has no column \(missing.joined(separator: ", "))",
+                    field: "to")
             }
             // At most 65,535 parameters per statement.
             let perStatement = max(1, 60_000 / max(1, names.count))
@@ -101,16 +110,19 @@ extension PostgresDatabase {
                     var placeholders: [String] = []
                     for (position, value) in row.enumerated() {
                         let column = names[position]
-                        try Self.bind(value, as: types[column] ?? "text", to: &bindings,
-                                      naming: (table, "#\(firstRow + start + offset)", column))
+                        try Self.bind(
+                            value, as: types[column] ?? "text", to: &bindings,
+                            naming: (table, "#\(firstRow + start + offset)", column))
                         placeholders.append("$\(bindings.count)")
                     }
                     tuples.append("(" + placeholders.joined(separator: ", ") + ")")
                 }
                 let columns = try names.map(identifier).joined(separator: ", ")
-                try await connection.run(PostgresQuery(unsafeSQL: """
-                    INSERT INTO \(try identifier(table)) (\(columns)) VALUES \(tuples.joined(separator: ", "))
-                    """, binds: bindings), logger: logger)
+                try await connection.run(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO \(try identifier(table)) (\(columns)) VALUES \(tuples.joined(separator: ", "))
+                            """, binds: bindings), logger: logger)
                 start += slice.count
             }
         }
@@ -118,15 +130,18 @@ extension PostgresDatabase {
         /// Column name → PostgreSQL type name of `table`.
         private func columnTypes(_ table: String) async throws -> [String: String] {
             var types: [String: String] = [:]
-            for row in try await connection.rows("""
+            for row in try await connection.rows(
+                """
                 SELECT column_name::text, data_type::text FROM information_schema.columns
                 WHERE table_schema = current_schema() AND table_name = \(table.lowercased())
-                """, logger: logger) {
+                """, logger: logger)
+            {
                 let (name, type) = try row.decode((String, String).self)
                 types[name] = type
             }
             guard !types.isEmpty else {
-                throw CanteenError(.invalid, code: .invalidField, message: "the target has no table \(table)", field: "to")
+                throw CanteenError(
+                    .invalid, code: .invalidField, message: "the target has no table \(table)", field: "to")
             }
             return types
         }
@@ -135,16 +150,20 @@ extension PostgresDatabase {
         private func identifier(_ name: String) throws -> String {
             let lower = name.lowercased()
             guard !lower.isEmpty, lower.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
-                throw CanteenError(.invalid, code: .invalidField, message: "'\(name)' is not a table or column name", field: "from")
+                throw CanteenError(
+                    .invalid, code: .invalidField, message: "'\(name)' is not a table or column name", field: "from")
             }
             return "\"\(lower)\""
         }
 
         /// Binds `value` as PostgreSQL's `type`.
-        static func bind(_ value: ColumnValue, as type: String, to bindings: inout PostgresBindings,
-                         naming: (table: String, row: String, column: String)) throws {
-            let invalid = StoredRow.invalid(table: naming.table, id: naming.row,
-                                            "column \(naming.column) holds \(value), which is not a \(type)")
+        static func bind(
+            _ value: ColumnValue, as type: String, to bindings: inout PostgresBindings,
+            naming: (table: String, row: String, column: String)
+        ) throws {
+            let invalid = StoredRow.invalid(
+                table: naming.table, id: naming.row,
+                "column \(naming.column) holds \(value), which is not a \(type)")
             switch (type, value) {
             case (_, .null): bindings.appendNull()
             case ("text", .text(let text)): bindings.append(text)

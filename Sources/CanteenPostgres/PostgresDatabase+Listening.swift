@@ -18,7 +18,8 @@ extension PostgresDatabase {
         var attempt = 0
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 0, logger: logger)
                 do {
                     try await consumeNotifications(on: connection, attempt: &attempt)
                 } catch {
@@ -29,7 +30,9 @@ extension PostgresDatabase {
             } catch {
                 if Task.isCancelled { break }
                 if reachable.exchange(false, ordering: .acquiringAndReleasing) {
-                    logger.warning("lost the database (\(url)); answering 503 until it is back: \(DatabaseFailure.describe(error))")
+                    logger.warning(
+                        "lost the database (\(url)); answering 503 until it is back: \(DatabaseFailure.describe(error))"
+                    )
                 }
                 for abandon in inFlight.withLock({ $0.abandon.values }) { abandon() }
             }
@@ -43,23 +46,23 @@ extension PostgresDatabase {
 
     /// Listens on `connection` until it fails: every notification is a hint, never the truth.
     private func consumeNotifications(on connection: PostgresConnection, attempt: inout Int) async throws {
-                try await connection.listen(on: Self.channel) { notifications in
-                    attempt = 0
-                    if !reachable.exchange(true, ordering: .acquiringAndReleasing) {
-                        logger.notice("the database is reachable again: \(url)")
-                    }
-                    // Listening from here on: what happened before is re-read once.
-                    changes.setFollowing(true)
-                    hintTickets()
-                    for try await notification in notifications {
-                        switch notification.payload {
-                        case "tickets": hintTickets()
-                        case "tokens": changes.changed(.tokens)
-                        case "cafes": changes.changed(.cafes)
-                        default: logger.debug("unknown change notification '\(notification.payload)'")
-                        }
-                    }
+        try await connection.listen(on: Self.channel) { notifications in
+            attempt = 0
+            if !reachable.exchange(true, ordering: .acquiringAndReleasing) {
+                logger.notice("the database is reachable again: \(url)")
+            }
+            // Listening from here on: what happened before is re-read once.
+            changes.setFollowing(true)
+            hintTickets()
+            for try await notification in notifications {
+                switch notification.payload {
+                case "tickets": hintTickets()
+                case "tokens": changes.changed(.tokens)
+                case "cafes": changes.changed(.cafes)
+                default: logger.debug("unknown change notification '\(notification.payload)'")
                 }
+            }
+        }
     }
 
     private func hintTickets() {

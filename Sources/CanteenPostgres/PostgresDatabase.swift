@@ -38,8 +38,10 @@ public final class PostgresDatabase: Service, Sendable {
     /// The channel every change is announced on; the payload names the topic (`tickets`, `tokens`, `cafes`).
     static let channel = "canteen_changes"
 
-    public init(url: PostgresURL, maximumConnections: Int = 20, leaseTimeout: Duration = .seconds(3),
-                operationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "canteen.postgres")) {
+    public init(
+        url: PostgresURL, maximumConnections: Int = 20, leaseTimeout: Duration = .seconds(3),
+        operationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "canteen.postgres")
+    ) {
         self.url = url
         self.logger = logger
         self.leaseTimeout = leaseTimeout
@@ -48,8 +50,9 @@ public final class PostgresDatabase: Service, Sendable {
         // log; failures reach it through the stores' errors and the listener's messages.
         var poolLogger = logger
         poolLogger.logLevel = .error
-        client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: maximumConnections),
-                                backgroundLogger: poolLogger)
+        client = PostgresClient(
+            configuration: url.clientConfiguration(maximumConnections: maximumConnections),
+            backgroundLogger: poolLogger)
     }
 
     // MARK: - Running
@@ -57,7 +60,8 @@ public final class PostgresDatabase: Service, Sendable {
     /// Runs the pool, migrates, then keeps the `LISTEN` connection until cancelled or shut down.
     public func run() async throws {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else {
-            throw CanteenError(.internal, code: .internalError, message: "the database \(url) was run twice; open it again")
+            throw CanteenError(
+                .internal, code: .internalError, message: "the database \(url) was run twice; open it again")
         }
         // Made once: a TLS context loads the system's trust roots.
         let listenerConfiguration = try url.connectionConfiguration()
@@ -94,8 +98,10 @@ public final class PostgresDatabase: Service, Sendable {
 
     /// Runs `body` on a pooled connection (autocommit), within `operationTimeout`, or without a
     /// deadline when `unbounded` (work that may take long, such as a copy).
-    func withConnection<T: Sendable>(unbounded: Bool = false,
-                                     _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(
+        unbounded: Bool = false,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await readiness.wait()
         guard reachable.load(ordering: .relaxed) else { throw DatabaseFailure.unavailable }
         do {
@@ -108,7 +114,8 @@ public final class PostgresDatabase: Service, Sendable {
     /// Runs `body` in a transaction (READ COMMITTED), committing when it returns and rolling
     /// back when it throws; a serialization failure or deadlock runs it again (up to 3 times).
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        async throws -> T {
+        async throws -> T
+    {
         var attempt = 0
         while true {
             attempt += 1
@@ -125,7 +132,7 @@ public final class PostgresDatabase: Service, Sendable {
                     try await connection.query("COMMIT", logger: self.logger)
                     return value
                 }
-            } catch where attempt < 3 && DatabaseFailure.isRetryable(error) {
+            } catch  where attempt < 3 && DatabaseFailure.isRetryable(error) {
                 logger.debug("retrying a transaction after \(String(describing: DatabaseFailure.sqlState(of: error)))")
                 continue
             }
@@ -141,8 +148,10 @@ public final class PostgresDatabase: Service, Sendable {
     /// abandoned call finishes or fails on its own; its transaction, never committed by us after
     /// the deadline, is rolled back by the server when the connection goes. An order it held is
     /// safe: the client retries with its Idempotency-Key.
-    private func leased<T: Sendable>(timeout operationTimeout: Duration?,
-                                     _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    private func leased<T: Sendable>(
+        timeout operationTimeout: Duration?,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let race = DeadlineRace<T>()
         let work = Task {
             do {
@@ -169,7 +178,8 @@ public final class PostgresDatabase: Service, Sendable {
             guard let operationTimeout, operationTimeout > leaseTimeout else { return }
             try await Task.sleep(for: operationTimeout - leaseTimeout)
             if race.finish(.failure(DatabaseFailure.unavailable)) {
-                logger.warning("a database call did not finish within \(operationTimeout); answering 503 and leaving it")
+                logger.warning(
+                    "a database call did not finish within \(operationTimeout); answering 503 and leaving it")
                 work.cancel()
             }
         }

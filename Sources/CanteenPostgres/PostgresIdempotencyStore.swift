@@ -21,9 +21,11 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         try await database.transaction { connection in
             let logger = self.database.logger
             let records = try await connection.rows(
-                "DELETE FROM idempotencyRecord WHERE createdAt < \(cutoff) RETURNING key", logger: logger).count
+                "DELETE FROM idempotencyRecord WHERE createdAt < \(cutoff) RETURNING key", logger: logger
+            ).count
             let legacy = try await connection.rows(
-                "DELETE FROM idempotencyKey WHERE createdAt < \(cutoff) RETURNING key", logger: logger).count
+                "DELETE FROM idempotencyKey WHERE createdAt < \(cutoff) RETURNING key", logger: logger
+            ).count
             return records + legacy
         }
     }
@@ -38,31 +40,42 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
     }
 
     /// Claims `key` for the order `orderID`; nil when claimed, else what the key holds already.
-    static func claim(_ connection: PostgresConnection, _ key: IdempotencyKey, orderID: String, now: Date,
-                      logger: Logger) async throws -> (requestHash: Data, stored: Stored)? {
-        if try await connection.firstRow("""
+    static func claim(
+        _ connection: PostgresConnection, _ key: IdempotencyKey, orderID: String, now: Date,
+        logger: Logger
+    ) async throws -> (requestHash: Data, stored: Stored)? {
+        if try await connection.firstRow(
+            """
             INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
             SELECT \(key.tokenID), \(key.key), \(key.requestHash), \(orderID), \(key.answerLanguage), \(now)
             WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key))
             ON CONFLICT (tokenId, key) DO NOTHING
             RETURNING orderId
-            """, logger: logger) != nil {
+            """, logger: logger) != nil
+        {
             return nil
         }
-        if let row = try await connection.firstRow("""
+        if let row = try await connection.firstRow(
+            """
             SELECT key, requestHash, orderId, answerLanguage FROM idempotencyRecord
             WHERE tokenId = \(key.tokenID) AND key = \(key.key)
-            """, logger: logger) {
+            """, logger: logger)
+        {
             let (_, hash, order, language) = try StoredColumns.decode(
                 row, table: "idempotencyRecord", (String, Data, String, String?).self)
             return (hash, .order(id: order, answerLanguage: language))
         }
-        guard let row = try await connection.firstRow("""
-            SELECT key, requestHash, body, contentLanguage FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key)
-            """, logger: logger) else {
-            throw StoredRow.invalid(table: "idempotencyRecord", id: key.key, "the key could be neither claimed nor read")
+        guard
+            let row = try await connection.firstRow(
+                """
+                SELECT key, requestHash, body, contentLanguage FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key)
+                """, logger: logger)
+        else {
+            throw StoredRow.invalid(
+                table: "idempotencyRecord", id: key.key, "the key could be neither claimed nor read")
         }
-        let (_, hash, body, language) = try StoredColumns.decode(row, table: "idempotencyKey", (String, Data, Data, String?).self)
+        let (_, hash, body, language) = try StoredColumns.decode(
+            row, table: "idempotencyKey", (String, Data, Data, String?).self)
         return (hash, .answer(body, contentLanguage: language))
     }
 }

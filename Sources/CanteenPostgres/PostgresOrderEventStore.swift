@@ -33,14 +33,18 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     static let columns = "sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt"
 
     /// Writes the event of an order reaching a status. `ticketStatuses` nil: just placed.
-    func insert(_ connection: PostgresConnection, orderID: String, cafeID: String, type: OrderEventType, sequence: Int64,
-                previousSequence: Int64?, ticketStatuses: [String: TicketStatus]?, at instant: Date,
-                logger: Logger) async throws -> OrderEvent {
-        let event = OrderEvent(id: ids.timeOrdered("evt", at: instant), sequence: sequence,
-                               previousSequence: previousSequence, orderID: orderID, cafeID: cafeID, type: type,
-                               ticketStatuses: ticketStatuses, createdAt: instant)
+    func insert(
+        _ connection: PostgresConnection, orderID: String, cafeID: String, type: OrderEventType, sequence: Int64,
+        previousSequence: Int64?, ticketStatuses: [String: TicketStatus]?, at instant: Date,
+        logger: Logger
+    ) async throws -> OrderEvent {
+        let event = OrderEvent(
+            id: ids.timeOrdered("evt", at: instant), sequence: sequence,
+            previousSequence: previousSequence, orderID: orderID, cafeID: cafeID, type: type,
+            ticketStatuses: ticketStatuses, createdAt: instant)
         let tickets = try ticketStatuses.map { try StoredJSON.text($0.mapValues(\.rawValue)) }
-        try await connection.run("""
+        try await connection.run(
+            """
             INSERT INTO orderEvent (sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt)
             VALUES (\(sequence), \(event.id), \(orderID), \(cafeID), \(type.rawValue), \(previousSequence), \(tickets),
                 \(instant))
@@ -49,19 +53,22 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     }
 
     /// Writes the `order.placed` events of orders placed together (one statement).
-    func insertPlaced(_ connection: PostgresConnection, _ orders: [Order], logger: Logger) async throws -> [OrderEvent] {
+    func insertPlaced(_ connection: PostgresConnection, _ orders: [Order], logger: Logger) async throws -> [OrderEvent]
+    {
         let events = orders.compactMap { order -> OrderEvent? in
             guard let sequence = order.tickets.map(\.sequence).max() else { return nil }
-            return OrderEvent(id: ids.timeOrdered("evt", at: order.createdAt), sequence: sequence, previousSequence: nil,
-                              orderID: order.id, cafeID: order.cafeID, type: .placed, ticketStatuses: nil,
-                              createdAt: order.createdAt)
+            return OrderEvent(
+                id: ids.timeOrdered("evt", at: order.createdAt), sequence: sequence, previousSequence: nil,
+                orderID: order.id, cafeID: order.cafeID, type: .placed, ticketStatuses: nil,
+                createdAt: order.createdAt)
         }
         guard !events.isEmpty else { return [] }
         var bindings = PostgresBindings(capacity: events.count * 6)
         var values: [String] = []
         for event in events {
             let base = values.count * 6
-            values.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), NULL, NULL, $\(base + 6))")
+            values.append(
+                "($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), NULL, NULL, $\(base + 6))")
             bindings.append(event.sequence)
             bindings.append(event.id)
             bindings.append(event.orderID)
@@ -69,27 +76,32 @@ public final class PostgresOrderEventStore: OrderEventRepository {
             bindings.append(event.type.rawValue)
             bindings.append(event.createdAt)
         }
-        try await connection.run(PostgresQuery(unsafeSQL: """
-            INSERT INTO orderEvent (\(Self.columns)) VALUES \(values.joined(separator: ", "))
-            """, binds: bindings), logger: logger)
+        try await connection.run(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO orderEvent (\(Self.columns)) VALUES \(values.joined(separator: ", "))
+                    """, binds: bindings), logger: logger)
         return events
     }
 
     /// Writes the event of a change to an order's tickets when it changed the order's status.
     /// `before` are the statuses of every ticket of the order before the change, `after` every
     /// ticket after it; `sequence` is the change's feed position.
-    func insertIfStatusChanged(_ connection: PostgresConnection, orderID: String, cafeID: String,
-                               before: [TicketStatus], after: [Ticket], sequence: Int64, at instant: Date,
-                               logger: Logger) async throws -> OrderEvent? {
+    func insertIfStatusChanged(
+        _ connection: PostgresConnection, orderID: String, cafeID: String,
+        before: [TicketStatus], after: [Ticket], sequence: Int64, at instant: Date,
+        logger: Logger
+    ) async throws -> OrderEvent? {
         let status = OrderStatus(tickets: after.map(\.status))
         guard status != OrderStatus(tickets: before) else { return nil }
         let previous = try await connection.scalar(
             "SELECT MAX(sequence) FROM orderEvent WHERE orderId = \(orderID)", table: "orderEvent", as: Int64.self,
             logger: logger)
-        return try await insert(connection, orderID: orderID, cafeID: cafeID, type: OrderEventType(reaching: status),
-                                sequence: sequence, previousSequence: previous,
-                                ticketStatuses: Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0.status) }),
-                                at: instant, logger: logger)
+        return try await insert(
+            connection, orderID: orderID, cafeID: cafeID, type: OrderEventType(reaching: status),
+            sequence: sequence, previousSequence: previous,
+            ticketStatuses: Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0.status) }),
+            at: instant, logger: logger)
     }
 
     /// Tells the observers about events this server committed.
@@ -108,8 +120,9 @@ public final class PostgresOrderEventStore: OrderEventRepository {
         do {
             guard let after = seen.withLock({ $0 }) else {
                 let latest = try await database.withConnection { connection -> Int64 in
-                    try await connection.scalar("SELECT MAX(sequence) FROM orderEvent", table: "orderEvent",
-                                                as: Int64.self, logger: self.database.logger) ?? 0
+                    try await connection.scalar(
+                        "SELECT MAX(sequence) FROM orderEvent", table: "orderEvent",
+                        as: Int64.self, logger: self.database.logger) ?? 0
                 }
                 seen.withLock { $0 = max($0 ?? 0, latest) }
                 return
@@ -129,10 +142,13 @@ public final class PostgresOrderEventStore: OrderEventRepository {
         try await database.withConnection { connection in
             let logger = self.database.logger
             guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else { return nil }
-            guard let row = try await connection.firstRow("""
-                SELECT o.tokenId, (SELECT MAX(e.sequence) FROM orderEvent e WHERE e.orderId = o.id)
-                FROM customerOrder o WHERE o.id = \(id)
-                """, logger: logger) else { return nil }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    SELECT o.tokenId, (SELECT MAX(e.sequence) FROM orderEvent e WHERE e.orderId = o.id)
+                    FROM customerOrder o WHERE o.id = \(id)
+                    """, logger: logger)
+            else { return nil }
             let (placedBy, version) = try StoredColumns.decode(row, table: "customerOrder", (String?, Int64?).self)
             return FollowedOrder(order: order, version: version ?? 0, placedBy: placedBy)
         }
@@ -140,18 +156,22 @@ public final class PostgresOrderEventStore: OrderEventRepository {
 
     public func events(orderID: String, after sequence: Int64) async throws -> [OrderEvent] {
         try await database.withConnection { connection in
-            try await connection.rows("""
+            try await connection.rows(
+                """
                 SELECT \(unescaped: Self.columns) FROM orderEvent WHERE orderId = \(orderID) AND sequence > \(sequence)
                 ORDER BY sequence
-                """, logger: self.database.logger).map(Self.event)
+                """, logger: self.database.logger
+            ).map(Self.event)
         }
     }
 
     public func events(after sequence: Int64, limit: Int) async throws -> [OrderEvent] {
         try await database.withConnection { connection in
-            try await connection.rows("""
+            try await connection.rows(
+                """
                 SELECT \(unescaped: Self.columns) FROM orderEvent WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
-                """, logger: self.database.logger).map(Self.event)
+                """, logger: self.database.logger
+            ).map(Self.event)
         }
     }
 
@@ -160,17 +180,21 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     static func event(_ row: PostgresRow) throws -> OrderEvent {
         let (sequence, id, orderID, cafeID, typeName, previousSequence, tickets, createdAt) = try StoredColumns.decode(
             row, table: "orderEvent", (Int64, String, String, String, String, Int64?, String?, Date).self)
-        return try event(sequence: sequence, id: id, orderID: orderID, cafeID: cafeID, typeName: typeName,
-                         previousSequence: previousSequence, tickets: tickets, createdAt: createdAt)
+        return try event(
+            sequence: sequence, id: id, orderID: orderID, cafeID: cafeID, typeName: typeName,
+            previousSequence: previousSequence, tickets: tickets, createdAt: createdAt)
     }
 
-    static func event(sequence: Int64, id: String, orderID: String, cafeID: String, typeName: String,
-                      previousSequence: Int64?, tickets: String?, createdAt: Date) throws -> OrderEvent {
+    static func event(
+        sequence: Int64, id: String, orderID: String, cafeID: String, typeName: String,
+        previousSequence: Int64?, tickets: String?, createdAt: Date
+    ) throws -> OrderEvent {
         guard let type = OrderEventType(rawValue: typeName) else {
             throw StoredRow.invalid(table: "orderEvent", id: id, "'\(typeName)' is not an order event type")
         }
         let ticketStatuses = try OrderEvent.storedTicketStatuses(tickets, eventID: id)
-        return OrderEvent(id: id, sequence: sequence, previousSequence: previousSequence, orderID: orderID,
-                          cafeID: cafeID, type: type, ticketStatuses: ticketStatuses, createdAt: createdAt)
+        return OrderEvent(
+            id: id, sequence: sequence, previousSequence: previousSequence, orderID: orderID,
+            cafeID: cafeID, type: type, ticketStatuses: ticketStatuses, createdAt: createdAt)
     }
 }

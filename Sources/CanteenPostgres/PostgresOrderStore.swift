@@ -30,9 +30,11 @@ public final class PostgresOrderStore: OrderRepository {
     let clock: @Sendable () -> Date
     private let placements: GroupCommit<Placement, OrderPlacement>
 
-    public init(database: PostgresDatabase, cafes: PostgresCafeStore, tickets: PostgresTicketStore,
-                capacity: PostgresPickupCapacityStore, events: PostgresOrderEventStore, ids: RandomID = RandomID(),
-                clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: PostgresDatabase, cafes: PostgresCafeStore, tickets: PostgresTicketStore,
+        capacity: PostgresPickupCapacityStore, events: PostgresOrderEventStore, ids: RandomID = RandomID(),
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.cafes = cafes
         self.tickets = tickets
@@ -42,8 +44,9 @@ public final class PostgresOrderStore: OrderRepository {
         self.clock = clock
         placements = GroupCommit { batch in
             await PlacementTracing.postgresql.batch(of: batch.compactMap(\.trace), orders: batch.count) {
-                await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                 events: events, ids: ids)
+                await Self.place(
+                    batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                    events: events, ids: ids)
             }
         }
     }
@@ -73,9 +76,11 @@ public final class PostgresOrderStore: OrderRepository {
     }
 
     /// Places a batch in one transaction; one result per placement, in order.
-    private static func place(_ batch: [Placement], database: PostgresDatabase, cafes: PostgresCafeStore,
-                              tickets: PostgresTicketStore, capacity: PostgresPickupCapacityStore,
-                              events: PostgresOrderEventStore, ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+    private static func place(
+        _ batch: [Placement], database: PostgresDatabase, cafes: PostgresCafeStore,
+        tickets: PostgresTicketStore, capacity: PostgresPickupCapacityStore,
+        events: PostgresOrderEventStore, ids: RandomID
+    ) async -> [Result<OrderPlacement, any Error>] {
         // Claims in key order (keys first), so that two servers' batches wait for each other's
         // keys in the same order.
         let order = batch.indices.sorted { lhs, rhs in
@@ -94,14 +99,16 @@ public final class PostgresOrderStore: OrderRepository {
                 var context = BatchContext()
                 for row in try await connection.rows(
                     "SELECT id, menuVersion FROM cafe WHERE id = ANY(\(cafeIDs)) ORDER BY id FOR NO KEY UPDATE",
-                    logger: logger) {
+                    logger: logger)
+                {
                     let (id, version) = try StoredColumns.decode(row, table: "cafe", (String, Int64).self)
                     context.menuVersions[id] = version
                 }
                 var drafts: [Int: Draft] = [:]
                 for index in order {
-                    drafts[index] = try await draft(batch[index], connection, context: &context, cafes: cafes,
-                                                    capacity: capacity, ids: ids, logger: logger)
+                    drafts[index] = try await draft(
+                        batch[index], connection, context: &context, cafes: cafes,
+                        capacity: capacity, ids: ids, logger: logger)
                 }
                 let numbered = try await numberTickets(drafts, connection, ids: ids, logger: logger)
                 // Each new order's `order.placed` event, at its last ticket's position (the feed's rule).
@@ -145,14 +152,18 @@ public final class PostgresOrderStore: OrderRepository {
     /// left) the window, the price, and one statement taking the capacity, the day's number and
     /// writing the order with its lines. No savepoint is needed: nothing is written before a
     /// refusal but the claim.
-    private static func draft(_ placement: Placement, _ connection: PostgresConnection, context: inout BatchContext,
-                              cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore, ids: RandomID,
-                              logger: Logger) async throws -> Draft {
+    private static func draft(
+        _ placement: Placement, _ connection: PostgresConnection, context: inout BatchContext,
+        cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore, ids: RandomID,
+        logger: Logger
+    ) async throws -> Draft {
         let request = placement.request
         let now = placement.now
         let orderID = ids.timeOrdered("ord", at: now)
         if let key = placement.key,
-           let existing = try await PostgresIdempotencyStore.claim(connection, key, orderID: orderID, now: now, logger: logger) {
+            let existing = try await PostgresIdempotencyStore.claim(
+                connection, key, orderID: orderID, now: now, logger: logger)
+        {
             guard existing.requestHash == key.requestHash else { return .failed(.idempotencyKeyReused) }
             switch existing.stored {
             case .order(let id, let language):
@@ -165,12 +176,14 @@ public final class PostgresOrderStore: OrderRepository {
             }
         }
         do {
-            let order = try await write(placement, orderID: orderID, connection, context: &context, cafes: cafes,
-                                        capacity: capacity, logger: logger)
+            let order = try await write(
+                placement, orderID: orderID, connection, context: &context, cafes: cafes,
+                capacity: capacity, logger: logger)
             return .placed(order.order, plan: order.plan)
         } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
             if let key = placement.key {
-                try await connection.run("""
+                try await connection.run(
+                    """
                     DELETE FROM idempotencyRecord WHERE tokenId = \(key.tokenID) AND key = \(key.key) AND orderId = \(orderID)
                     """, logger: logger)
             }
@@ -179,24 +192,30 @@ public final class PostgresOrderStore: OrderRepository {
     }
 
     /// Chooses the window, prices the order and writes it (capacity, number, order, lines).
-    private static func write(_ placement: Placement, orderID: String, _ connection: PostgresConnection,
-                              context: inout BatchContext, cafes: PostgresCafeStore,
-                              capacity: PostgresPickupCapacityStore, logger: Logger) async throws
-        -> (order: Order, plan: KitchenPlan) {
+    private static func write(
+        _ placement: Placement, orderID: String, _ connection: PostgresConnection,
+        context: inout BatchContext, cafes: PostgresCafeStore,
+        capacity: PostgresPickupCapacityStore, logger: Logger
+    ) async throws
+        -> (order: Order, plan: KitchenPlan)
+    {
         let request = placement.request
         let now = placement.now
         guard let version = context.menuVersions[request.cafeID],
-              let menu = try await cafes.menu(connection, cafeID: request.cafeID, version: version) else {
-            throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
-                               field: "cafeId", parameters: ["cafe": request.cafeID])
+            let menu = try await cafes.menu(connection, cafeID: request.cafeID, version: version)
+        else {
+            throw CanteenError(
+                .invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
+                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let candidates = try capacity.planner.candidates(for: request.pickup, of: cafe, now: now)
         let day = "\(cafe.id)|\(candidates.date)"
         if !context.loadedDays.contains(day) {
-            let used = try await PostgresPickupCapacityStore.usedCapacity(connection, cafeID: cafe.id,
-                                                                           windows: candidates.all, logger: logger)
+            let used = try await PostgresPickupCapacityStore.usedCapacity(
+                connection, cafeID: cafe.id,
+                windows: candidates.all, logger: logger)
             context.used[cafe.id, default: [:]].merge(used) { $1 }
             context.loadedDays.insert(day)
         }
@@ -211,8 +230,9 @@ public final class PostgresOrderStore: OrderRepository {
             load = context.kitchens[cafe.id] ?? load
         }
         let makePlan = { (window: PickupWindow) in
-            KitchenPlan(tickets: ticketTimings, pickup: window, scheduled: request.pickup != .asap, timing: timing,
-                        load: load)
+            KitchenPlan(
+                tickets: ticketTimings, pickup: window, scheduled: request.pickup != .asap, timing: timing,
+                load: load)
         }
         let chosen = try candidates.choose(units: units, used: context.used[cafe.id] ?? [:], plan: makePlan)
         let window = chosen.window
@@ -224,73 +244,82 @@ public final class PostgresOrderStore: OrderRepository {
         let wanted = DailyStock.wanted(by: request.lines, in: menu.menu)
         var stock: [(want: StockWant, left: Int)] = []
         for want in wanted {
-            let stored = try await PostgresDailyStockStore.remaining(connection, cafeID: cafe.id, itemID: want.item.id,
-                                                                     date: stockDate, logger: logger)
+            let stored = try await PostgresDailyStockStore.remaining(
+                connection, cafeID: cafe.id, itemID: want.item.id,
+                date: stockDate, logger: logger)
             let remaining = DailyStock.remaining(of: want.item, stored: stored) ?? 0
             stock.append((want, try DailyStock.take(want.quantity, of: want.item, from: remaining, line: want.line)))
         }
         if let couponID = request.couponID {
-            priced = try await PostgresCouponStore.redeem(couponID, on: priced, at: cafe, now: now, connection,
-                                                          logger: logger)
+            priced = try await PostgresCouponStore.redeem(
+                couponID, on: priced, at: cafe, now: now, connection,
+                logger: logger)
         }
         let localDate = LocalDate(now, in: cafe.calendar).description
         let lines = try priced.lines.enumerated().map { position, line in
-            StoredLine(position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
-                       station: line.station, quantity: line.quantity, unitprice: line.unitPrice,
-                       linetotal: line.lineTotal, options: try StoredJSON.text(line.options), note: line.note)
+            StoredLine(
+                position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
+                station: line.station, quantity: line.quantity, unitprice: line.unitPrice,
+                linetotal: line.lineTotal, options: try StoredJSON.text(line.options), note: line.note)
         }
         let linesJSON = String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
         let slotKey = PostgresPickupCapacityStore.key(window.start)
-        guard let row = try await connection.firstRow("""
-            WITH slot AS (
-                INSERT INTO pickupSlot (cafeId, start, used) VALUES (\(cafe.id), \(slotKey), \(units))
-                ON CONFLICT (cafeId, start) DO UPDATE SET used = pickupSlot.used + excluded.used
-                    WHERE pickupSlot.used + excluded.used <= \(cafe.pickup.capacity)
-                RETURNING used
-            ), number AS (
-                INSERT INTO orderNumber (cafeId, localDate, last)
-                SELECT \(cafe.id), \(localDate), 1 WHERE EXISTS (SELECT 1 FROM slot)
-                ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
-                RETURNING last
-            ), placed AS (
-                INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
-                    pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
-                    discountLabel, discount, readyAt)
-                SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
-                    \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
-                    \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
-                    \(cafe.currency.code), \(units), \(now), NULL, \(priced.discount?.couponID),
-                    \(priced.discount?.label), \(priced.discount?.amount ?? 0), \(plan.readyAt)
-                FROM number
-                RETURNING number
-            ), lines AS (
-                INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
-                SELECT \(orderID), line.position, line.itemid, line.names, line.station, line.quantity, line.unitprice,
-                    line.linetotal, line.options, line.note
-                FROM json_to_recordset(\(linesJSON)::json) AS line(position bigint, itemid text, names text, station text,
-                    quantity bigint, unitprice bigint, linetotal bigint, options text, note text)
-                WHERE EXISTS (SELECT 1 FROM placed)
-            )
-            SELECT number FROM placed
-            """, logger: logger) else {
+        guard
+            let row = try await connection.firstRow(
+                """
+                WITH slot AS (
+                    INSERT INTO pickupSlot (cafeId, start, used) VALUES (\(cafe.id), \(slotKey), \(units))
+                    ON CONFLICT (cafeId, start) DO UPDATE SET used = pickupSlot.used + excluded.used
+                        WHERE pickupSlot.used + excluded.used <= \(cafe.pickup.capacity)
+                    RETURNING used
+                ), number AS (
+                    INSERT INTO orderNumber (cafeId, localDate, last)
+                    SELECT \(cafe.id), \(localDate), 1 WHERE EXISTS (SELECT 1 FROM slot)
+                    ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
+                    RETURNING last
+                ), placed AS (
+                    INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
+                        pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
+                        discountLabel, discount, readyAt)
+                    SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
+                        \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
+                        \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
+                        \(cafe.currency.code), \(units), \(now), NULL, \(priced.discount?.couponID),
+                        \(priced.discount?.label), \(priced.discount?.amount ?? 0), \(plan.readyAt)
+                    FROM number
+                    RETURNING number
+                ), lines AS (
+                    INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
+                    SELECT \(orderID), line.position, line.itemid, line.names, line.station, line.quantity, line.unitprice,
+                        line.linetotal, line.options, line.note
+                    FROM json_to_recordset(\(linesJSON)::json) AS line(position bigint, itemid text, names text, station text,
+                        quantity bigint, unitprice bigint, linetotal bigint, options text, note text)
+                    WHERE EXISTS (SELECT 1 FROM placed)
+                )
+                SELECT number FROM placed
+                """, logger: logger)
+        else {
             // The conditional update found the window full (possible only across midnight, when
             // two batches lock different days): refused like any full window, the coupon's use given back.
             if let couponID = priced.discount?.couponID {
                 try await PostgresCouponStore.release(couponID, connection, logger: logger)
             }
-            throw CanteenError.windowFull(field: request.pickup == .asap ? "pickup" : "pickup.start",
-                                          windowStart: window.start, cafeID: cafe.id)
+            throw CanteenError.windowFull(
+                field: request.pickup == .asap ? "pickup" : "pickup.start",
+                windowStart: window.start, cafeID: cafe.id)
         }
         let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
         context.used[cafe.id, default: [:]][window.start, default: 0] += units
         for (want, left) in stock {
-            try await PostgresDailyStockStore.take(connection, want, left: left, orderID: orderID, cafeID: cafe.id,
-                                                   date: stockDate, logger: logger)
+            try await PostgresDailyStockStore.take(
+                connection, want, left: left, orderID: orderID, cafeID: cafe.id,
+                date: stockDate, logger: logger)
         }
         if plan.isTimed { context.kitchens[cafe.id]?.add(plan.openTickets(at: now)) }
-        let order = Order(id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
-                          lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
-                          total: priced.total, createdAt: now, tickets: [], readyAt: plan.readyAt)
+        let order = Order(
+            id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
+            lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
+            total: priced.total, createdAt: now, tickets: [], readyAt: plan.readyAt)
         return (order, plan)
     }
 
@@ -308,8 +337,10 @@ public final class PostgresOrderStore: OrderRepository {
     }
 
     /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets.
-    private static func numberTickets(_ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
-                                      logger: Logger) async throws -> [Int: Draft] {
+    private static func numberTickets(
+        _ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
+        logger: Logger
+    ) async throws -> [Int: Draft] {
         let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, KitchenPlan)? in
             guard case .placed(let order, let plan)? = drafts[index] else { return nil }
             return (index, order, plan)
@@ -324,11 +355,12 @@ public final class PostgresOrderStore: OrderRepository {
         for (index, order, plan) in placed {
             var order = order
             for planned in plan.tickets {
-                let ticket = Ticket(id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
-                                    station: planned.station, status: planned.status, sequence: sequence,
-                                    createdAt: order.createdAt, updatedAt: order.createdAt,
-                                    prepSeconds: planned.prepSeconds, fireAt: planned.fireAt,
-                                    firedAt: planned.fireAt == nil ? order.createdAt : nil)
+                let ticket = Ticket(
+                    id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
+                    station: planned.station, status: planned.status, sequence: sequence,
+                    createdAt: order.createdAt, updatedAt: order.createdAt,
+                    prepSeconds: planned.prepSeconds, fireAt: planned.fireAt,
+                    firedAt: planned.fireAt == nil ? order.createdAt : nil)
                 sequence += 1
                 let base = values.count * columns
                 values.append("(" + (1...columns).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
@@ -347,11 +379,13 @@ public final class PostgresOrderStore: OrderRepository {
             }
             numbered[index] = .placed(order, plan: plan)
         }
-        try await connection.run(PostgresQuery(unsafeSQL: """
-            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
-                fireAt, firedAt)
-            VALUES \(values.joined(separator: ", "))
-            """, binds: bindings), logger: logger)
+        try await connection.run(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
+                        fireAt, firedAt)
+                    VALUES \(values.joined(separator: ", "))
+                    """, binds: bindings), logger: logger)
         return numbered
     }
 
@@ -367,18 +401,22 @@ public final class PostgresOrderStore: OrderRepository {
         let now = clock()
         let (order, sequence, event) = try await database.transaction { connection -> (Order, Int64?, OrderEvent?) in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow("""
-                SELECT id, cafeId, number, pickupStart, capacityUnits, cancelledAt, couponId FROM customerOrder
-                WHERE id = \(id) FOR NO KEY UPDATE
-                """, logger: logger) else { throw CanteenError.notFound(.order, id) }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    SELECT id, cafeId, number, pickupStart, capacityUnits, cancelledAt, couponId FROM customerOrder
+                    WHERE id = \(id) FOR NO KEY UPDATE
+                    """, logger: logger)
+            else { throw CanteenError.notFound(.order, id) }
             let (_, cafeID, number, pickupStart, units, cancelledAt, couponID) = try StoredColumns.decode(
                 row, table: "customerOrder", (String, String, Int, Date, Int, Date?, String?).self)
             let rows = try await connection.rows(
                 "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(id) ORDER BY id FOR UPDATE", logger: logger)
             let tickets = try rows.map(OrderRows.ticket)
             if tickets.contains(where: { $0.status == .pickedUp }) {
-                throw CanteenError(.conflict, code: .orderNotCancellable,
-                                   message: "order \(number) has been picked up", parameters: ["status": "picked_up"])
+                throw CanteenError(
+                    .conflict, code: .orderNotCancellable,
+                    message: "order \(number) has been picked up", parameters: ["status": "picked_up"])
             }
             if cancelledAt != nil {
                 guard let order = try await OrderRows.fetchOrder(connection, id: id, logger: logger) else {
@@ -386,8 +424,9 @@ public final class PostgresOrderStore: OrderRepository {
                 }
                 return (order, nil, nil)
             }
-            try await PostgresPickupCapacityStore.release(connection, cafeID: cafeID, windowStart: pickupStart, units: units,
-                                                          logger: logger)
+            try await PostgresPickupCapacityStore.release(
+                connection, cafeID: cafeID, windowStart: pickupStart, units: units,
+                logger: logger)
             try await PostgresDailyStockStore.giveBack(connection, orderID: id, cafeID: cafeID, logger: logger)
             if let couponID { try await PostgresCouponStore.release(couponID, connection, logger: logger) }
             try await connection.run("UPDATE customerOrder SET cancelledAt = \(now) WHERE id = \(id)", logger: logger)
@@ -396,7 +435,8 @@ public final class PostgresOrderStore: OrderRepository {
             if !open.isEmpty {
                 var sequence = try await PostgresTicketStore.takeSequences(open.count, connection, logger: logger)
                 for ticket in open {
-                    try await connection.run("""
+                    try await connection.run(
+                        """
                         UPDATE ticket SET status = \(TicketStatus.cancelled.rawValue), sequence = \(sequence), updatedAt = \(now)
                         WHERE id = \(ticket.id)
                         """, logger: logger)
@@ -422,9 +462,12 @@ public final class PostgresOrderStore: OrderRepository {
 
     public func latestOrderCafeID(userID: String) async throws -> String? {
         try await database.withConnection { connection -> String? in
-            guard let row = try await connection.firstRow("""
-                SELECT cafeId FROM customerOrder WHERE userId = \(userID) ORDER BY createdAt DESC, id DESC LIMIT 1
-                """, logger: self.database.logger) else { return nil }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    SELECT cafeId FROM customerOrder WHERE userId = \(userID) ORDER BY createdAt DESC, id DESC LIMIT 1
+                    """, logger: self.database.logger)
+            else { return nil }
             return try StoredColumns.decode(row, table: "customerOrder", String.self)
         }
     }

@@ -12,7 +12,9 @@ public final class PostgresPickupCapacityStore: PickupCapacityRepository {
     let planner: PickupWindowPlanner
     let clock: @Sendable () -> Date
 
-    public init(database: PostgresDatabase, planner: PickupWindowPlanner, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: PostgresDatabase, planner: PickupWindowPlanner, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.planner = planner
         self.clock = clock
@@ -24,22 +26,27 @@ public final class PostgresPickupCapacityStore: PickupCapacityRepository {
             try await Self.usedCapacity(connection, cafeID: cafe.id, windows: offered, logger: self.database.logger)
         }
         return offered.map {
-            PickupWindowAvailability(window: $0, capacity: cafe.pickup.capacity,
-                                     remaining: max(0, cafe.pickup.capacity - (used[$0.start] ?? 0)))
+            PickupWindowAvailability(
+                window: $0, capacity: cafe.pickup.capacity,
+                remaining: max(0, cafe.pickup.capacity - (used[$0.start] ?? 0)))
         }
     }
 
     // MARK: - Inside the order transaction
 
     /// The units each of `windows` has used.
-    static func usedCapacity(_ connection: PostgresConnection, cafeID: String, windows: [PickupWindow],
-                             logger: Logger) async throws -> [Date: Int] {
+    static func usedCapacity(
+        _ connection: PostgresConnection, cafeID: String, windows: [PickupWindow],
+        logger: Logger
+    ) async throws -> [Date: Int] {
         guard let first = windows.first, let last = windows.last else { return [:] }
         var used: [Date: Int] = [:]
-        for row in try await connection.rows("""
+        for row in try await connection.rows(
+            """
             SELECT start, used FROM pickupSlot
             WHERE cafeId = \(cafeID) AND start BETWEEN \(Self.key(first.start)) AND \(Self.key(last.start))
-            """, logger: logger) {
+            """, logger: logger)
+        {
             let (start, units) = try StoredColumns.decode(row, table: "pickupSlot", (Int64, Int).self)
             used[Date(timeIntervalSince1970: TimeInterval(start))] = units
         }
@@ -47,9 +54,12 @@ public final class PostgresPickupCapacityStore: PickupCapacityRepository {
     }
 
     /// Gives back what a cancelled order took.
-    static func release(_ connection: PostgresConnection, cafeID: String, windowStart: Date, units: Int,
-                        logger: Logger) async throws {
-        try await connection.run("""
+    static func release(
+        _ connection: PostgresConnection, cafeID: String, windowStart: Date, units: Int,
+        logger: Logger
+    ) async throws {
+        try await connection.run(
+            """
             UPDATE pickupSlot SET used = GREATEST(0, used - \(units)) WHERE cafeId = \(cafeID) AND start = \(Self.key(windowStart))
             """, logger: logger)
     }

@@ -44,9 +44,12 @@ public final class PostgresPreferencesStore: PreferencesRepository {
         }
     }
 
-    static func fetchDocument(_ connection: PostgresConnection, userID: String, lock: Bool,
-                              logger: Logger) async throws -> PreferenceDocument {
-        let query: PostgresQuery = lock
+    static func fetchDocument(
+        _ connection: PostgresConnection, userID: String, lock: Bool,
+        logger: Logger
+    ) async throws -> PreferenceDocument {
+        let query: PostgresQuery =
+            lock
             ? "SELECT document, version FROM userPreferences WHERE userId = \(userID) FOR UPDATE"
             : "SELECT document, version FROM userPreferences WHERE userId = \(userID)"
         guard let row = try await connection.firstRow(query, logger: logger) else { return PreferenceDocument() }
@@ -57,7 +60,8 @@ public final class PostgresPreferencesStore: PreferencesRepository {
         return PreferenceDocument(values: values, version: version)
     }
 
-    static func fetchSiteDefaults(_ connection: PostgresConnection, logger: Logger) async throws -> [String: JSONValue] {
+    static func fetchSiteDefaults(_ connection: PostgresConnection, logger: Logger) async throws -> [String: JSONValue]
+    {
         var values: [String: JSONValue] = [:]
         for row in try await connection.rows("SELECT key, value FROM sitePreferences", logger: logger) {
             let (key, value) = try StoredColumns.decode(row, table: "sitePreferences", (String, String).self)
@@ -68,35 +72,46 @@ public final class PostgresPreferencesStore: PreferencesRepository {
 
     // MARK: - User writes
 
-    public func update(userID: String, changes: [String: PreferenceChange],
-                       condition: VersionPrecondition?) async throws -> PreferenceDocument {
+    public func update(
+        userID: String, changes: [String: PreferenceChange],
+        condition: VersionPrecondition?
+    ) async throws -> PreferenceDocument {
         let now = clock()
         return try await database.transaction { connection in
             let logger = self.database.logger
-            let current = try await Self.lockedCurrent(connection, userID: userID, condition: condition, now: now, logger: logger)
+            let current = try await Self.lockedCurrent(
+                connection, userID: userID, condition: condition, now: now, logger: logger)
             let cafes = try await Self.lockedCafeIDs(connection, logger: logger)
             let values = try current.applying(changes, cafeExists: { cafes.contains($0) })
-            return try await Self.save(connection, userID: userID, values: values, after: current, now: now, logger: logger)
+            return try await Self.save(
+                connection, userID: userID, values: values, after: current, now: now, logger: logger)
         }
     }
 
-    public func replace(userID: String, values: [String: JSONValue],
-                        condition: VersionPrecondition?) async throws -> PreferenceDocument {
+    public func replace(
+        userID: String, values: [String: JSONValue],
+        condition: VersionPrecondition?
+    ) async throws -> PreferenceDocument {
         let now = clock()
         return try await database.transaction { connection in
             let logger = self.database.logger
-            let current = try await Self.lockedCurrent(connection, userID: userID, condition: condition, now: now, logger: logger)
+            let current = try await Self.lockedCurrent(
+                connection, userID: userID, condition: condition, now: now, logger: logger)
             let cafes = try await Self.lockedCafeIDs(connection, logger: logger)
             let validated = try PreferenceDocument.validated(.object(values), cafeExists: { cafes.contains($0) })
-            return try await Self.save(connection, userID: userID, values: validated, after: current, now: now, logger: logger)
+            return try await Self.save(
+                connection, userID: userID, values: validated, after: current, now: now, logger: logger)
         }
     }
 
     /// The current document, its row locked (an empty row is created first and vanishes with a
     /// rolled-back write), once `condition` holds for it (412 `version_mismatch` otherwise).
-    private static func lockedCurrent(_ connection: PostgresConnection, userID: String, condition: VersionPrecondition?,
-                                      now: Date, logger: Logger) async throws -> PreferenceDocument {
-        try await connection.run("""
+    private static func lockedCurrent(
+        _ connection: PostgresConnection, userID: String, condition: VersionPrecondition?,
+        now: Date, logger: Logger
+    ) async throws -> PreferenceDocument {
+        try await connection.run(
+            """
             INSERT INTO userPreferences (userId, document, version, updatedAt) VALUES (\(userID), '{}', 0, \(now))
             ON CONFLICT (userId) DO NOTHING
             """, logger: logger)
@@ -109,17 +124,21 @@ public final class PostgresPreferencesStore: PreferencesRepository {
 
     /// Every café id, locked against deletion until the transaction ends.
     private static func lockedCafeIDs(_ connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
-        Set(try await connection.rows("SELECT id FROM cafe FOR KEY SHARE", logger: logger).map {
-            try StoredColumns.decode($0, table: "cafe", String.self)
-        })
+        Set(
+            try await connection.rows("SELECT id FROM cafe FOR KEY SHARE", logger: logger).map {
+                try StoredColumns.decode($0, table: "cafe", String.self)
+            })
     }
 
     /// Writes the values as the next version. The row stays when the document empties, so a
     /// version is never handed out twice.
-    private static func save(_ connection: PostgresConnection, userID: String, values: [String: JSONValue],
-                             after current: PreferenceDocument, now: Date, logger: Logger) async throws -> PreferenceDocument {
+    private static func save(
+        _ connection: PostgresConnection, userID: String, values: [String: JSONValue],
+        after current: PreferenceDocument, now: Date, logger: Logger
+    ) async throws -> PreferenceDocument {
         let document = PreferenceDocument(values: values, version: current.version + 1)
-        try await connection.run("""
+        try await connection.run(
+            """
             UPDATE userPreferences SET document = \(String(decoding: document.encoded(), as: UTF8.self)),
                 version = \(document.version), updatedAt = \(now)
             WHERE userId = \(userID)
@@ -138,13 +157,15 @@ public final class PostgresPreferencesStore: PreferencesRepository {
             let current = PreferenceDocument(values: values)
             let cafes = try await Self.lockedCafeIDs(connection, logger: logger)
             _ = try current.applying([key: .set(value)], cafeExists: { cafes.contains($0) })
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO sitePreferences (key, value, updatedAt)
                 VALUES (\(key), \(String(decoding: value.encoded(), as: UTF8.self)), \(now))
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
                 """, logger: logger)
-            try await PostgresAuditStore.record(audit, before: values[key].map { ["value": $0] }, after: ["value": value],
-                                                at: now, connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit, before: values[key].map { ["value": $0] }, after: ["value": value],
+                at: now, connection, logger: logger)
         }
     }
 
@@ -154,12 +175,16 @@ public final class PostgresPreferencesStore: PreferencesRepository {
             let logger = self.database.logger
             try await connection.run("SELECT pg_advisory_xact_lock(\(Self.siteLock))", logger: logger)
             let before = try await Self.fetchSiteDefaults(connection, logger: logger)[key]
-            guard try await connection.firstRow("DELETE FROM sitePreferences WHERE key = \(key) RETURNING key",
-                                                logger: logger) != nil else {
+            guard
+                try await connection.firstRow(
+                    "DELETE FROM sitePreferences WHERE key = \(key) RETURNING key",
+                    logger: logger) != nil
+            else {
                 throw PreferenceKey.notFound(key)
             }
-            try await PostgresAuditStore.record(audit, before: before.map { ["value": $0] }, after: nil, at: now,
-                                                connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit, before: before.map { ["value": $0] }, after: nil, at: now,
+                connection, logger: logger)
         }
     }
 

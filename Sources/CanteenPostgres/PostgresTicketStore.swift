@@ -27,8 +27,10 @@ public final class PostgresTicketStore: TicketRepository {
     /// The feed's head as last read after a hint.
     private let seen = Mutex<Int64>(0)
 
-    public init(database: PostgresDatabase, events: PostgresOrderEventStore,
-                clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: PostgresDatabase, events: PostgresOrderEventStore,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.events = events
         self.clock = clock
@@ -62,8 +64,11 @@ public final class PostgresTicketStore: TicketRepository {
         let now = clock()
         let (view, event) = try await database.transaction { connection -> (TicketView, OrderEvent?) in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow("\(unescaped: OrderRows.selectTicket) WHERE id = \(id)",
-                                                          logger: logger) else {
+            guard
+                let row = try await connection.firstRow(
+                    "\(unescaped: OrderRows.selectTicket) WHERE id = \(id)",
+                    logger: logger)
+            else {
                 throw CanteenError.notFound(.ticket, id)
             }
             // The order's tickets are locked in id order (as cancelling does, so the two never
@@ -71,7 +76,8 @@ public final class PostgresTicketStore: TicketRepository {
             // else changes meanwhile.
             let siblings = try await connection.rows(
                 "\(unescaped: OrderRows.selectTicket) WHERE orderId = \(try OrderRows.ticket(row).orderID) ORDER BY id FOR UPDATE",
-                logger: logger).map(OrderRows.ticket)
+                logger: logger
+            ).map(OrderRows.ticket)
             guard let stored = siblings.first(where: { $0.id == id }) else { throw CanteenError.notFound(.ticket, id) }
             let current = stored.status
             var ticket = try stored.moved(to: status, at: now)
@@ -93,7 +99,8 @@ public final class PostgresTicketStore: TicketRepository {
 
     public func openTicketCount(cafeID: String) async throws -> Int {
         try await database.withConnection { connection -> Int in
-            try await connection.scalar("""
+            try await connection.scalar(
+                """
                 SELECT COUNT(*) FROM ticket WHERE cafeId = \(cafeID) AND status IN ('held', 'new', 'preparing', 'ready')
                 """, table: "ticket", as: Int.self, logger: self.database.logger) ?? 0
         }
@@ -103,17 +110,22 @@ public final class PostgresTicketStore: TicketRepository {
         try await database.withConnection { connection in
             let logger = self.database.logger
             var counts = OpenTicketCounts(byStation: [:], orders: 0, oldestNotReady: nil)
-            for row in try await connection.rows("""
+            for row in try await connection.rows(
+                """
                 SELECT station, status, COUNT(*)::BIGINT FROM ticket
                 WHERE cafeId = \(cafeID) AND status IN ('held', 'new', 'preparing', 'ready') GROUP BY station, status
-                """, logger: logger) {
-                let (station, status, tickets) = try StoredColumns.decode(row, table: "ticket", (String, String, Int64).self)
+                """, logger: logger)
+            {
+                let (station, status, tickets) = try StoredColumns.decode(
+                    row, table: "ticket", (String, String, Int64).self)
                 try counts.add(station: station, status: status, count: Int(tickets))
             }
-            if let row = try await connection.firstRow("""
+            if let row = try await connection.firstRow(
+                """
                 SELECT COUNT(DISTINCT orderId)::BIGINT, MIN(CASE WHEN status <> 'ready' THEN createdAt END) FROM ticket
                 WHERE cafeId = \(cafeID) AND status IN ('held', 'new', 'preparing', 'ready')
-                """, logger: logger) {
+                """, logger: logger)
+            {
                 let (orders, oldest) = try StoredColumns.decode(row, table: "ticket", (Int64, Date?).self)
                 counts.orders = Int(orders)
                 counts.oldestNotReady = oldest
@@ -125,14 +137,19 @@ public final class PostgresTicketStore: TicketRepository {
     public func ticket(id: String) async throws -> TicketView? {
         try await database.withConnection { connection in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow("\(unescaped: OrderRows.selectTicket) WHERE id = \(id)",
-                                                          logger: logger) else { return nil }
+            guard
+                let row = try await connection.firstRow(
+                    "\(unescaped: OrderRows.selectTicket) WHERE id = \(id)",
+                    logger: logger)
+            else { return nil }
             return try await OrderRows.views(connection, of: [try OrderRows.ticket(row)], logger: logger).first
         }
     }
 
-    public func ticketChanges(cafeID: String, after cursor: Int64?, station: String?,
-                              limit: Int) async throws -> TicketFeedPage {
+    public func ticketChanges(
+        cafeID: String, after cursor: Int64?, station: String?,
+        limit: Int
+    ) async throws -> TicketFeedPage {
         try await database.withConnection { connection in
             let logger = self.database.logger
             // One statement, one snapshot: the head and the page agree. Each filter is its own
@@ -152,25 +169,30 @@ public final class PostgresTicketStore: TicketRepository {
                 filter += " AND station = $\(bindings.count)"
             }
             bindings.append(limit)
-            let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
-                WITH head AS (SELECT value FROM feedSequence WHERE id = 1),
-                page AS (
-                    SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds, fireAt,
-                        firedAt, startedAt, finishedAt
-                    FROM ticket WHERE \(filter) ORDER BY sequence LIMIT $\(bindings.count)
-                )
-                SELECT page.id, page.orderId, page.cafeId, page.station, page.status, page.sequence, page.createdAt,
-                    page.updatedAt, page.prepSeconds, page.fireAt, page.firedAt, page.startedAt, page.finishedAt,
-                    head.value
-                FROM head LEFT JOIN page ON true ORDER BY page.sequence
-                """, binds: bindings), logger: logger)
+            let rows = try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH head AS (SELECT value FROM feedSequence WHERE id = 1),
+                        page AS (
+                            SELECT id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds, fireAt,
+                                firedAt, startedAt, finishedAt
+                            FROM ticket WHERE \(filter) ORDER BY sequence LIMIT $\(bindings.count)
+                        )
+                        SELECT page.id, page.orderId, page.cafeId, page.station, page.status, page.sequence, page.createdAt,
+                            page.updatedAt, page.prepSeconds, page.fireAt, page.firedAt, page.startedAt, page.finishedAt,
+                            head.value
+                        FROM head LEFT JOIN page ON true ORDER BY page.sequence
+                        """, binds: bindings), logger: logger)
             guard let first = rows.first else {
                 throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
             }
             let head = try StoredColumns.decode(
                 first, table: "feedSequence",
-                (String?, String?, String?, String?, String?, Int64?, Date?, Date?, Int?, Date?, Date?, Date?, Date?,
-                 Int64).self).13
+                (
+                    String?, String?, String?, String?, String?, Int64?, Date?, Date?, Int?, Date?, Date?, Date?, Date?,
+                    Int64
+                ).self
+            ).13
             let tickets = try rows.compactMap { row -> Ticket? in
                 let id = try StoredColumns.decode(row, table: "ticket", String?.self)
                 return id == nil ? nil : try OrderRows.ticket(row)
@@ -181,13 +203,15 @@ public final class PostgresTicketStore: TicketRepository {
             } else {
                 next = max(cursor ?? 0, head)
             }
-            return TicketFeedPage(tickets: try await OrderRows.views(connection, of: tickets, logger: logger), cursor: next)
+            return TicketFeedPage(
+                tickets: try await OrderRows.views(connection, of: tickets, logger: logger), cursor: next)
         }
     }
 
     public func changes(after sequence: Int64) async throws -> FeedHead {
         try await database.withConnection { connection in
-            let rows = try await connection.rows("""
+            let rows = try await connection.rows(
+                """
                 WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
                 SELECT head.value, changed.cafeId, changed.latest FROM head LEFT JOIN (
                     SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > \(sequence) GROUP BY cafeId
@@ -196,8 +220,9 @@ public final class PostgresTicketStore: TicketRepository {
             var latest: Int64 = 0
             var cafes: [String: Int64] = [:]
             for row in rows {
-                let (head, cafeID, cafeLatest) = try StoredColumns.decode(row, table: "feedSequence",
-                                                                          (Int64, String?, Int64?).self)
+                let (head, cafeID, cafeLatest) = try StoredColumns.decode(
+                    row, table: "feedSequence",
+                    (Int64, String?, Int64?).self)
                 latest = head
                 if let cafeID, let cafeLatest { cafes[cafeID] = cafeLatest }
             }
@@ -210,8 +235,10 @@ public final class PostgresTicketStore: TicketRepository {
     /// Takes `count` consecutive feed positions; returns the first. Must be the transaction's
     /// last lock: the row stays locked until commit, which orders commits by sequence.
     static func takeSequences(_ count: Int, _ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
-        guard let row = try await connection.firstRow(
-            "UPDATE feedSequence SET value = value + \(count) WHERE id = 1 RETURNING value", logger: logger) else {
+        guard
+            let row = try await connection.firstRow(
+                "UPDATE feedSequence SET value = value + \(count) WHERE id = 1 RETURNING value", logger: logger)
+        else {
             throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
         }
         return try StoredColumns.decode(row, table: "feedSequence", Int64.self) - Int64(count) + 1

@@ -16,7 +16,9 @@ public final class PostgresTokenStore: TokenRepository {
     private let ids: RandomID
     private let live: FollowingCache<Data, AccessToken>
 
-    public init(database: PostgresDatabase, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: PostgresDatabase, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.ids = ids
         self.clock = clock
@@ -25,7 +27,8 @@ public final class PostgresTokenStore: TokenRepository {
 
     static let select = "SELECT id, name, role, cafeId, userId, createdAt, revokedAt FROM accessToken"
 
-    public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String)
+    {
         try spec.validate()
         let (role, cafeID, userID, name) = (spec.role, spec.cafeID, spec.userID, spec.name)
         let secret = "cnt_" + ids.base64URL(bytes: 24)
@@ -34,16 +37,22 @@ public final class PostgresTokenStore: TokenRepository {
         let hash = Self.hash(secret)
         let token = try await database.transaction { connection in
             let logger = self.database.logger
-            if let cafeID, try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil {
+            if let cafeID,
+                try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil
+            {
                 throw CanteenError.notFound(.cafe, cafeID, field: "cafeId")
             }
-            guard let row = try await connection.firstRow("""
-                INSERT INTO accessToken (id, name, role, cafeId, userId, secretHash, createdAt, revokedAt)
-                VALUES (\(id), \(name), \(role.rawValue), \(cafeID), \(userID), \(hash), \(now), NULL)
-                RETURNING id, name, role, cafeId, userId, createdAt, revokedAt
-                """, logger: logger) else { throw CanteenError.notFound(.token, id) }
-            try await PostgresAuditStore.record(audit?.targeting(id), before: nil, after: spec.audited, at: now,
-                                                connection, logger: logger)
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    INSERT INTO accessToken (id, name, role, cafeId, userId, secretHash, createdAt, revokedAt)
+                    VALUES (\(id), \(name), \(role.rawValue), \(cafeID), \(userID), \(hash), \(now), NULL)
+                    RETURNING id, name, role, cafeId, userId, createdAt, revokedAt
+                    """, logger: logger)
+            else { throw CanteenError.notFound(.token, id) }
+            try await PostgresAuditStore.record(
+                audit?.targeting(id), before: nil, after: spec.audited, at: now,
+                connection, logger: logger)
             return try Self.token(row)
         }
         return (token, secret)
@@ -71,15 +80,21 @@ public final class PostgresTokenStore: TokenRepository {
         let secretHash = try await database.transaction { connection in
             let logger = self.database.logger
             // The row as it was (revoked or not), then the update, both under the row's lock.
-            guard let before = try await connection.firstRow("""
-                SELECT revokedAt IS NULL, cafeId FROM accessToken WHERE id = \(id) FOR UPDATE
-                """, logger: logger) else { throw CanteenError.notFound(.token, id) }
+            guard
+                let before = try await connection.firstRow(
+                    """
+                    SELECT revokedAt IS NULL, cafeId FROM accessToken WHERE id = \(id) FOR UPDATE
+                    """, logger: logger)
+            else { throw CanteenError.notFound(.token, id) }
             let (wasLive, cafeID) = try StoredColumns.decode(before, table: "accessToken", (Bool, String?).self)
             var entry = audit
             entry?.cafeID = cafeID
-            guard let row = try await connection.firstRow("""
-                UPDATE accessToken SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id) RETURNING secretHash
-                """, logger: logger) else { throw CanteenError.notFound(.token, id) }
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    UPDATE accessToken SET revokedAt = COALESCE(revokedAt, \(now)) WHERE id = \(id) RETURNING secretHash
+                    """, logger: logger)
+            else { throw CanteenError.notFound(.token, id) }
             if wasLive {
                 try await PostgresAuditStore.write(entry?.revocation(at: now), connection, logger: logger)
             }
@@ -102,7 +117,8 @@ public final class PostgresTokenStore: TokenRepository {
         guard uses.shouldWrite(tokenID, at: now) else { return }
         do {
             try await database.withConnection { connection in
-                try await connection.run("""
+                try await connection.run(
+                    """
                     INSERT INTO tokenUse (tokenId, lastUsedAt) VALUES (\(tokenID), \(now))
                     ON CONFLICT (tokenId) DO UPDATE SET lastUsedAt = GREATEST(tokenUse.lastUsedAt, excluded.lastUsedAt)
                     """, logger: self.database.logger)
@@ -114,21 +130,24 @@ public final class PostgresTokenStore: TokenRepository {
 
     private let uses = TokenUse()
 
-
     private func authenticated(secret: String) async throws -> AccessToken? {
         let hash = Self.hash(secret)
         return try await live.value(for: hash) {
             try await database.withConnection { connection in
                 // Looked up by hash, then the stored hash compared again in constant time (as on SQLite).
-                guard let row = try await connection.firstRow("""
-                    SELECT id, name, role, cafeId, userId, createdAt, revokedAt, secretHash FROM accessToken
-                    WHERE secretHash = \(hash) AND revokedAt IS NULL
-                    """, logger: self.database.logger) else { return nil }
+                guard
+                    let row = try await connection.firstRow(
+                        """
+                        SELECT id, name, role, cafeId, userId, createdAt, revokedAt, secretHash FROM accessToken
+                        WHERE secretHash = \(hash) AND revokedAt IS NULL
+                        """, logger: self.database.logger)
+                else { return nil }
                 let (id, name, role, cafeID, userID, createdAt, revokedAt, stored) = try StoredColumns.decode(
                     row, table: "accessToken", (String, String?, String, String?, String?, Date, Date?, Data).self)
                 guard ConstantTime.equals(stored, hash) else { return nil }
-                return try Self.token(id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,
-                                      revokedAt: revokedAt)
+                return try Self.token(
+                    id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,
+                    revokedAt: revokedAt)
             }
         }
     }
@@ -137,20 +156,24 @@ public final class PostgresTokenStore: TokenRepository {
     static func token(_ row: PostgresRow) throws -> AccessToken {
         let (id, name, role, cafeID, userID, createdAt, revokedAt) = try StoredColumns.decode(
             row, table: "accessToken", (String, String?, String, String?, String?, Date, Date?).self)
-        return try token(id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,
-                         revokedAt: revokedAt)
+        return try token(
+            id: id, name: name, role: role, cafeID: cafeID, userID: userID, createdAt: createdAt,
+            revokedAt: revokedAt)
     }
 
-    private static func token(id: String, name: String?, role: String, cafeID: String?, userID: String?, createdAt: Date,
-                              revokedAt: Date?) throws -> AccessToken {
+    private static func token(
+        id: String, name: String?, role: String, cafeID: String?, userID: String?, createdAt: Date,
+        revokedAt: Date?
+    ) throws -> AccessToken {
         guard let parsed = Role(rawValue: role) else {
             throw StoredRow.invalid(table: "accessToken", id: id, "'\(role)' is not a token role")
         }
         if parsed == .user, userID == nil {
             throw StoredRow.invalid(table: "accessToken", id: id, "a user token names no user")
         }
-        return AccessToken(id: id, name: name, role: parsed, cafeID: cafeID, userID: userID, createdAt: createdAt,
-                           revokedAt: revokedAt)
+        return AccessToken(
+            id: id, name: name, role: parsed, cafeID: cafeID, userID: userID, createdAt: createdAt,
+            revokedAt: revokedAt)
     }
 
     static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }

@@ -24,11 +24,13 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// Parses a `postgres://` or `postgresql://` URL; a malformed one is `invalid_field` naming `field`.
     public init(_ text: String, field: String = "database") throws {
         func invalid(_ problem: String) -> CanteenError {
-            CanteenError(.invalid, code: .invalidField,
-                         message: "\(problem); expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE", field: field)
+            CanteenError(
+                .invalid, code: .invalidField,
+                message: "\(problem); expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE", field: field)
         }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              ["postgres", "postgresql"].contains(scheme) else {
+            ["postgres", "postgresql"].contains(scheme)
+        else {
             throw invalid("'\(Self.redacted(text))' is not a postgres:// URL")
         }
         var path = components.percentEncodedPath
@@ -96,11 +98,13 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     func clientConfiguration(maximumConnections: Int) -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if let socketDirectory {
-            configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
-                                  password: password, database: database)
+            configuration = .init(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
+                password: password, database: database)
         } else {
-            configuration = .init(host: host, port: port, username: user, password: password, database: database,
-                                  tls: clientTLS)
+            configuration = .init(
+                host: host, port: port, username: user, password: password, database: database,
+                tls: clientTLS)
         }
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(3)
@@ -111,11 +115,13 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     func connectionConfiguration() throws -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         if let socketDirectory {
-            configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
-                                  password: password, database: database)
+            configuration = .init(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
+                password: password, database: database)
         } else {
-            configuration = .init(host: host, port: port, username: user, password: password, database: database,
-                                  tls: try connectionTLS())
+            configuration = .init(
+                host: host, port: port, username: user, password: password, database: database,
+                tls: try connectionTLS())
         }
         configuration.options.connectTimeout = .seconds(3)
         configuration.options.additionalStartupParameters = [("application_name", "canteen-listener")]

@@ -24,8 +24,10 @@ public final class PostgresWebhookStore: WebhookRepository {
     /// The most open (pending or held) deliveries an endpoint has (see `WebhookStore`).
     private let openPerEndpoint: Int
 
-    public init(database: PostgresDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000,
-                openPerEndpoint: Int = 1000, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: PostgresDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000,
+        openPerEndpoint: Int = 1000, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.ids = ids
         self.fanOutBatch = max(1, fanOutBatch)
@@ -37,20 +39,26 @@ public final class PostgresWebhookStore: WebhookRepository {
 
     // MARK: - Endpoints
 
-    public func createEndpoint(_ registration: WebhookRegistration,
-                               audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func createEndpoint(
+        _ registration: WebhookRegistration,
+        audit: AuditEntry?
+    ) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
-        let endpoint = WebhookEndpoint(id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
-                                       events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
+        let endpoint = WebhookEndpoint(
+            id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
+            events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
         try await database.transaction { connection in
             let logger = self.database.logger
             if let cafeID = registration.cafeID,
-               try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil {
-                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'", field: "cafeId",
-                                   parameters: ["cafe": cafeID])
+                try await connection.firstRow("SELECT 1 FROM cafe WHERE id = \(cafeID)", logger: logger) == nil
+            {
+                throw CanteenError(
+                    .invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'", field: "cafeId",
+                    parameters: ["cafe": cafeID])
             }
             // The feed's committed head: the events after it are the ones committed from now on.
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO webhookEndpoint (id, url, cafeId, events, secret, previousSecret, previousSecretExpiresAt,
                     cursor, createdAt)
                 SELECT \(endpoint.id), \(endpoint.url), \(endpoint.cafeID),
@@ -58,23 +66,28 @@ public final class PostgresWebhookStore: WebhookRepository {
                     \(endpoint.createdAt)
                 FROM feedSequence WHERE id = 1
                 """, logger: logger)
-            try await PostgresAuditStore.record(audit?.targeting(endpoint.id), before: nil, after: endpoint.audited,
-                                                at: endpoint.createdAt, connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit?.targeting(endpoint.id), before: nil, after: endpoint.audited,
+                at: endpoint.createdAt, connection, logger: logger)
         }
         return (endpoint, secret)
     }
 
     public func endpoints() async throws -> [WebhookEndpoint] {
         try await database.withConnection { connection in
-            try await connection.rows("SELECT \(unescaped: Self.endpointColumns) FROM webhookEndpoint ORDER BY createdAt, id",
-                                      logger: self.database.logger).map(Self.endpoint)
+            try await connection.rows(
+                "SELECT \(unescaped: Self.endpointColumns) FROM webhookEndpoint ORDER BY createdAt, id",
+                logger: self.database.logger
+            ).map(Self.endpoint)
         }
     }
 
     public func endpoint(id: String) async throws -> WebhookEndpoint? {
         try await database.withConnection { connection in
-            try await connection.firstRow("SELECT \(unescaped: Self.endpointColumns) FROM webhookEndpoint WHERE id = \(id)",
-                                          logger: self.database.logger).map(Self.endpoint)
+            try await connection.firstRow(
+                "SELECT \(unescaped: Self.endpointColumns) FROM webhookEndpoint WHERE id = \(id)",
+                logger: self.database.logger
+            ).map(Self.endpoint)
         }
     }
 
@@ -82,29 +95,38 @@ public final class PostgresWebhookStore: WebhookRepository {
         let now = clock()
         try await database.transaction { connection in
             let logger = self.database.logger
-            guard let row = try await connection.firstRow(
-                "DELETE FROM webhookEndpoint WHERE id = \(id) RETURNING \(unescaped: Self.endpointColumns)",
-                logger: logger) else {
+            guard
+                let row = try await connection.firstRow(
+                    "DELETE FROM webhookEndpoint WHERE id = \(id) RETURNING \(unescaped: Self.endpointColumns)",
+                    logger: logger)
+            else {
                 throw CanteenError.notFound(.webhook, id)
             }
-            try await PostgresAuditStore.record(audit, before: try Self.endpoint(row).audited, after: nil, at: now,
-                                                connection, logger: logger)
+            try await PostgresAuditStore.record(
+                audit, before: try Self.endpoint(row).audited, after: nil, at: now,
+                connection, logger: logger)
         }
     }
 
-    public func rotateSecret(endpointID: String,
-                             audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func rotateSecret(
+        endpointID: String,
+        audit: AuditEntry?
+    ) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
         let now = clock()
         let endpoint = try await database.transaction { connection in
-            guard let row = try await connection.firstRow("""
-                UPDATE webhookEndpoint SET previousSecret = secret,
-                    previousSecretExpiresAt = \(now.addingTimeInterval(WebhookEndpoint.secretOverlap)), secret = \(secret)
-                WHERE id = \(endpointID)
-                RETURNING \(unescaped: Self.endpointColumns)
-                """, logger: self.database.logger) else { throw CanteenError.notFound(.webhook, endpointID) }
-            try await PostgresAuditStore.write(audit.map(WebhookEndpoint.secretRotation(at: now)), connection,
-                                               logger: self.database.logger)
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    UPDATE webhookEndpoint SET previousSecret = secret,
+                        previousSecretExpiresAt = \(now.addingTimeInterval(WebhookEndpoint.secretOverlap)), secret = \(secret)
+                    WHERE id = \(endpointID)
+                    RETURNING \(unescaped: Self.endpointColumns)
+                    """, logger: self.database.logger)
+            else { throw CanteenError.notFound(.webhook, endpointID) }
+            try await PostgresAuditStore.write(
+                audit.map(WebhookEndpoint.secretRotation(at: now)), connection,
+                logger: self.database.logger)
             return try Self.endpoint(row)
         }
         return (endpoint, secret)
@@ -124,8 +146,9 @@ public final class PostgresWebhookStore: WebhookRepository {
             }
             events.append(type)
         }
-        return WebhookEndpoint(id: id, url: url, cafeID: cafeID, events: events, createdAt: createdAt,
-                               previousSecretExpiresAt: previousSecretExpiresAt)
+        return WebhookEndpoint(
+            id: id, url: url, cafeID: cafeID, events: events, createdAt: createdAt,
+            previousSecretExpiresAt: previousSecretExpiresAt)
     }
 
     // MARK: - Deliveries as ops see them
@@ -139,11 +162,15 @@ public final class PostgresWebhookStore: WebhookRepository {
     public func deliveries(endpointID: String, limit: Int) async throws -> [WebhookDelivery] {
         try await database.withConnection { connection in
             let logger = self.database.logger
-            guard try await connection.firstRow("SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID)",
-                                                logger: logger) != nil else {
+            guard
+                try await connection.firstRow(
+                    "SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID)",
+                    logger: logger) != nil
+            else {
                 throw CanteenError.notFound(.webhook, endpointID)
             }
-            let rows = try await connection.rows("""
+            let rows = try await connection.rows(
+                """
                 SELECT \(unescaped: Self.deliveryColumns) FROM webhookDelivery d
                 JOIN orderEvent e ON e.sequence = d.eventSequence
                 WHERE d.endpointId = \(endpointID) ORDER BY d.eventSequence DESC LIMIT \(limit)
@@ -158,85 +185,115 @@ public final class PostgresWebhookStore: WebhookRepository {
         let now = clock()
         return try await database.transaction { connection in
             let logger = self.database.logger
-            guard try await connection.firstRow("SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID) FOR UPDATE",
-                                                logger: logger) != nil else {
+            guard
+                try await connection.firstRow(
+                    "SELECT 1 FROM webhookEndpoint WHERE id = \(endpointID) FOR UPDATE",
+                    logger: logger) != nil
+            else {
                 throw CanteenError.notFound(.webhook, endpointID)
             }
-            guard let found = try await connection.firstRow("""
-                SELECT d.eventSequence, d.orderId, d.state FROM webhookDelivery d
-                JOIN orderEvent e ON e.sequence = d.eventSequence
-                WHERE d.endpointId = \(endpointID) AND e.id = \(eventID)
-                FOR UPDATE OF d
-                """, logger: logger) else {
+            guard
+                let found = try await connection.firstRow(
+                    """
+                    SELECT d.eventSequence, d.orderId, d.state FROM webhookDelivery d
+                    JOIN orderEvent e ON e.sequence = d.eventSequence
+                    WHERE d.endpointId = \(endpointID) AND e.id = \(eventID)
+                    FOR UPDATE OF d
+                    """, logger: logger)
+            else {
                 throw CanteenError.notFound(.delivery, eventID, field: "eventId")
             }
-            let (sequence, orderID, state) = try StoredColumns.decode(found, table: "webhookDelivery",
-                                                                      (Int64, String, String).self)
+            let (sequence, orderID, state) = try StoredColumns.decode(
+                found, table: "webhookDelivery",
+                (Int64, String, String).self)
             var next = state
             if state == "delivered" || state == "failed" {
                 // Sent again after whatever of its order is open now: one pending per order.
-                let busy = try await Self.hasOpenDelivery(connection, endpointID: endpointID, orderID: orderID,
-                                                          logger: logger)
+                let busy = try await Self.hasOpenDelivery(
+                    connection, endpointID: endpointID, orderID: orderID,
+                    logger: logger)
                 next = busy ? "held" : "pending"
             }
             // Due since the epoch: whatever clock the delivery service keeps, it is due now.
-            try await connection.run("""
+            try await connection.run(
+                """
                 UPDATE webhookDelivery SET state = \(next), nextAttemptAt = \(Date(timeIntervalSince1970: 0)),
                     firstAttemptAt = NULL
                 WHERE endpointId = \(endpointID) AND eventSequence = \(sequence)
                 """, logger: logger)
-            guard let row = try await connection.firstRow("""
-                SELECT \(unescaped: Self.deliveryColumns) FROM webhookDelivery d
-                JOIN orderEvent e ON e.sequence = d.eventSequence
-                WHERE d.endpointId = \(endpointID) AND d.eventSequence = \(sequence)
-                """, logger: logger) else { throw CanteenError.notFound(.delivery, eventID, field: "eventId") }
-            try await PostgresAuditStore.record(audit, before: ["eventId": .string(eventID), "state": .string(state)],
-                                                after: ["eventId": .string(eventID), "state": .string(next)], at: now,
-                                                connection, logger: logger)
+            guard
+                let row = try await connection.firstRow(
+                    """
+                    SELECT \(unescaped: Self.deliveryColumns) FROM webhookDelivery d
+                    JOIN orderEvent e ON e.sequence = d.eventSequence
+                    WHERE d.endpointId = \(endpointID) AND d.eventSequence = \(sequence)
+                    """, logger: logger)
+            else { throw CanteenError.notFound(.delivery, eventID, field: "eventId") }
+            try await PostgresAuditStore.record(
+                audit, before: ["eventId": .string(eventID), "state": .string(state)],
+                after: ["eventId": .string(eventID), "state": .string(next)], at: now,
+                connection, logger: logger)
             return try await Self.delivery(connection, from: row, logger: logger)
         }
     }
 
     /// A delivery from a row of `deliveryColumns`, with its attempts.
-    private static func delivery(_ connection: PostgresConnection, from row: PostgresRow,
-                                 logger: Logger) async throws -> WebhookDelivery {
-        let (endpointID, stateName, nextAttemptAt, sequence, id, orderID, cafeID, type, previousSequence, tickets,
-             createdAt) = try StoredColumns.decode(
-                row, table: "webhookDelivery",
-                (String, String, Date, Int64, String, String, String, String, Int64?, String?, Date).self)
-        let event = try PostgresOrderEventStore.event(sequence: sequence, id: id, orderID: orderID, cafeID: cafeID,
-                                                      typeName: type, previousSequence: previousSequence,
-                                                      tickets: tickets, createdAt: createdAt)
+    private static func delivery(
+        _ connection: PostgresConnection, from row: PostgresRow,
+        logger: Logger
+    ) async throws -> WebhookDelivery {
+        let (
+            endpointID, stateName, nextAttemptAt, sequence, id, orderID, cafeID, type, previousSequence, tickets,
+            createdAt
+        ) = try StoredColumns.decode(
+            row, table: "webhookDelivery",
+            (String, String, Date, Int64, String, String, String, String, Int64?, String?, Date).self)
+        let event = try PostgresOrderEventStore.event(
+            sequence: sequence, id: id, orderID: orderID, cafeID: cafeID,
+            typeName: type, previousSequence: previousSequence,
+            tickets: tickets, createdAt: createdAt)
         guard let state = stateName == "held" ? .pending : WebhookDeliveryState(rawValue: stateName) else {
-            throw StoredRow.invalid(table: "webhookDelivery", id: "\(endpointID)/\(sequence)",
-                                    "'\(stateName)' is not a delivery state")
+            throw StoredRow.invalid(
+                table: "webhookDelivery", id: "\(endpointID)/\(sequence)",
+                "'\(stateName)' is not a delivery state")
         }
-        let attempts = try await connection.rows("""
+        let attempts = try await connection.rows(
+            """
             SELECT attemptedAt, statusCode, latencyMilliseconds, error FROM webhookAttempt
             WHERE endpointId = \(endpointID) AND eventSequence = \(sequence) ORDER BY attemptedAt, id
-            """, logger: logger).map { attempt in
+            """, logger: logger
+        ).map { attempt in
             let (attemptedAt, statusCode, latency, error) = try StoredColumns.decode(
                 attempt, table: "webhookAttempt", (Date, Int?, Int, String?).self)
-            return WebhookAttempt(attemptedAt: attemptedAt, statusCode: statusCode, latencyMilliseconds: latency,
-                                  error: error)
+            return WebhookAttempt(
+                attemptedAt: attemptedAt, statusCode: statusCode, latencyMilliseconds: latency,
+                error: error)
         }
-        return WebhookDelivery(endpointID: endpointID, event: event, state: state,
-                               nextAttemptAt: stateName == "pending" ? nextAttemptAt : nil, attempts: attempts)
+        return WebhookDelivery(
+            endpointID: endpointID, event: event, state: state,
+            nextAttemptAt: stateName == "pending" ? nextAttemptAt : nil, attempts: attempts)
     }
 
     // MARK: - The delivery service's round
 
-    public func deliveryRound(recording results: [WebhookAttemptResult], claim limit: Int, now: Date,
-                              lease: TimeInterval) async throws -> WebhookRound {
+    public func deliveryRound(
+        recording results: [WebhookAttemptResult], claim limit: Int, now: Date,
+        lease: TimeInterval
+    ) async throws -> WebhookRound {
         let (batch, open) = (fanOutBatch, openPerEndpoint)
         return try await database.transaction { connection in
             let logger = self.database.logger
             for result in results { try await Self.record(result, connection, logger: logger) }
-            let moreEvents = try await Self.fanOut(connection, now: now, batch: batch, openPerEndpoint: open,
-                                                   logger: logger)
-            let jobs = limit > 0 ? try await Self.claim(connection, limit: limit, now: now, lease: lease,
-                                                        logger: logger) : []
-            let nextDue = try await connection.scalar("""
+            let moreEvents = try await Self.fanOut(
+                connection, now: now, batch: batch, openPerEndpoint: open,
+                logger: logger)
+            let jobs =
+                limit > 0
+                ? try await Self.claim(
+                    connection, limit: limit, now: now, lease: lease,
+                    logger: logger) : []
+            let nextDue = try await connection.scalar(
+                """
                 SELECT MIN(nextAttemptAt) FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt > \(now)
                 """, table: "webhookDelivery", as: Date.self, logger: logger)
             return WebhookRound(jobs: jobs, nextDue: nextDue, moreEvents: moreEvents)
@@ -244,32 +301,43 @@ public final class PostgresWebhookStore: WebhookRepository {
     }
 
     /// Stores an attempt and moves its delivery on (see `WebhookStore.record`).
-    private static func record(_ result: WebhookAttemptResult, _ connection: PostgresConnection,
-                               logger: Logger) async throws {
+    private static func record(
+        _ result: WebhookAttemptResult, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
         let attempt = result.attempt
-        let (state, nextAttemptAt): (WebhookDeliveryState, Date?) = switch result.next {
-        case .delivered: (.delivered, nil)
-        case .retry(let at): (.pending, at)
-        case .failed: (.failed, nil)
-        }
-        guard try await connection.firstRow("""
-            UPDATE webhookDelivery SET attempts = attempts + 1
-            WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence)
-            RETURNING orderId
-            """, logger: logger) != nil else { return }
-        try await connection.run("""
+        let (state, nextAttemptAt): (WebhookDeliveryState, Date?) =
+            switch result.next {
+            case .delivered: (.delivered, nil)
+            case .retry(let at): (.pending, at)
+            case .failed: (.failed, nil)
+            }
+        guard
+            try await connection.firstRow(
+                """
+                UPDATE webhookDelivery SET attempts = attempts + 1
+                WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence)
+                RETURNING orderId
+                """, logger: logger) != nil
+        else { return }
+        try await connection.run(
+            """
             INSERT INTO webhookAttempt (endpointId, eventSequence, attemptedAt, statusCode, latencyMilliseconds, error)
             VALUES (\(result.endpointID), \(result.eventSequence), \(attempt.attemptedAt), \(attempt.statusCode),
                 \(attempt.latencyMilliseconds), \(attempt.error.map { String($0.prefix(500)) }))
             """, logger: logger)
-        guard try await connection.firstRow("""
-            UPDATE webhookDelivery SET state = \(state.rawValue), nextAttemptAt = COALESCE(\(nextAttemptAt), nextAttemptAt),
-                firstAttemptAt = COALESCE(firstAttemptAt, \(attempt.attemptedAt))
-            WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence) AND state = 'pending'
-                AND nextAttemptAt = \(result.leasedUntil)
-            RETURNING orderId
-            """, logger: logger) != nil, state != .pending else { return }
-        try await connection.run("""
+        guard
+            try await connection.firstRow(
+                """
+                UPDATE webhookDelivery SET state = \(state.rawValue), nextAttemptAt = COALESCE(\(nextAttemptAt), nextAttemptAt),
+                    firstAttemptAt = COALESCE(firstAttemptAt, \(attempt.attemptedAt))
+                WHERE endpointId = \(result.endpointID) AND eventSequence = \(result.eventSequence) AND state = 'pending'
+                    AND nextAttemptAt = \(result.leasedUntil)
+                RETURNING orderId
+                """, logger: logger) != nil, state != .pending
+        else { return }
+        try await connection.run(
+            """
             UPDATE webhookDelivery SET state = 'pending', nextAttemptAt = \(attempt.attemptedAt)
             WHERE endpointId = \(result.endpointID) AND eventSequence = (
                 SELECT h.eventSequence FROM webhookDelivery h
@@ -283,9 +351,12 @@ public final class PostgresWebhookStore: WebhookRepository {
     }
 
     /// Whether a delivery of the order to the endpoint is pending or held.
-    private static func hasOpenDelivery(_ connection: PostgresConnection, endpointID: String, orderID: String,
-                                        logger: Logger) async throws -> Bool {
-        try await connection.firstRow("""
+    private static func hasOpenDelivery(
+        _ connection: PostgresConnection, endpointID: String, orderID: String,
+        logger: Logger
+    ) async throws -> Bool {
+        try await connection.firstRow(
+            """
             SELECT 1 FROM webhookDelivery
             WHERE endpointId = \(endpointID) AND orderId = \(orderID) AND state IN ('pending', 'held') LIMIT 1
             """, logger: logger) != nil
@@ -294,25 +365,32 @@ public final class PostgresWebhookStore: WebhookRepository {
     /// Turns the events after each endpoint's cursor into deliveries, as long as the endpoint
     /// has fewer than `openPerEndpoint` open ones; true when an endpoint with room has more.
     /// Endpoints another server is fanning out right now are skipped (it does them).
-    private static func fanOut(_ connection: PostgresConnection, now: Date, batch: Int, openPerEndpoint: Int,
-                               logger: Logger) async throws -> Bool {
+    private static func fanOut(
+        _ connection: PostgresConnection, now: Date, batch: Int, openPerEndpoint: Int,
+        logger: Logger
+    ) async throws -> Bool {
         var more = false
-        let endpoints = try await connection.rows("""
+        let endpoints = try await connection.rows(
+            """
             SELECT id, cafeId, events, cursor FROM webhookEndpoint
             WHERE cursor < (SELECT COALESCE(MAX(sequence), 0) FROM orderEvent)
             ORDER BY id FOR UPDATE SKIP LOCKED
             """, logger: logger)
         for row in endpoints {
-            let (id, cafeID, names, cursor) = try StoredColumns.decode(row, table: "webhookEndpoint",
-                                                                       (String, String?, String, Int64).self)
+            let (id, cafeID, names, cursor) = try StoredColumns.decode(
+                row, table: "webhookEndpoint",
+                (String, String?, String, Int64).self)
             let wanted = names.split(separator: " ").map(String.init)
-            let openNow = try await connection.scalar("""
-                SELECT COUNT(*) FROM (SELECT 1 FROM webhookDelivery
-                    WHERE endpointId = \(id) AND state IN ('pending', 'held') LIMIT \(openPerEndpoint)) AS open
-                """, table: "webhookDelivery", as: Int.self, logger: logger) ?? 0
+            let openNow =
+                try await connection.scalar(
+                    """
+                    SELECT COUNT(*) FROM (SELECT 1 FROM webhookDelivery
+                        WHERE endpointId = \(id) AND state IN ('pending', 'held') LIMIT \(openPerEndpoint)) AS open
+                    """, table: "webhookDelivery", as: Int.self, logger: logger) ?? 0
             var room = openPerEndpoint - openNow
             guard room > 0 else { continue }
-            let events = try await connection.rows("""
+            let events = try await connection.rows(
+                """
                 SELECT sequence, orderId, cafeId, type FROM orderEvent WHERE sequence > \(cursor) ORDER BY sequence
                 LIMIT \(batch)
                 """, logger: logger)
@@ -322,7 +400,8 @@ public final class PostgresWebhookStore: WebhookRepository {
                     event, table: "orderEvent", (Int64, String, String, String).self)
                 if wanted.contains(type), cafeID == nil || cafeID == eventCafeID {
                     guard room > 0 else { break }
-                    try await connection.run("""
+                    try await connection.run(
+                        """
                         INSERT INTO webhookDelivery (endpointId, eventSequence, orderId, state, attempts, nextAttemptAt)
                         SELECT \(id), \(sequence), \(orderID),
                             CASE WHEN EXISTS (SELECT 1 FROM webhookDelivery WHERE endpointId = \(id)
@@ -344,11 +423,14 @@ public final class PostgresWebhookStore: WebhookRepository {
 
     /// Hands out up to `limit` due deliveries, leasing each until `now + lease`, in one
     /// statement: rows another server is claiming are skipped, not waited for.
-    private static func claim(_ connection: PostgresConnection, limit: Int, now: Date, lease: TimeInterval,
-                              logger: Logger) async throws -> [WebhookJob] {
+    private static func claim(
+        _ connection: PostgresConnection, limit: Int, now: Date, lease: TimeInterval,
+        logger: Logger
+    ) async throws -> [WebhookJob] {
         // Whole milliseconds, as on SQLite: the attempt's result names its lease exactly.
         let leased = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 + lease) * 1000).rounded(.down) / 1000)
-        let rows = try await connection.rows("""
+        let rows = try await connection.rows(
+            """
             WITH due AS (
                 SELECT endpointId, eventSequence FROM webhookDelivery
                 WHERE state = 'pending' AND nextAttemptAt <= \(now)
@@ -368,18 +450,24 @@ public final class PostgresWebhookStore: WebhookRepository {
             ORDER BY c.eventSequence
             """, logger: logger)
         return try rows.map { row in
-            let (endpointID, attempts, firstAttemptAt, url, secret, previousSecret, expires, sequence, id, orderID,
-                 cafeID, type, previousSequence, tickets, createdAt) = try StoredColumns.decode(
-                    row, table: "webhookDelivery",
-                    (String, Int, Date?, String, String, String?, Date?, Int64, String, String, String, String, Int64?,
-                     String?, Date).self)
-            let event = try PostgresOrderEventStore.event(sequence: sequence, id: id, orderID: orderID, cafeID: cafeID,
-                                                          typeName: type, previousSequence: previousSequence,
-                                                          tickets: tickets, createdAt: createdAt)
+            let (
+                endpointID, attempts, firstAttemptAt, url, secret, previousSecret, expires, sequence, id, orderID,
+                cafeID, type, previousSequence, tickets, createdAt
+            ) = try StoredColumns.decode(
+                row, table: "webhookDelivery",
+                (
+                    String, Int, Date?, String, String, String?, Date?, Int64, String, String, String, String, Int64?,
+                    String?, Date
+                ).self)
+            let event = try PostgresOrderEventStore.event(
+                sequence: sequence, id: id, orderID: orderID, cafeID: cafeID,
+                typeName: type, previousSequence: previousSequence,
+                tickets: tickets, createdAt: createdAt)
             let previous = expires.map { $0 > now } == true ? previousSecret : nil
-            return WebhookJob(endpointID: endpointID, url: url,
-                              secrets: WebhookSecrets(current: secret, previous: previous), event: event,
-                              attempt: attempts + 1, firstAttemptAt: firstAttemptAt, leasedUntil: leased)
+            return WebhookJob(
+                endpointID: endpointID, url: url,
+                secrets: WebhookSecrets(current: secret, previous: previous), event: event,
+                attempt: attempts + 1, firstAttemptAt: firstAttemptAt, leasedUntil: leased)
         }
     }
 }

@@ -18,8 +18,9 @@ struct StoredColumns {
             return try row.decode(types)
         } catch let error as PostgresDecodingError {
             let id = (try? row.decode(String.self)) ?? "?"
-            throw StoredRow.invalid(table: table, id: id,
-                                    "column \(error.columnName) does not hold a \(error.targetType)")
+            throw StoredRow.invalid(
+                table: table, id: id,
+                "column \(error.columnName) does not hold a \(error.targetType)")
         }
     }
 
@@ -70,13 +71,16 @@ extension PostgresConnection {
     }
 
     /// The first column of the first row of `query` as `T`; nil when there is no row or it is NULL.
-    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, table: String, as type: T.Type,
-                                      logger: Logger) async throws -> T? where T._DecodableType == T {
+    func scalar<T: PostgresDecodable>(
+        _ query: PostgresQuery, table: String, as type: T.Type,
+        logger: Logger
+    ) async throws -> T? where T._DecodableType == T {
         guard let row = try await firstRow(query, logger: logger) else { return nil }
         do {
             return try row.decode(Optional<T>.self)
         } catch let error as PostgresDecodingError {
-            throw StoredRow.invalid(table: table, id: "?", "column \(error.columnName) does not hold a \(error.targetType)")
+            throw StoredRow.invalid(
+                table: table, id: "?", "column \(error.columnName) does not hold a \(error.targetType)")
         }
     }
 

@@ -8,7 +8,8 @@ extension AppDatabase {
     /// read as of the same instant, whatever other processes write meanwhile.
     public func copySource() throws -> CopySource {
         guard let pool = writer as? DatabasePool else {
-            throw CanteenError(.invalid, code: .invalidField, message: "only a database on disk can be copied", field: "from")
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "only a database on disk can be copied", field: "from")
         }
         return CopySource(snapshot: try pool.makeSnapshot())
     }
@@ -24,37 +25,48 @@ extension AppDatabase {
         /// Every table of the database.
         public func tables() async throws -> [String] {
             try await snapshot.read { db in
-                try String.fetchAll(db, sql: """
-                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
-                    """)
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
+                        """)
             }
         }
 
         /// How many rows `table` holds.
         public func count(_ table: String) async throws -> Int {
-            try await snapshot.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0 }
+            try await snapshot.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
+            }
         }
 
         /// At most `limit` rows of `table` after the first `offset`, in rowid order.
         public func rows(_ table: String, offset: Int, limit: Int) async throws -> CopiedRows {
             try await snapshot.read { db in
                 let columns = try db.columns(in: table)
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY rowid LIMIT ? OFFSET ?
-                    """, arguments: [limit, offset])
-                return CopiedRows(columns: columns.map(\.name), rows: try rows.enumerated().map { index, row in
-                    try columns.enumerated().map { position, column in
-                        try Self.value(row[position], declared: column.type, table: table, column: column.name,
-                                       row: offset + index + 1)
-                    }
-                })
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY rowid LIMIT ? OFFSET ?
+                        """, arguments: [limit, offset])
+                return CopiedRows(
+                    columns: columns.map(\.name),
+                    rows: try rows.enumerated().map { index, row in
+                        try columns.enumerated().map { position, column in
+                            try Self.value(
+                                row[position], declared: column.type, table: table, column: column.name,
+                                row: offset + index + 1)
+                        }
+                    })
             }
         }
 
         /// A stored value typed by its column: DATETIME columns become instants, BOOLEAN ones
         /// booleans; one that does not read as its column's type is an error naming it.
-        static func value(_ value: DatabaseValue, declared: String, table: String, column: String,
-                          row: Int) throws -> ColumnValue {
+        static func value(
+            _ value: DatabaseValue, declared: String, table: String, column: String,
+            row: Int
+        ) throws -> ColumnValue {
             if value.isNull { return .null }
             let invalid = StoredRow.invalid(table: table, id: "#\(row)", "column \(column) does not hold a \(declared)")
             switch declared.uppercased() {

@@ -40,7 +40,8 @@ extension AppDatabase {
                 let userID: String = row["userId"]
                 let text: String = row["document"]
                 guard (try? JSONValue.parse(Data(text.utf8)))?.objectValue != nil else {
-                    throw unreadable(path, "row '\(userID)' of table userPreferences is not a JSON object of preferences")
+                    throw unreadable(
+                        path, "row '\(userID)' of table userPreferences is not a JSON object of preferences")
                 }
             }
             for row in try Row.fetchAll(db, sql: "SELECT key, value FROM sitePreferences") {
@@ -54,9 +55,10 @@ extension AppDatabase {
     }
 
     static func unreadable(_ path: String, _ problem: String) -> CanteenError {
-        CanteenError(.internal, code: .databaseUnreadable,
-                     message: "\(path): \(problem). Canteen will not start on this file and has not changed it: "
-                         + "restore it from a backup, or move it away to start with an empty database",
-                     parameters: ["file": path])
+        CanteenError(
+            .internal, code: .databaseUnreadable,
+            message: "\(path): \(problem). Canteen will not start on this file and has not changed it: "
+                + "restore it from a backup, or move it away to start with an empty database",
+            parameters: ["file": path])
     }
 }

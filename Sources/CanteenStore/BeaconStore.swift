@@ -25,7 +25,9 @@ public final class BeaconStore: BeaconRepository {
 
     public func beacons() async throws -> [BeaconRegistration] {
         try await database.writer.read { db in
-            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAllNamingRows(db).map { try $0.registration() }
+            try BeaconRecord.order(Column("uuid"), Column("major"), Column("minor")).fetchAllNamingRows(db).map {
+                try $0.registration()
+            }
         }
     }
 
@@ -43,8 +45,9 @@ public final class BeaconStore: BeaconRepository {
         defer { cafes.recentCafes.removeAll() }
         return try await database.writer.write { db in
             guard let cafe = try CafeRecord.filter(key: beacon.cafeID).fetchOneNamingRow(db) else {
-                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(beacon.cafeID)'",
-                                   field: "cafeId", parameters: ["cafe": beacon.cafeID])
+                throw CanteenError(
+                    .invalid, code: .unknownCafe, message: "no café with id '\(beacon.cafeID)'",
+                    field: "cafeId", parameters: ["cafe": beacon.cafeID])
             }
             guard cafe.beaconUUID == beacon.uuid.uuidString, cafe.beaconMajor == Int(beacon.major) else {
                 throw CanteenError(
@@ -53,14 +56,16 @@ public final class BeaconStore: BeaconRepository {
                         + "\(beacon.identityText) is outside it (change the café's beaconRegion first)",
                     field: "cafeId", parameters: ["cafe": cafe.id])
             }
-            let previous = try BeaconRecord.filter(key: Self.key(beacon.uuid, beacon.major, beacon.minor)).fetchOneNamingRow(db)
+            let previous = try BeaconRecord.filter(key: Self.key(beacon.uuid, beacon.major, beacon.minor))
+                .fetchOneNamingRow(db)
             try BeaconRecord(beacon).upsert(db)
             try CafeStore.bumpVersion(db, cafeID: beacon.cafeID, now: now)
             if let previous, previous.cafeId != beacon.cafeID {
                 try CafeStore.bumpVersion(db, cafeID: previous.cafeId, now: now)
             }
-            try AuditStore.record(audit, before: try previous.map { try $0.registration().audited },
-                                  after: beacon.audited, at: now, db)
+            try AuditStore.record(
+                audit, before: try previous.map { try $0.registration().audited },
+                after: beacon.audited, at: now, db)
             return previous == nil
         }
     }
@@ -80,7 +85,8 @@ public final class BeaconStore: BeaconRepository {
         }
     }
 
-    private static func key(_ uuid: UUID, _ major: UInt16, _ minor: UInt16) -> [String: (any DatabaseValueConvertible)?] {
+    private static func key(_ uuid: UUID, _ major: UInt16, _ minor: UInt16) -> [String: (any DatabaseValueConvertible)?]
+    {
         ["uuid": uuid.uuidString, "major": Int(major), "minor": Int(minor)]
     }
 }
@@ -89,18 +95,22 @@ public final class BeaconStore: BeaconRepository {
 
 extension BeaconRecord {
     init(_ beacon: BeaconRegistration) {
-        self.init(uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),
-                  cafeId: beacon.cafeID, label: beacon.label, measuredPower: beacon.measuredPower)
+        self.init(
+            uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),
+            cafeId: beacon.cafeID, label: beacon.label, measuredPower: beacon.measuredPower)
     }
 
     /// The row as a registration; an identity that does not parse is an error naming the row.
     func registration() throws -> BeaconRegistration {
-        guard let parsed = UUID(uuidString: uuid), let major = UInt16(exactly: major), let minor = UInt16(exactly: minor)
+        guard let parsed = UUID(uuidString: uuid), let major = UInt16(exactly: major),
+            let minor = UInt16(exactly: minor)
         else {
-            throw StoredRow.invalid(table: Self.databaseTableName, id: "\(uuid)/\(major)/\(minor)",
-                                    "not a beacon identity (UUID, 16-bit major and minor)")
+            throw StoredRow.invalid(
+                table: Self.databaseTableName, id: "\(uuid)/\(major)/\(minor)",
+                "not a beacon identity (UUID, 16-bit major and minor)")
         }
-        return BeaconRegistration(uuid: parsed, major: major, minor: minor, cafeID: cafeId, label: label,
-                                  measuredPower: measuredPower)
+        return BeaconRegistration(
+            uuid: parsed, major: major, minor: minor, cafeID: cafeId, label: label,
+            measuredPower: measuredPower)
     }
 }

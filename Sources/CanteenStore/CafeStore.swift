@@ -70,7 +70,9 @@ public final class CafeStore: CafeRepository {
         var request = BeaconRecord.order(Column("cafeId"), Column("minor"))
         if let cafeID { request = request.filter(Column("cafeId") == cafeID) }
         return try Dictionary(grouping: request.fetchAllNamingRows(db), by: \.cafeId).mapValues { records in
-            records.map { BeaconPlacement(minor: UInt16(clamping: $0.minor), label: $0.label, measuredPower: $0.measuredPower) }
+            records.map {
+                BeaconPlacement(minor: UInt16(clamping: $0.minor), label: $0.label, measuredPower: $0.measuredPower)
+            }
         }
     }
 
@@ -78,10 +80,12 @@ public final class CafeStore: CafeRepository {
         guard let cafe = try fetchCafe(db, id: cafeID) else { return nil }
         let byPosition = Column("position")
         let dayParts = try DayPartRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
-        let categories = try MenuCategoryRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let categories = try MenuCategoryRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(
+            db)
         let items = try MenuItemRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
         let groups = try ModifierGroupRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
-        let options = try ModifierOptionRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(db)
+        let options = try ModifierOptionRecord.filter(Column("cafeId") == cafeID).order(byPosition).fetchAllNamingRows(
+            db)
         let soldOut = try SoldOutRecord.filter(Column("cafeId") == cafeID).fetchAllNamingRows(db)
 
         let optionsByGroup = Dictionary(grouping: options) { "\($0.itemId)/\($0.groupId)" }
@@ -89,8 +93,9 @@ public final class CafeStore: CafeRepository {
         let menu = Menu(
             dayParts: try dayParts.map {
                 guard let start = LocalTime(parsing: $0.start), let end = LocalTime(parsing: $0.end) else {
-                    throw StoredRow.invalid(table: DayPartRecord.databaseTableName, id: "\(cafeID)/\($0.id)",
-                                            "'\($0.start)'–'\($0.end)' are not times of day")
+                    throw StoredRow.invalid(
+                        table: DayPartRecord.databaseTableName, id: "\(cafeID)/\($0.id)",
+                        "'\($0.start)'–'\($0.end)' are not times of day")
                 }
                 return DayPart(id: $0.id, names: $0.names, start: start, end: end)
             },
@@ -110,7 +115,8 @@ public final class CafeStore: CafeRepository {
             })
         return CafeMenu(
             cafe: cafe.cafe, menu: menu,
-            soldOut: Dictionary(uniqueKeysWithValues: soldOut.map { ($0.itemId, SoldOut(itemID: $0.itemId, until: $0.until)) }),
+            soldOut: Dictionary(
+                uniqueKeysWithValues: soldOut.map { ($0.itemId, SoldOut(itemID: $0.itemId, until: $0.until)) }),
             version: cafe.menuVersion)
     }
 
@@ -133,20 +139,24 @@ public final class CafeStore: CafeRepository {
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
             guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
-            let before = try audit == nil ? nil : Self.fetchMenu(db, cafeID: cafeID).map { CafeDocument.render($0.menu) }
+            let before =
+                try audit == nil ? nil : Self.fetchMenu(db, cafeID: cafeID).map { CafeDocument.render($0.menu) }
             try Self.writeMenu(db, cafeID: cafeID, menu: menu)
             try AuditStore.record(audit, before: before, after: CafeDocument.render(menu), at: now, db)
             return try Self.bumpVersion(db, cafeID: cafeID, now: now)
         }
     }
 
-    public func updateItem(cafeID: String, itemID: String, changes: [MenuItemChange],
-                           audit: AuditEntry?) async throws -> Int64 {
+    public func updateItem(
+        cafeID: String, itemID: String, changes: [MenuItemChange],
+        audit: AuditEntry?
+    ) async throws -> Int64 {
         let now = clock()
         defer { recentCafes.invalidate(cafeID) }
         return try await database.writer.write { db in
             guard try CafeRecord.exists(db, key: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
-            guard var item = try MenuItemRecord.filter(key: ["cafeId": cafeID, "id": itemID]).fetchOneNamingRow(db) else {
+            guard var item = try MenuItemRecord.filter(key: ["cafeId": cafeID, "id": itemID]).fetchOneNamingRow(db)
+            else {
                 throw CanteenError.notFound(.item, itemID)
             }
             let before = try Self.auditedItem(db, cafeID: cafeID, item: item)
@@ -161,8 +171,9 @@ public final class CafeStore: CafeRepository {
                     try item.update(db)
                 }
             }
-            try AuditStore.record(audit, before: before, after: try Self.auditedItem(db, cafeID: cafeID, item: item),
-                                  at: now, db)
+            try AuditStore.record(
+                audit, before: before, after: try Self.auditedItem(db, cafeID: cafeID, item: item),
+                at: now, db)
             return try Self.bumpVersion(db, cafeID: cafeID, now: now)
         }
     }
@@ -202,11 +213,13 @@ public final class CafeStore: CafeRepository {
         defer { recentCafes.invalidate(id) }
         try await database.writer.write { db in
             guard let existing = try Self.fetchCafe(db, id: id) else { throw CanteenError.notFound(.cafe, id) }
-            let orders = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder WHERE cafeId = ?", arguments: [id]) ?? 0
+            let orders =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder WHERE cafeId = ?", arguments: [id]) ?? 0
             guard orders == 0 else {
-                throw CanteenError(.conflict, code: .cafeInUse,
-                                   message: "café '\(id)' has \(orders) orders; a café with orders is never deleted",
-                                   parameters: ["cafe": id, "orders": "\(orders)"])
+                throw CanteenError(
+                    .conflict, code: .cafeInUse,
+                    message: "café '\(id)' has \(orders) orders; a café with orders is never deleted",
+                    parameters: ["cafe": id, "orders": "\(orders)"])
             }
             // Menu rows, sold-out marks and beacons go with the café (ON DELETE CASCADE).
             try db.execute(sql: "DELETE FROM pickupSlot WHERE cafeId = ?", arguments: [id])
@@ -224,13 +237,17 @@ public final class CafeStore: CafeRepository {
         try BeaconRecord.filter(Column("cafeId") == cafe.id).deleteAll(db)
         let uuid = cafe.beaconRegion.uuid.uuidString
         for beacon in cafe.beacons {
-            let record = BeaconRecord(uuid: uuid, major: Int(cafe.beaconRegion.major), minor: Int(beacon.minor),
-                                      cafeId: cafe.id, label: beacon.label, measuredPower: beacon.measuredPower)
-            if let other = try BeaconRecord.filter(key: ["uuid": uuid, "major": record.major, "minor": record.minor]).fetchOneNamingRow(db),
-               other.cafeId != cafe.id {
-                throw CanteenError(.conflict, code: .beaconInUse,
-                                   message: "beacon \(uuid)/\(record.major)/\(record.minor) is registered to café '\(other.cafeId)'",
-                                   field: "beacons")
+            let record = BeaconRecord(
+                uuid: uuid, major: Int(cafe.beaconRegion.major), minor: Int(beacon.minor),
+                cafeId: cafe.id, label: beacon.label, measuredPower: beacon.measuredPower)
+            if let other = try BeaconRecord.filter(key: ["uuid": uuid, "major": record.major, "minor": record.minor])
+                .fetchOneNamingRow(db),
+                other.cafeId != cafe.id
+            {
+                throw CanteenError(
+                    .conflict, code: .beaconInUse,
+                    message: "beacon \(uuid)/\(record.major)/\(record.minor) is registered to café '\(other.cafeId)'",
+                    field: "beacons")
             }
             try record.insert(db)
         }
@@ -238,8 +255,9 @@ public final class CafeStore: CafeRepository {
 
     @discardableResult
     static func bumpVersion(_ db: Database, cafeID: String, now: Date) throws -> Int64 {
-        try db.execute(sql: "UPDATE cafe SET menuVersion = menuVersion + 1, updatedAt = ? WHERE id = ?",
-                       arguments: [now, cafeID])
+        try db.execute(
+            sql: "UPDATE cafe SET menuVersion = menuVersion + 1, updatedAt = ? WHERE id = ?",
+            arguments: [now, cafeID])
         return try Int64.fetchOne(db, sql: "SELECT menuVersion FROM cafe WHERE id = ?", arguments: [cafeID]) ?? 0
     }
 
@@ -249,28 +267,38 @@ public final class CafeStore: CafeRepository {
         try MenuItemRecord.filter(Column("cafeId") == cafeID).deleteAll(db)
         try MenuCategoryRecord.filter(Column("cafeId") == cafeID).deleteAll(db)
         for (position, part) in menu.dayParts.enumerated() {
-            try DayPartRecord(cafeId: cafeID, id: part.id, position: position, names: part.names,
-                              start: part.start.description, end: part.end.description).insert(db)
+            try DayPartRecord(
+                cafeId: cafeID, id: part.id, position: position, names: part.names,
+                start: part.start.description, end: part.end.description
+            ).insert(db)
         }
         for (position, category) in menu.categories.enumerated() {
-            try MenuCategoryRecord(cafeId: cafeID, id: category.id, position: position, names: category.names).insert(db)
+            try MenuCategoryRecord(cafeId: cafeID, id: category.id, position: position, names: category.names).insert(
+                db)
         }
         for (position, item) in menu.items.enumerated() {
-            try MenuItemRecord(cafeId: cafeID, id: item.id, position: position, categoryId: item.category,
-                               names: item.names, descriptions: item.descriptions, price: item.price,
-                               station: item.station, allergens: item.allergens, dayParts: item.dayParts,
-                               prepSeconds: item.prepSeconds, dailyQuantity: item.dailyQuantity).insert(db)
+            try MenuItemRecord(
+                cafeId: cafeID, id: item.id, position: position, categoryId: item.category,
+                names: item.names, descriptions: item.descriptions, price: item.price,
+                station: item.station, allergens: item.allergens, dayParts: item.dayParts,
+                prepSeconds: item.prepSeconds, dailyQuantity: item.dailyQuantity
+            ).insert(db)
             for (groupPosition, group) in item.modifierGroups.enumerated() {
-                try ModifierGroupRecord(cafeId: cafeID, itemId: item.id, id: group.id, position: groupPosition,
-                                        names: group.names, minSelections: group.min, maxSelections: group.max).insert(db)
+                try ModifierGroupRecord(
+                    cafeId: cafeID, itemId: item.id, id: group.id, position: groupPosition,
+                    names: group.names, minSelections: group.min, maxSelections: group.max
+                ).insert(db)
                 for (optionPosition, option) in group.options.enumerated() {
-                    try ModifierOptionRecord(cafeId: cafeID, itemId: item.id, groupId: group.id, id: option.id,
-                                             position: optionPosition, names: option.names,
-                                             priceDelta: option.priceDelta).insert(db)
+                    try ModifierOptionRecord(
+                        cafeId: cafeID, itemId: item.id, groupId: group.id, id: option.id,
+                        position: optionPosition, names: option.names,
+                        priceDelta: option.priceDelta
+                    ).insert(db)
                 }
             }
         }
-        try db.execute(sql: "DELETE FROM soldOut WHERE cafeId = ? AND itemId NOT IN (SELECT id FROM menuItem WHERE cafeId = ?)",
-                       arguments: [cafeID, cafeID])
+        try db.execute(
+            sql: "DELETE FROM soldOut WHERE cafeId = ? AND itemId NOT IN (SELECT id FROM menuItem WHERE cafeId = ?)",
+            arguments: [cafeID, cafeID])
     }
 }

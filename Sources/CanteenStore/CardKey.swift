@@ -39,7 +39,8 @@ public enum CardKey {
 
     /// `CANTEEN_CARD_KEY` when it is set, else nil (PostgreSQL then uses the key stored in the database).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> SymmetricKey? {
+        -> SymmetricKey?
+    {
         guard environment["CANTEEN_CARD_KEY"] != nil else { return nil }
         return try load(dataDirectory: nil, environment: environment)
     }

@@ -45,8 +45,10 @@ public final class CardStore: CardRepository {
         }
     }
 
-    public func register(_ registration: CardRegistration, identifier: CardIdentifier,
-                         audit: AuditEntry?) async throws -> CardRegistration {
+    public func register(
+        _ registration: CardRegistration, identifier: CardIdentifier,
+        audit: AuditEntry?
+    ) async throws -> CardRegistration {
         try UserID.validate(registration.userID)
         let hashes = hashes(technology: registration.technology, identifier: identifier)
         let hash = hashes[0]
@@ -59,8 +61,11 @@ public final class CardStore: CardRepository {
             {
                 let owner: String = existing["userId"]
                 guard owner == registration.userID else { throw CanteenError.cardAlreadyRegistered }
-                before = CardRegistration(userID: owner, displayName: existing["displayName"],
-                                          technology: registration.technology).audited
+                before =
+                    CardRegistration(
+                        userID: owner, displayName: existing["displayName"],
+                        technology: registration.technology
+                    ).audited
             }
             try db.execute(
                 sql: """
@@ -68,8 +73,9 @@ public final class CardStore: CardRepository {
                     ON CONFLICT (identifierHash) DO UPDATE SET displayName = excluded.displayName
                     """,
                 arguments: [hash, registration.technology.rawValue, registration.userID, registration.displayName, now])
-            try AuditStore.record(audit?.targeting(RegisteredCard.id(identifierHash: hash)), before: before,
-                                  after: registration.audited, at: now, db)
+            try AuditStore.record(
+                audit?.targeting(RegisteredCard.id(identifierHash: hash)), before: before,
+                after: registration.audited, at: now, db)
             return registration
         }
     }
@@ -89,8 +95,10 @@ public final class CardStore: CardRepository {
 
     // MARK: - One-time codes
 
-    public func createEnrolment(userID: String, displayName: String?, expiresAt: Date,
-                                audit: AuditEntry?) async throws -> String {
+    public func createEnrolment(
+        userID: String, displayName: String?, expiresAt: Date,
+        audit: AuditEntry?
+    ) async throws -> String {
         try UserID.validate(userID)
         let code = EnrolmentCode.make()
         let now = clock()
@@ -108,24 +116,31 @@ public final class CardStore: CardRepository {
 
     public func cards(userID: String) async throws -> [RegisteredCard] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT identifierHash, technology, userId, displayName, createdAt FROM card
-                WHERE userId = ? ORDER BY createdAt, identifierHash
-                """, arguments: [userID]).map(Self.registeredCard(from:))
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT identifierHash, technology, userId, displayName, createdAt FROM card
+                    WHERE userId = ? ORDER BY createdAt, identifierHash
+                    """, arguments: [userID]
+            ).map(Self.registeredCard(from:))
         }
     }
 
     public func removeCard(userID: String, cardID: String, audit: AuditEntry?) async throws {
         let now = clock()
         try await database.writer.write { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT identifierHash, technology, userId, displayName, createdAt FROM card WHERE userId = ?
-                """, arguments: [userID])
-            guard let row = rows.first(where: { RegisteredCard.id(identifierHash: $0["identifierHash"]) == cardID }) else {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT identifierHash, technology, userId, displayName, createdAt FROM card WHERE userId = ?
+                    """, arguments: [userID])
+            guard let row = rows.first(where: { RegisteredCard.id(identifierHash: $0["identifierHash"]) == cardID })
+            else {
                 throw CanteenError.cardNotRegistered
             }
             let card = try Self.registeredCard(from: row)
-            try db.execute(sql: "DELETE FROM card WHERE identifierHash = ?", arguments: [row["identifierHash"] as String])
+            try db.execute(
+                sql: "DELETE FROM card WHERE identifierHash = ?", arguments: [row["identifierHash"] as String])
             try AuditStore.record(audit, before: card.registration.audited, after: nil, at: now, db)
         }
     }
@@ -134,13 +149,16 @@ public final class CardStore: CardRepository {
         let hash: String = row["identifierHash"]
         let name: String = row["technology"]
         guard let technology = CardTechnology(rawValue: name) else {
-            throw StoredRow.invalid(table: "card", id: RegisteredCard.id(identifierHash: hash),
-                                    "'\(name)' is not a card technology")
+            throw StoredRow.invalid(
+                table: "card", id: RegisteredCard.id(identifierHash: hash),
+                "'\(name)' is not a card technology")
         }
-        return RegisteredCard(id: RegisteredCard.id(identifierHash: hash),
-                              registration: CardRegistration(userID: row["userId"], displayName: row["displayName"],
-                                                             technology: technology),
-                              createdAt: row["createdAt"])
+        return RegisteredCard(
+            id: RegisteredCard.id(identifierHash: hash),
+            registration: CardRegistration(
+                userID: row["userId"], displayName: row["displayName"],
+                technology: technology),
+            createdAt: row["createdAt"])
     }
 
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
@@ -152,13 +170,19 @@ public final class CardStore: CardRepository {
         return try await database.writer.write { db in
             try Self.storeCanonically(hashes, db)
             let normalized = EnrolmentCode.normalized(code)
-            guard let row = try Row.fetchOne(
-                    db, sql: "SELECT userId, displayName FROM cardEnrolment WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?",
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT userId, displayName FROM cardEnrolment WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?",
                     arguments: [Self.codeHash(normalized), now])
             else { throw CanteenError.enrolmentCodeInvalid }
-            let registration = CardRegistration(userID: row["userId"], displayName: row["displayName"], technology: technology)
-            if let owner = try String.fetchOne(db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash]),
-               owner != registration.userID {
+            let registration = CardRegistration(
+                userID: row["userId"], displayName: row["displayName"], technology: technology)
+            if let owner = try String.fetchOne(
+                db, sql: "SELECT userId FROM card WHERE identifierHash = ?", arguments: [hash]),
+                owner != registration.userID
+            {
                 throw CanteenError.cardAlreadyRegistered
             }
             try db.execute(
@@ -167,8 +191,9 @@ public final class CardStore: CardRepository {
                     ON CONFLICT (identifierHash) DO UPDATE SET displayName = excluded.displayName
                     """,
                 arguments: [hash, technology.rawValue, registration.userID, registration.displayName, now])
-            try db.execute(sql: "UPDATE cardEnrolment SET usedAt = ? WHERE codeHash = ?",
-                           arguments: [now, Self.codeHash(normalized)])
+            try db.execute(
+                sql: "UPDATE cardEnrolment SET usedAt = ? WHERE codeHash = ?",
+                arguments: [now, Self.codeHash(normalized)])
             return registration
         }
     }

@@ -25,15 +25,18 @@ public final class CouponStore: CouponRepository {
         let record = CouponRecord(coupon)
         try await database.writer.write { db in
             if let cafeID = coupon.cafeID, try !CafeRecord.exists(db, key: cafeID) {
-                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'",
-                                   field: "cafeId", parameters: ["cafe": cafeID])
+                throw CanteenError(
+                    .invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'",
+                    field: "cafeId", parameters: ["cafe": cafeID])
             }
             guard try !CouponRecord.exists(db, key: coupon.id) else {
-                throw CanteenError(.conflict, code: .duplicateId, message: "a coupon with id '\(coupon.id)' exists",
-                                   field: "id", parameters: ["field": "id"])
+                throw CanteenError(
+                    .conflict, code: .duplicateId, message: "a coupon with id '\(coupon.id)' exists",
+                    field: "id", parameters: ["field": "id"])
             }
             try record.insert(db)
-            try AuditStore.record(audit?.targeting(coupon.id), before: nil, after: coupon.audited, at: coupon.createdAt, db)
+            try AuditStore.record(
+                audit?.targeting(coupon.id), before: nil, after: coupon.audited, at: coupon.createdAt, db)
         }
         return coupon
     }
@@ -70,16 +73,21 @@ public final class CouponStore: CouponRepository {
     /// Redeems `couponID` on `priced` at `cafe` at `now`: checks the coupon is usable and applies,
     /// takes one use (never past its maximum, whoever else redeems it at the same time), and
     /// returns the order with its discount.
-    static func redeem(_ couponID: String, on priced: PricedOrder, at cafe: Cafe, now: Date,
-                       _ db: Database) throws -> PricedOrder {
-        guard let record = try CouponRecord.fetchOne(db, key: couponID) else { throw CanteenError.unknownCoupon(couponID) }
+    static func redeem(
+        _ couponID: String, on priced: PricedOrder, at cafe: Cafe, now: Date,
+        _ db: Database
+    ) throws -> PricedOrder {
+        guard let record = try CouponRecord.fetchOne(db, key: couponID) else {
+            throw CanteenError.unknownCoupon(couponID)
+        }
         let coupon = try record.coupon()
         if let unusable = coupon.unusable(at: now) { throw unusable }
         let redeemed = try priced.redeeming(coupon, at: cafe)
         try db.execute(sql: "UPDATE coupon SET uses = uses + 1 WHERE id = ? AND uses < maxUses", arguments: [couponID])
         guard db.changesCount == 1 else {
-            throw CanteenError(.conflict, code: .couponUsedUp, message: "coupon \(couponID) has been used up",
-                               field: "coupon")
+            throw CanteenError(
+                .conflict, code: .couponUsedUp, message: "coupon \(couponID) has been used up",
+                field: "coupon")
         }
         return redeemed
     }
@@ -134,7 +142,8 @@ struct CouponRecord: Codable, FetchableRecord, PersistableRecord {
         switch (kind, amount, currency, itemId) {
         case ("amount", let amount?, let code?, _):
             guard let currency = try? Currency(code: code) else {
-                throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(code)' is not an ISO 4217 currency code")
+                throw StoredRow.invalid(
+                    table: Self.databaseTableName, id: id, "'\(code)' is not an ISO 4217 currency code")
             }
             benefit = .amountOff(Money(minorUnits: amount, currency: currency))
         case ("item", _, _, let item?):
@@ -142,7 +151,8 @@ struct CouponRecord: Codable, FetchableRecord, PersistableRecord {
         default:
             throw StoredRow.invalid(table: Self.databaseTableName, id: id, "kind '\(kind)' without its amount or item")
         }
-        return Coupon(id: id, label: label, benefit: benefit, cafeID: cafeId, validFrom: validFrom,
-                      validUntil: validUntil, maxUses: maxUses, uses: uses, createdAt: createdAt, revokedAt: revokedAt)
+        return Coupon(
+            id: id, label: label, benefit: benefit, cafeID: cafeId, validFrom: validFrom,
+            validUntil: validUntil, maxUses: maxUses, uses: uses, createdAt: createdAt, revokedAt: revokedAt)
     }
 }

@@ -32,8 +32,10 @@ public final class DailyStockStore: DailyStockRepository {
         }
     }
 
-    public func setRemaining(cafeID: String, itemID: String, remaining: Int,
-                             audit: AuditEntry?) async throws -> ItemStock {
+    public func setRemaining(
+        cafeID: String, itemID: String, remaining: Int,
+        audit: AuditEntry?
+    ) async throws -> ItemStock {
         let now = clock()
         return try await database.writer.write { db in
             guard let menu = try self.cafes.menu(db, cafeID: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
@@ -41,8 +43,9 @@ public final class DailyStockStore: DailyStockRepository {
             let stored = try Int.fetchOne(
                 db, sql: "SELECT remaining FROM dailyStock WHERE cafeId = ? AND itemId = ? AND localDate = ?",
                 arguments: [cafeID, itemID, stock.date.description])
-            try AuditStore.record(audit, before: ItemStock.audited(remaining: stored ?? stock.dailyQuantity),
-                                  after: ItemStock.audited(remaining: remaining), at: now, db)
+            try AuditStore.record(
+                audit, before: ItemStock.audited(remaining: stored ?? stock.dailyQuantity),
+                after: ItemStock.audited(remaining: remaining), at: now, db)
             try db.execute(
                 sql: """
                     INSERT INTO dailyStock (cafeId, itemId, localDate, remaining) VALUES (?, ?, ?, ?)

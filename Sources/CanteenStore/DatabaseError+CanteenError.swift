@@ -8,8 +8,9 @@ extension DatabaseError: CanteenErrorConvertible {
     public var canteenError: CanteenError? {
         switch resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            CanteenError(.unavailable, code: .databaseUnavailable,
-                         message: "the database is busy right now; try again in a moment", underlying: self)
+            CanteenError(
+                .unavailable, code: .databaseUnavailable,
+                message: "the database is busy right now; try again in a moment", underlying: self)
         default:
             nil
         }

@@ -29,27 +29,32 @@ public final class IdempotencyStore: IdempotencyRepository {
         case answer(Data, contentLanguage: String?)
     }
 
-    static func stored(_ db: Database, for key: IdempotencyKey,
-                       legacy: Bool) throws -> (requestHash: Data, stored: Stored)? {
-        let statement = try db.cachedStatement(sql: """
-            SELECT requestHash, orderId, answerLanguage FROM idempotencyRecord WHERE tokenId = ? AND key = ?
-            """)
+    static func stored(
+        _ db: Database, for key: IdempotencyKey,
+        legacy: Bool
+    ) throws -> (requestHash: Data, stored: Stored)? {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT requestHash, orderId, answerLanguage FROM idempotencyRecord WHERE tokenId = ? AND key = ?
+                """)
         if let row = try Row.fetchOne(statement, arguments: [key.tokenID, key.key]) {
             return (row["requestHash"], .order(id: row["orderId"], answerLanguage: row["answerLanguage"]))
         }
         guard legacy else { return nil }
-        let legacyQuery = try db.cachedStatement(sql: """
-            SELECT requestHash, body, contentLanguage FROM idempotencyKey WHERE tokenId = ? AND key = ?
-            """)
+        let legacyQuery = try db.cachedStatement(
+            sql: """
+                SELECT requestHash, body, contentLanguage FROM idempotencyKey WHERE tokenId = ? AND key = ?
+                """)
         guard let row = try Row.fetchOne(legacyQuery, arguments: [key.tokenID, key.key]) else { return nil }
         return (row["requestHash"], .answer(row["body"], contentLanguage: row["contentLanguage"]))
     }
 
     static func insert(_ record: IdempotencyRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
         try statement.execute(arguments: [
             record.tokenId, record.key, record.requestHash, record.orderId, record.answerLanguage,
             StoredTimestamp.text(record.createdAt),

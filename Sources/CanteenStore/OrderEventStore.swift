@@ -23,15 +23,19 @@ public final class OrderEventStore: OrderEventRepository {
     // MARK: - Writing (inside the caller's transaction)
 
     /// Writes the event of an order reaching a status. `ticketStatuses` nil: just placed.
-    func insert(_ db: Database, orderID: String, cafeID: String, type: OrderEventType, sequence: Int64,
-                previousSequence: Int64?, ticketStatuses: [String: TicketStatus]?, at instant: Date) throws -> OrderEvent {
-        let event = OrderEvent(id: ids.timeOrdered("evt", at: instant), sequence: sequence,
-                               previousSequence: previousSequence, orderID: orderID, cafeID: cafeID, type: type,
-                               ticketStatuses: ticketStatuses, createdAt: instant)
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO orderEvent (sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+    func insert(
+        _ db: Database, orderID: String, cafeID: String, type: OrderEventType, sequence: Int64,
+        previousSequence: Int64?, ticketStatuses: [String: TicketStatus]?, at instant: Date
+    ) throws -> OrderEvent {
+        let event = OrderEvent(
+            id: ids.timeOrdered("evt", at: instant), sequence: sequence,
+            previousSequence: previousSequence, orderID: orderID, cafeID: cafeID, type: type,
+            ticketStatuses: ticketStatuses, createdAt: instant)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO orderEvent (sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         try statement.execute(arguments: [
             sequence, event.id, orderID, cafeID, type.rawValue, previousSequence,
             ticketStatuses.map { JSONText.object($0.mapValues(\.rawValue)) }, StoredTimestamp.text(instant),
@@ -42,16 +46,20 @@ public final class OrderEventStore: OrderEventRepository {
     /// Writes the event of a change to an order's tickets when it changed the order's status.
     /// `before` are the statuses of every ticket of the order before the change, `after` every
     /// ticket after it; `sequence` is the change's feed sequence.
-    func insertIfStatusChanged(_ db: Database, orderID: String, cafeID: String, before: [TicketStatus],
-                               after: [Ticket], sequence: Int64, at instant: Date) throws -> OrderEvent? {
+    func insertIfStatusChanged(
+        _ db: Database, orderID: String, cafeID: String, before: [TicketStatus],
+        after: [Ticket], sequence: Int64, at instant: Date
+    ) throws -> OrderEvent? {
         let status = OrderStatus(tickets: after.map(\.status))
         guard status != OrderStatus(tickets: before) else { return nil }
-        let previous = try Int64.fetchOne(db.cachedStatement(
-            sql: "SELECT MAX(sequence) FROM orderEvent WHERE orderId = ?"), arguments: [orderID])
-        return try insert(db, orderID: orderID, cafeID: cafeID, type: OrderEventType(reaching: status),
-                          sequence: sequence, previousSequence: previous,
-                          ticketStatuses: Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0.status) }),
-                          at: instant)
+        let previous = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT MAX(sequence) FROM orderEvent WHERE orderId = ?"), arguments: [orderID])
+        return try insert(
+            db, orderID: orderID, cafeID: cafeID, type: OrderEventType(reaching: status),
+            sequence: sequence, previousSequence: previous,
+            ticketStatuses: Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0.status) }),
+            at: instant)
     }
 
     /// Tells the observers about `events` once the current transaction commits (nothing on rollback).
@@ -72,23 +80,27 @@ public final class OrderEventStore: OrderEventRepository {
         try await database.writer.read { db in
             guard let record = try OrderRecord.fetchOne(db, key: id) else { return nil }
             let order = try OrderStore.fetchOrder(db, record: record)
-            let version = try Int64.fetchOne(db.cachedStatement(
-                sql: "SELECT MAX(sequence) FROM orderEvent WHERE orderId = ?"), arguments: [id]) ?? 0
+            let version =
+                try Int64.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT MAX(sequence) FROM orderEvent WHERE orderId = ?"), arguments: [id]) ?? 0
             return FollowedOrder(order: order, version: version, placedBy: record.tokenId)
         }
     }
 
     public func events(orderID: String, after sequence: Int64) async throws -> [OrderEvent] {
         try await database.writer.read { db in
-            try Self.events(db, sql: "SELECT * FROM orderEvent WHERE orderId = ? AND sequence > ? ORDER BY sequence",
-                            arguments: [orderID, sequence])
+            try Self.events(
+                db, sql: "SELECT * FROM orderEvent WHERE orderId = ? AND sequence > ? ORDER BY sequence",
+                arguments: [orderID, sequence])
         }
     }
 
     public func events(after sequence: Int64, limit: Int) async throws -> [OrderEvent] {
         try await database.writer.read { db in
-            try Self.events(db, sql: "SELECT * FROM orderEvent WHERE sequence > ? ORDER BY sequence LIMIT ?",
-                            arguments: [sequence, limit])
+            try Self.events(
+                db, sql: "SELECT * FROM orderEvent WHERE sequence > ? ORDER BY sequence LIMIT ?",
+                arguments: [sequence, limit])
         }
     }
 
@@ -105,8 +117,9 @@ public final class OrderEventStore: OrderEventRepository {
             throw StoredRow.invalid(table: "orderEvent", id: id, "'\(typeName)' is not an order event type")
         }
         let ticketStatuses = try OrderEvent.storedTicketStatuses(row["tickets"], eventID: id)
-        return OrderEvent(id: id, sequence: row["sequence"], previousSequence: row["previousSequence"],
-                          orderID: row["orderId"], cafeID: row["cafeId"], type: type, ticketStatuses: ticketStatuses,
-                          createdAt: row["createdAt"])
+        return OrderEvent(
+            id: id, sequence: row["sequence"], previousSequence: row["previousSequence"],
+            orderID: row["orderId"], cafeID: row["cafeId"], type: type, ticketStatuses: ticketStatuses,
+            createdAt: row["createdAt"])
     }
 }

@@ -10,12 +10,13 @@ import GRDB
 /// through the records, which decode the same column formats.
 extension OrderStore {
     static func insert(_ record: OrderRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
-                pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
-                discountLabel, discount, readyAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
+                    pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
+                    discountLabel, discount, readyAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
+                """)
         try statement.execute(arguments: [
             record.id, record.cafeId, record.number, record.localDate, record.customerName, record.userId,
             record.tokenId, StoredTimestamp.text(record.pickupStart), StoredTimestamp.text(record.pickupEnd),
@@ -26,10 +27,11 @@ extension OrderStore {
     }
 
     static func insert(_ line: OrderLine, orderID: String, position: Int, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         try statement.execute(arguments: [
             orderID, position, line.itemID, JSONText.object(line.names.translations), line.station, line.quantity,
             line.unitPrice, line.lineTotal, JSONText.options(line.options), line.note,

@@ -25,8 +25,10 @@ public final class OrderStore: OrderRepository {
     private let placements: GroupCommit<Placement, OrderPlacement>
 
     /// `events` writes each order's events in the order's own transactions.
-    public init(database: AppDatabase, cafes: CafeStore, tickets: TicketStore, capacity: PickupCapacityStore,
-                events: OrderEventStore, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: AppDatabase, cafes: CafeStore, tickets: TicketStore, capacity: PickupCapacityStore,
+        events: OrderEventStore, ids: RandomID = RandomID(), clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.ids = ids
         self.database = database
         self.cafes = cafes
@@ -36,8 +38,9 @@ public final class OrderStore: OrderRepository {
         self.clock = clock
         placements = GroupCommit { batch in
             await PlacementTracing.sqlite.batch(of: batch.compactMap(\.trace), orders: batch.count) {
-                await Self.place(batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
-                                 events: events, ids: ids)
+                await Self.place(
+                    batch, database: database, cafes: cafes, tickets: tickets, capacity: capacity,
+                    events: events, ids: ids)
             }
         }
     }
@@ -63,9 +66,11 @@ public final class OrderStore: OrderRepository {
     /// that a refused order leaves no trace and does not affect the others. Each new order's
     /// `order.placed` event is written in its savepoint; the events of the orders that stay are
     /// published once the batch commits.
-    private static func place(_ batch: [Placement], database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
-                              capacity: PickupCapacityStore, events: OrderEventStore,
-                              ids: RandomID) async -> [Result<OrderPlacement, any Error>] {
+    private static func place(
+        _ batch: [Placement], database: AppDatabase, cafes: CafeStore, tickets: TicketStore,
+        capacity: PickupCapacityStore, events: OrderEventStore,
+        ids: RandomID
+    ) async -> [Result<OrderPlacement, any Error>] {
         do {
             let results = try await database.writer.write { db in
                 var known = PlacementBatch()
@@ -77,16 +82,20 @@ public final class OrderStore: OrderRepository {
                             var outcome: OrderPlacement?
                             var event: OrderEvent?
                             try db.inSavepoint {
-                                outcome = try place(db, placement, batch: &known, cafes: cafes, capacity: capacity, ids: ids)
+                                outcome = try place(
+                                    db, placement, batch: &known, cafes: cafes, capacity: capacity, ids: ids)
                                 if case .placed(let order)? = outcome {
                                     // The tickets' sequences come from the batch, so the event's does too.
-                                    event = try events.insert(db, orderID: order.id, cafeID: order.cafeID, type: .placed,
-                                                              sequence: order.tickets.map(\.sequence).max() ?? 0,
-                                                              previousSequence: nil, ticketStatuses: nil, at: placement.now)
+                                    event = try events.insert(
+                                        db, orderID: order.id, cafeID: order.cafeID, type: .placed,
+                                        sequence: order.tickets.map(\.sequence).max() ?? 0,
+                                        previousSequence: nil, ticketStatuses: nil, at: placement.now)
                                 }
                                 return .commit
                             }
-                            guard let outcome else { throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome") }
+                            guard let outcome else {
+                                throw StoredRow.invalid(table: "customerOrder", id: "-", "no outcome")
+                            }
                             if let event { placed.append(event) }
                             return outcome
                         } catch {
@@ -110,11 +119,14 @@ public final class OrderStore: OrderRepository {
         }
     }
 
-    private static func place(_ db: Database, _ placement: Placement, batch: inout PlacementBatch, cafes: CafeStore,
-                              capacity: PickupCapacityStore, ids: RandomID) throws -> OrderPlacement {
+    private static func place(
+        _ db: Database, _ placement: Placement, batch: inout PlacementBatch, cafes: CafeStore,
+        capacity: PickupCapacityStore, ids: RandomID
+    ) throws -> OrderPlacement {
         let request = placement.request
         if let key = placement.key,
-           let existing = try IdempotencyStore.stored(db, for: key, legacy: try batch.hasLegacyIdempotencyKeys(db)) {
+            let existing = try IdempotencyStore.stored(db, for: key, legacy: try batch.hasLegacyIdempotencyKeys(db))
+        {
             guard existing.requestHash == key.requestHash else { throw CanteenError.idempotencyKeyReused }
             switch existing.stored {
             case .order(let id, let language):
@@ -127,22 +139,28 @@ public final class OrderStore: OrderRepository {
             }
         }
         guard let menu = try batch.menu(db, cafeID: request.cafeID, cafes: cafes) else {
-            throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
-                               field: "cafeId", parameters: ["cafe": request.cafeID])
+            throw CanteenError(
+                .invalid, code: .unknownCafe, message: "no café with id '\(request.cafeID)'",
+                field: "cafeId", parameters: ["cafe": request.cafeID])
         }
-        let order = try insertOrder(db, request, menu: menu, batch: &batch, capacity: capacity, ids: ids,
-                                    tokenID: placement.key?.tokenID, now: placement.now)
+        let order = try insertOrder(
+            db, request, menu: menu, batch: &batch, capacity: capacity, ids: ids,
+            tokenID: placement.key?.tokenID, now: placement.now)
         if let key = placement.key {
-            try IdempotencyStore.insert(IdempotencyRecord(tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
-                                                          orderId: order.id, answerLanguage: key.answerLanguage,
-                                                          createdAt: placement.now), db)
+            try IdempotencyStore.insert(
+                IdempotencyRecord(
+                    tokenId: key.tokenID, key: key.key, requestHash: key.requestHash,
+                    orderId: order.id, answerLanguage: key.answerLanguage,
+                    createdAt: placement.now), db)
         }
         return .placed(order)
     }
 
-    private static func insertOrder(_ db: Database, _ request: OrderRequest, menu: CafeMenu,
-                                    batch: inout PlacementBatch, capacity: PickupCapacityStore, ids: RandomID,
-                                    tokenID: String?, now: Date) throws -> Order {
+    private static func insertOrder(
+        _ db: Database, _ request: OrderRequest, menu: CafeMenu,
+        batch: inout PlacementBatch, capacity: PickupCapacityStore, ids: RandomID,
+        tokenID: String?, now: Date
+    ) throws -> Order {
         let cafe = menu.cafe
         let units = cafe.pickup.capacityUnit == .orders ? 1 : request.lines.reduce(0) { $0 + $1.quantity }
         let timing = KitchenTiming(cafe: cafe, menu: menu.menu)
@@ -150,8 +168,11 @@ public final class OrderStore: OrderRepository {
         let load = timing.isTimed ? try batch.kitchenLoad(db, cafeID: cafe.id, now: now) : .idle(at: now)
         let (window, plan) = try capacity.chooseWindow(
             cafe: cafe, choice: request.pickup, units: units, now: now,
-            plan: { KitchenPlan(tickets: ticketTimings, pickup: $0, scheduled: request.pickup != .asap, timing: timing,
-                                load: load) },
+            plan: {
+                KitchenPlan(
+                    tickets: ticketTimings, pickup: $0, scheduled: request.pickup != .asap, timing: timing,
+                    load: load)
+            },
             usedCapacity: { try batch.usedCapacity(db, cafeID: cafe.id, windows: $0) })
         var priced = try menu.price(request, pickupStart: window.start, now: now)
         if let couponID = request.couponID {
@@ -179,23 +200,27 @@ public final class OrderStore: OrderRepository {
             try insert(line, orderID: record.id, position: position, db)
         }
         for want in wanted {
-            try db.cachedStatement(sql: """
-                INSERT INTO stockTaken (orderId, itemId, localDate, quantity) VALUES (?, ?, ?, ?)
-                """).execute(arguments: [record.id, want.item.id, stockDate, want.quantity])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO stockTaken (orderId, itemId, localDate, quantity) VALUES (?, ?, ?, ?)
+                    """
+            ).execute(arguments: [record.id, want.item.id, stockDate, want.quantity])
         }
         var tickets: [Ticket] = []
         for planned in plan.tickets {
-            let ticket = Ticket(id: ids.timeOrdered("tkt", at: now), orderID: record.id, cafeID: cafe.id,
-                                station: planned.station, status: planned.status, sequence: try batch.nextSequence(db),
-                                createdAt: now, updatedAt: now, prepSeconds: planned.prepSeconds,
-                                fireAt: planned.fireAt, firedAt: planned.fireAt == nil ? now : nil)
+            let ticket = Ticket(
+                id: ids.timeOrdered("tkt", at: now), orderID: record.id, cafeID: cafe.id,
+                station: planned.station, status: planned.status, sequence: try batch.nextSequence(db),
+                createdAt: now, updatedAt: now, prepSeconds: planned.prepSeconds,
+                fireAt: planned.fireAt, firedAt: planned.fireAt == nil ? now : nil)
             try TicketStore.insert(TicketRecord(ticket), db)
             tickets.append(ticket)
         }
         if plan.isTimed { batch.queue(plan.openTickets(at: now), cafeID: cafe.id) }
-        return Order(id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
-                     lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
-                     total: priced.total, createdAt: now, tickets: tickets, readyAt: plan.readyAt)
+        return Order(
+            id: record.id, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
+            lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
+            total: priced.total, createdAt: now, tickets: tickets, readyAt: plan.readyAt)
     }
 
     // MARK: - Reading and cancelling
@@ -221,23 +246,27 @@ public final class OrderStore: OrderRepository {
         let tickets = try rows.map { try $0.ticket() }.sorted {
             (stations.firstIndex(of: $0.station) ?? .max, $0.id) < (stations.firstIndex(of: $1.station) ?? .max, $1.id)
         }
-        return Order(id: record.id, cafeID: record.cafeId, number: record.number, customer: record.customer,
-                     pickup: record.pickup, lines: lines.map(\.line), discount: try record.orderDiscount(),
-                     subtotal: Money(minorUnits: record.subtotal, currency: currency),
-                     tax: Money(minorUnits: record.tax, currency: currency),
-                     total: Money(minorUnits: record.total, currency: currency),
-                     createdAt: record.createdAt, tickets: tickets, readyAt: record.readyAt)
+        return Order(
+            id: record.id, cafeID: record.cafeId, number: record.number, customer: record.customer,
+            pickup: record.pickup, lines: lines.map(\.line), discount: try record.orderDiscount(),
+            subtotal: Money(minorUnits: record.subtotal, currency: currency),
+            tax: Money(minorUnits: record.tax, currency: currency),
+            total: Money(minorUnits: record.total, currency: currency),
+            createdAt: record.createdAt, tickets: tickets, readyAt: record.readyAt)
     }
 
     public func cancelOrder(id: String) async throws -> Order {
         let now = clock()
         let (order, sequence) = try await database.writer.write { db -> (Order, Int64?) in
-            guard var record = try OrderRecord.filter(key: id).fetchOneNamingRow(db) else { throw CanteenError.notFound(.order, id) }
+            guard var record = try OrderRecord.filter(key: id).fetchOneNamingRow(db) else {
+                throw CanteenError.notFound(.order, id)
+            }
             let rows = try TicketRecord.filter(Column("orderId") == id).fetchAllNamingRows(db)
             let statuses = try rows.map { try $0.ticket().status }
             if statuses.contains(.pickedUp) {
-                throw CanteenError(.conflict, code: .orderNotCancellable,
-                                   message: "order \(record.number) has been picked up", parameters: ["status": "picked_up"])
+                throw CanteenError(
+                    .conflict, code: .orderNotCancellable,
+                    message: "order \(record.number) has been picked up", parameters: ["status": "picked_up"])
             }
             if record.cancelledAt != nil {
                 guard let order = try Self.fetchOrder(db, id: id) else { throw CanteenError.notFound(.order, id) }
@@ -251,15 +280,19 @@ public final class OrderStore: OrderRepository {
                 try ticket.update(db)
                 last = ticket.sequence
             }
-            try PickupCapacityStore.release(db, cafeID: record.cafeId, windowStart: record.pickupStart,
-                                            units: record.capacityUnits)
+            try PickupCapacityStore.release(
+                db, cafeID: record.cafeId, windowStart: record.pickupStart,
+                units: record.capacityUnits)
             try DailyStockStore.giveBack(db, orderID: id, cafeID: record.cafeId)
             if let couponID = record.couponId { try CouponStore.release(couponID, db) }
             record.cancelledAt = now
             try record.update(db)
             let cancelled = try Self.fetchOrder(db, record: record)
-            if let last, let event = try events.insertIfStatusChanged(
-                db, orderID: id, cafeID: record.cafeId, before: statuses, after: cancelled.tickets, sequence: last, at: now) {
+            if let last,
+                let event = try events.insertIfStatusChanged(
+                    db, orderID: id, cafeID: record.cafeId, before: statuses, after: cancelled.tickets, sequence: last,
+                    at: now)
+            {
                 events.publishOnCommit([event], db)
             }
             return (cancelled, last)

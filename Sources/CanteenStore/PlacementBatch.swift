@@ -64,7 +64,9 @@ struct PlacementBatch {
     mutating func usedCapacity(_ db: Database, cafeID: String, windows: [PickupWindow]) throws -> [Date: Int] {
         guard let first = windows.first, let last = windows.last else { return [:] }
         let range = Self.seconds(first.start)...Self.seconds(last.start)
-        if !(loadedSlots[cafeID] ?? []).contains(where: { $0.contains(range.lowerBound) && $0.contains(range.upperBound) }) {
+        if !(loadedSlots[cafeID] ?? []).contains(where: {
+            $0.contains(range.lowerBound) && $0.contains(range.upperBound)
+        }) {
             let stored = try PickupCapacityStore.usedCapacity(db, cafeID: cafeID, windows: windows)
             for (start, used) in stored where slots[SlotKey(cafeID: cafeID, start: Self.seconds(start))] == nil {
                 slots[SlotKey(cafeID: cafeID, start: Self.seconds(start))] = (stored: used, used: used)
@@ -73,7 +75,9 @@ struct PlacementBatch {
         }
         var used: [Date: Int] = [:]
         for window in windows {
-            if let slot = slots[SlotKey(cafeID: cafeID, start: Self.seconds(window.start))] { used[window.start] = slot.used }
+            if let slot = slots[SlotKey(cafeID: cafeID, start: Self.seconds(window.start))] {
+                used[window.start] = slot.used
+            }
         }
         return used
     }
@@ -102,9 +106,11 @@ struct PlacementBatch {
         if let known = stock[key] {
             current = known
         } else {
-            let stored = try Int.fetchOne(db.cachedStatement(sql: """
-                SELECT remaining FROM dailyStock WHERE cafeId = ? AND itemId = ? AND localDate = ?
-                """), arguments: [cafeID, want.item.id, localDate])
+            let stored = try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT remaining FROM dailyStock WHERE cafeId = ? AND itemId = ? AND localDate = ?
+                        """), arguments: [cafeID, want.item.id, localDate])
             current = (stored: stored, remaining: stored ?? quantity)
         }
         let left = try DailyStock.take(want.quantity, of: want.item, from: current.remaining, line: want.line)
@@ -128,8 +134,9 @@ struct PlacementBatch {
         if let known = numbers[key] {
             current = known
         } else {
-            let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT last FROM orderNumber WHERE cafeId = ? AND localDate = ?"),
-                                          arguments: [cafeID, localDate])
+            let stored = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT last FROM orderNumber WHERE cafeId = ? AND localDate = ?"),
+                arguments: [cafeID, localDate])
             current = (stored: stored, last: stored ?? 0)
         }
         numbers[key] = (stored: current.stored, last: current.last + 1)
@@ -142,7 +149,9 @@ struct PlacementBatch {
         if let sequence {
             current = sequence
         } else {
-            guard let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM feedSequence WHERE id = 1")) else {
+            guard
+                let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM feedSequence WHERE id = 1"))
+            else {
                 throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
             }
             current = (stored: stored, last: stored)
@@ -156,28 +165,36 @@ struct PlacementBatch {
     /// Writes every number, sequence and capacity taken back to its row (before the commit).
     mutating func flush(_ db: Database) throws {
         if let sequence, sequence.last != sequence.stored {
-            try db.cachedStatement(sql: "UPDATE feedSequence SET value = ? WHERE id = 1").execute(arguments: [sequence.last])
+            try db.cachedStatement(sql: "UPDATE feedSequence SET value = ? WHERE id = 1").execute(arguments: [
+                sequence.last
+            ])
             self.sequence = (stored: sequence.last, last: sequence.last)
         }
         for (key, number) in numbers where number.last != number.stored {
-            try db.cachedStatement(sql: """
-                INSERT INTO orderNumber (cafeId, localDate, last) VALUES (?, ?, ?)
-                ON CONFLICT (cafeId, localDate) DO UPDATE SET last = excluded.last
-                """).execute(arguments: [key.cafeID, key.localDate, number.last])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO orderNumber (cafeId, localDate, last) VALUES (?, ?, ?)
+                    ON CONFLICT (cafeId, localDate) DO UPDATE SET last = excluded.last
+                    """
+            ).execute(arguments: [key.cafeID, key.localDate, number.last])
             numbers[key] = (stored: number.last, last: number.last)
         }
         for (key, slot) in slots where slot.used != slot.stored {
-            try db.cachedStatement(sql: """
-                INSERT INTO pickupSlot (cafeId, start, used) VALUES (?, ?, ?)
-                ON CONFLICT (cafeId, start) DO UPDATE SET used = excluded.used
-                """).execute(arguments: [key.cafeID, key.start, slot.used])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO pickupSlot (cafeId, start, used) VALUES (?, ?, ?)
+                    ON CONFLICT (cafeId, start) DO UPDATE SET used = excluded.used
+                    """
+            ).execute(arguments: [key.cafeID, key.start, slot.used])
             slots[key] = (stored: slot.used, used: slot.used)
         }
         for (key, item) in stock where item.remaining != item.stored {
-            try db.cachedStatement(sql: """
-                INSERT INTO dailyStock (cafeId, itemId, localDate, remaining) VALUES (?, ?, ?, ?)
-                ON CONFLICT (cafeId, itemId, localDate) DO UPDATE SET remaining = excluded.remaining
-                """).execute(arguments: [key.cafeID, key.itemID, key.localDate, item.remaining])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO dailyStock (cafeId, itemId, localDate, remaining) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (cafeId, itemId, localDate) DO UPDATE SET remaining = excluded.remaining
+                    """
+            ).execute(arguments: [key.cafeID, key.itemID, key.localDate, item.remaining])
             stock[key] = (stored: item.remaining, remaining: item.remaining)
         }
     }

@@ -35,7 +35,9 @@ public final class PreferencesStore: PreferencesRepository {
     }
 
     static func fetchDocument(_ db: Database, userID: String) throws -> PreferenceDocument {
-        guard let record = try UserPreferencesRecord.filter(key: userID).fetchOneNamingRow(db) else { return PreferenceDocument() }
+        guard let record = try UserPreferencesRecord.filter(key: userID).fetchOneNamingRow(db) else {
+            return PreferenceDocument()
+        }
         guard let values = try decode(record.document).objectValue else {
             throw corrupt("the stored preferences of '\(userID)' are not a JSON object")
         }
@@ -52,8 +54,10 @@ public final class PreferencesStore: PreferencesRepository {
 
     // MARK: - User writes
 
-    public func update(userID: String, changes: [String: PreferenceChange],
-                       condition: VersionPrecondition?) async throws -> PreferenceDocument {
+    public func update(
+        userID: String, changes: [String: PreferenceChange],
+        condition: VersionPrecondition?
+    ) async throws -> PreferenceDocument {
         let now = clock()
         return try await database.writer.write { db in
             let current = try Self.fetchCurrent(db, userID: userID, condition: condition)
@@ -62,19 +66,24 @@ public final class PreferencesStore: PreferencesRepository {
         }
     }
 
-    public func replace(userID: String, values: [String: JSONValue],
-                        condition: VersionPrecondition?) async throws -> PreferenceDocument {
+    public func replace(
+        userID: String, values: [String: JSONValue],
+        condition: VersionPrecondition?
+    ) async throws -> PreferenceDocument {
         let now = clock()
         return try await database.writer.write { db in
             let current = try Self.fetchCurrent(db, userID: userID, condition: condition)
-            let validated = try PreferenceDocument.validated(.object(values), cafeExists: { try CafeRecord.exists(db, key: $0) })
+            let validated = try PreferenceDocument.validated(
+                .object(values), cafeExists: { try CafeRecord.exists(db, key: $0) })
             return try Self.save(db, userID: userID, values: validated, after: current, now: now)
         }
     }
 
     /// The current document, once `condition` holds for it (412 `version_mismatch` otherwise).
-    private static func fetchCurrent(_ db: Database, userID: String,
-                                     condition: VersionPrecondition?) throws -> PreferenceDocument {
+    private static func fetchCurrent(
+        _ db: Database, userID: String,
+        condition: VersionPrecondition?
+    ) throws -> PreferenceDocument {
         let current = try fetchDocument(db, userID: userID)
         if let condition, !condition.isSatisfied(by: current.version) {
             throw VersionPrecondition.mismatch(current: current.version)
@@ -84,11 +93,15 @@ public final class PreferencesStore: PreferencesRepository {
 
     /// Writes the values as the next version. The row stays when the document empties, so a
     /// version is never handed out twice.
-    private static func save(_ db: Database, userID: String, values: [String: JSONValue],
-                             after current: PreferenceDocument, now: Date) throws -> PreferenceDocument {
+    private static func save(
+        _ db: Database, userID: String, values: [String: JSONValue],
+        after current: PreferenceDocument, now: Date
+    ) throws -> PreferenceDocument {
         let document = PreferenceDocument(values: values, version: current.version + 1)
-        try UserPreferencesRecord(userId: userID, document: String(decoding: document.encoded(), as: UTF8.self),
-                                  version: document.version, updatedAt: now).upsert(db)
+        try UserPreferencesRecord(
+            userId: userID, document: String(decoding: document.encoded(), as: UTF8.self),
+            version: document.version, updatedAt: now
+        ).upsert(db)
         return document
     }
 
@@ -100,9 +113,12 @@ public final class PreferencesStore: PreferencesRepository {
             let values = try Self.fetchSiteDefaults(db)
             let current = PreferenceDocument(values: values)
             _ = try current.applying([key: .set(value)], cafeExists: { try CafeRecord.exists(db, key: $0) })
-            try SitePreferenceRecord(key: key, value: String(decoding: value.encoded(), as: UTF8.self),
-                                     updatedAt: now).upsert(db)
-            try AuditStore.record(audit, before: values[key].map { ["value": $0] }, after: ["value": value], at: now, db)
+            try SitePreferenceRecord(
+                key: key, value: String(decoding: value.encoded(), as: UTF8.self),
+                updatedAt: now
+            ).upsert(db)
+            try AuditStore.record(
+                audit, before: values[key].map { ["value": $0] }, after: ["value": value], at: now, db)
         }
     }
 

@@ -20,7 +20,8 @@ public final class ReportStore: ReportRepository {
                 arguments: [cafeID, period.from.description, period.to.description]
             ).map { row in
                 try ReportSQL.salesBucket(
-                    date: row["localDate"], bucket: row["bucket"], currency: row["currency"], cancelled: row["cancelled"],
+                    date: row["localDate"], bucket: row["bucket"], currency: row["currency"],
+                    cancelled: row["cancelled"],
                     orders: row["orders"], items: row["items"], total: row["total"])
             }
         }

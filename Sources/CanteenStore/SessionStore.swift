@@ -22,12 +22,14 @@ public final class SessionStore: SessionRepository {
         try UserID.validate(spec.userID)
         let secret = "cns_" + ids.base64URL(bytes: 32)
         let now = clock()
-        let record = UserSessionRecord(id: ids.make("ses"), secretHash: Self.hash(secret), userId: spec.userID,
-                                       role: spec.role.rawValue, name: spec.name, email: spec.email, createdAt: now,
-                                       lastSeenAt: now)
+        let record = UserSessionRecord(
+            id: ids.make("ses"), secretHash: Self.hash(secret), userId: spec.userID,
+            role: spec.role.rawValue, name: spec.name, email: spec.email, createdAt: now,
+            lastSeenAt: now)
         try await database.writer.write { db in
-            try db.execute(sql: "DELETE FROM userSession WHERE lastSeenAt < ?",
-                           arguments: [now.addingTimeInterval(-UserSession.idleLimit)])
+            try db.execute(
+                sql: "DELETE FROM userSession WHERE lastSeenAt < ?",
+                arguments: [now.addingTimeInterval(-UserSession.idleLimit)])
             try record.insert(db)
         }
         return (try record.session(), secret)
@@ -70,13 +72,15 @@ public final class SessionStore: SessionRepository {
 
     public func beginLogin(_ attempt: LoginAttempt) async throws -> String {
         let secret = ids.base64URL(bytes: 32)
-        let record = LoginAttemptRecord(browserHash: Self.hash(secret), state: attempt.state, nonce: attempt.nonce,
-                                        codeVerifier: attempt.codeVerifier, next: attempt.next,
-                                        createdAt: attempt.createdAt)
+        let record = LoginAttemptRecord(
+            browserHash: Self.hash(secret), state: attempt.state, nonce: attempt.nonce,
+            codeVerifier: attempt.codeVerifier, next: attempt.next,
+            createdAt: attempt.createdAt)
         let now = clock()
         try await database.writer.write { db in
-            try db.execute(sql: "DELETE FROM loginAttempt WHERE createdAt < ?",
-                           arguments: [now.addingTimeInterval(-LoginAttempt.maxAge)])
+            try db.execute(
+                sql: "DELETE FROM loginAttempt WHERE createdAt < ?",
+                arguments: [now.addingTimeInterval(-LoginAttempt.maxAge)])
             try record.insert(db)
         }
         return secret
@@ -91,7 +95,8 @@ public final class SessionStore: SessionRepository {
             return record
         }
         guard let record, ConstantTime.equals(record.browserHash, hash),
-              now.timeIntervalSince(record.createdAt) <= LoginAttempt.maxAge else { return nil }
+            now.timeIntervalSince(record.createdAt) <= LoginAttempt.maxAge
+        else { return nil }
         return record.attempt
     }
 

@@ -13,8 +13,10 @@ public struct StoreChangeWatcher: Service {
     let interval: Duration
     let logger: Logger
 
-    public init(database: AppDatabase, interval: Duration = .milliseconds(100),
-                logger: Logger = Logger(label: "canteen.changes")) {
+    public init(
+        database: AppDatabase, interval: Duration = .milliseconds(100),
+        logger: Logger = Logger(label: "canteen.changes")
+    ) {
         self.database = database
         self.interval = interval
         self.logger = logger
@@ -25,9 +27,10 @@ public struct StoreChangeWatcher: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let versions = try await database.writer.read { db in
-                    try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT topic, version FROM storeChange").map {
-                        (row: Row) -> (String, Int64) in (row["topic"], row["version"])
-                    })
+                    try Dictionary(
+                        uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT topic, version FROM storeChange").map {
+                            (row: Row) -> (String, Int64) in (row["topic"], row["version"])
+                        })
                 }
                 if let known {
                     for topic in StoreChanges.Topic.allCases where versions[topic.rawValue] != known[topic.rawValue] {

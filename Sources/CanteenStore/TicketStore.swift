@@ -44,11 +44,15 @@ public final class TicketStore: TicketRepository {
             var record = TicketRecord(try stored.moved(to: status, at: now))
             record.sequence = try Self.nextSequence(db)
             try record.update(db)
-            let siblings = try TicketRecord.filter(Column("orderId") == record.orderId).fetchAll(db).map { try $0.ticket() }
+            let siblings = try TicketRecord.filter(Column("orderId") == record.orderId).fetchAll(db).map {
+                try $0.ticket()
+            }
             let before = siblings.map { $0.id == record.id ? current : $0.status }
-            if let event = try events.insertIfStatusChanged(db, orderID: record.orderId, cafeID: record.cafeId,
-                                                            before: before, after: siblings, sequence: record.sequence,
-                                                            at: now) {
+            if let event = try events.insertIfStatusChanged(
+                db, orderID: record.orderId, cafeID: record.cafeId,
+                before: before, after: siblings, sequence: record.sequence,
+                at: now)
+            {
                 events.publishOnCommit([event], db)
             }
             return try Self.views(db, of: [record])[0]
@@ -67,33 +71,42 @@ public final class TicketStore: TicketRepository {
 
     public func openTicketCount(cafeID: String) async throws -> Int {
         try await database.writer.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM ticket WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
-                """, arguments: [cafeID]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM ticket WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
+                    """, arguments: [cafeID]) ?? 0
         }
     }
 
     public func openTicketCounts(cafeID: String) async throws -> OpenTicketCounts {
         try await database.writer.read { db in
             var counts = OpenTicketCounts(byStation: [:], orders: 0, oldestNotReady: nil)
-            for row in try Row.fetchAll(db, sql: """
-                SELECT station, status, COUNT(*) AS tickets FROM ticket
-                WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready') GROUP BY station, status
-                """, arguments: [cafeID]) {
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT station, status, COUNT(*) AS tickets FROM ticket
+                    WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready') GROUP BY station, status
+                    """, arguments: [cafeID])
+            {
                 try counts.add(station: row["station"], status: row["status"], count: row["tickets"])
             }
-            let totals = try Row.fetchOne(db, sql: """
-                SELECT COUNT(DISTINCT orderId) AS orders, MIN(CASE WHEN status <> 'ready' THEN createdAt END) AS oldest
-                FROM ticket WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
-                """, arguments: [cafeID])
+            let totals = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(DISTINCT orderId) AS orders, MIN(CASE WHEN status <> 'ready' THEN createdAt END) AS oldest
+                    FROM ticket WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
+                    """, arguments: [cafeID])
             counts.orders = totals?["orders"] ?? 0
             counts.oldestNotReady = totals?["oldest"]
             return counts
         }
     }
 
-    public func ticketChanges(cafeID: String, after cursor: Int64?, station: String?,
-                              limit: Int) async throws -> TicketFeedPage {
+    public func ticketChanges(
+        cafeID: String, after cursor: Int64?, station: String?,
+        limit: Int
+    ) async throws -> TicketFeedPage {
         try await database.writer.read { db in
             var request = TicketRecord.filter(Column("cafeId") == cafeID)
             if let station { request = request.filter(Column("station") == station) }
@@ -119,9 +132,11 @@ public final class TicketStore: TicketRepository {
             let latest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM feedSequence WHERE id = 1")) ?? 0
             guard latest > sequence else { return FeedHead(latest: latest, cafes: [:]) }
             // `sequence` is UNIQUE, so its index finds the few changes after the cursor.
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > ? GROUP BY cafeId
-                """), arguments: [sequence])
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > ? GROUP BY cafeId
+                        """), arguments: [sequence])
             var cafes: [String: Int64] = [:]
             for row in rows { cafes[row["cafeId"]] = row["latest"] }
             return FeedHead(latest: latest, cafes: cafes)
@@ -136,33 +151,39 @@ public final class TicketStore: TicketRepository {
         let orderIDs = Array(Set(tickets.map(\.orderId)))
         let orders = try OrderRecord.filter(keys: orderIDs).fetchAllNamingRows(db)
         let ordersByID = Dictionary(uniqueKeysWithValues: orders.map { ($0.id, $0) })
-        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position")).fetchAllNamingRows(db)
+        let lines = try OrderLineRecord.filter(orderIDs.contains(Column("orderId"))).order(Column("position"))
+            .fetchAllNamingRows(db)
         let linesByOrder = Dictionary(grouping: lines, by: \.orderId)
         return try tickets.map { record in
             guard let order = ordersByID[record.orderId] else {
                 throw StoredRow.invalid(table: "ticket", id: record.id, "its order '\(record.orderId)' does not exist")
             }
-            return TicketView(ticket: try record.ticket(), orderNumber: order.number, customer: order.customer,
-                              pickup: order.pickup,
-                              lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
+            return TicketView(
+                ticket: try record.ticket(), orderNumber: order.number, customer: order.customer,
+                pickup: order.pickup,
+                lines: (linesByOrder[record.orderId] ?? []).filter { $0.station == record.station }.map(\.line))
         }
     }
 
     /// The next value of the feed's sequence (inside the caller's write transaction).
     static func nextSequence(_ db: Database) throws -> Int64 {
-        guard let value = try Int64.fetchOne(db.cachedStatement(
-            sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value")) else {
+        guard
+            let value = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: "UPDATE feedSequence SET value = value + 1 WHERE id = 1 RETURNING value"))
+        else {
             throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
         }
         return value
     }
 
     static func insert(_ ticket: TicketRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
-                fireAt, firedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
+                    fireAt, firedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         try statement.execute(arguments: [
             ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
             StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt), ticket.prepSeconds,

@@ -18,13 +18,15 @@ public final class TokenStore: TokenRepository {
         live = FollowingCache(following: .tokens, in: database.changes)
     }
 
-    public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(_ spec: TokenSpec, audit: AuditEntry?) async throws -> (token: AccessToken, secret: String)
+    {
         try spec.validate()
         let secret = "cnt_" + ids.base64URL(bytes: 24)
         let id = ids.make("tok")
-        let record = AccessTokenRecord(id: id, name: spec.name, role: spec.role.rawValue, cafeId: spec.cafeID,
-                                       userId: spec.userID, secretHash: Self.hash(secret), createdAt: clock(),
-                                       revokedAt: nil)
+        let record = AccessTokenRecord(
+            id: id, name: spec.name, role: spec.role.rawValue, cafeId: spec.cafeID,
+            userId: spec.userID, secretHash: Self.hash(secret), createdAt: clock(),
+            revokedAt: nil)
         try await database.writer.write { db in
             if let cafeID = spec.cafeID, try !CafeRecord.exists(db, key: cafeID) {
                 throw CanteenError.notFound(.cafe, cafeID, field: "cafeId")
@@ -38,8 +40,9 @@ public final class TokenStore: TokenRepository {
     public func tokens() async throws -> [AccessToken] {
         try await database.writer.read { db in
             let uses = try Row.fetchAll(db, sql: "SELECT tokenId, lastUsedAt FROM tokenUse")
-            let lastUsed = Dictionary(uses.map { ($0["tokenId"] as String, $0["lastUsedAt"] as Date) },
-                                      uniquingKeysWith: { first, _ in first })
+            let lastUsed = Dictionary(
+                uses.map { ($0["tokenId"] as String, $0["lastUsedAt"] as Date) },
+                uniquingKeysWith: { first, _ in first })
             return try AccessTokenRecord.order(Column("createdAt").desc, Column("id")).fetchAllNamingRows(db).map {
                 var token = try $0.token()
                 token.lastUsedAt = lastUsed[token.id]
@@ -79,8 +82,12 @@ public final class TokenStore: TokenRepository {
         let hash = Self.hash(secret)
         let token = try await live.value(for: hash) {
             try await database.writer.read { db in
-                guard let record = try AccessTokenRecord.filter(Column("secretHash") == hash && Column("revokedAt") == nil)
-                    .fetchOneNamingRow(db), ConstantTime.equals(record.secretHash, hash) else { return nil }
+                guard
+                    let record = try AccessTokenRecord.filter(
+                        Column("secretHash") == hash && Column("revokedAt") == nil
+                    )
+                    .fetchOneNamingRow(db), ConstantTime.equals(record.secretHash, hash)
+                else { return nil }
                 return try record.token()
             }
         }
@@ -95,10 +102,11 @@ public final class TokenStore: TokenRepository {
         guard uses.shouldWrite(tokenID, at: now) else { return }
         do {
             try await database.writer.write { db in
-                try db.execute(sql: """
-                    INSERT INTO tokenUse (tokenId, lastUsedAt) VALUES (?, ?)
-                    ON CONFLICT (tokenId) DO UPDATE SET lastUsedAt = excluded.lastUsedAt
-                    """, arguments: [tokenID, now])
+                try db.execute(
+                    sql: """
+                        INSERT INTO tokenUse (tokenId, lastUsedAt) VALUES (?, ?)
+                        ON CONFLICT (tokenId) DO UPDATE SET lastUsedAt = excluded.lastUsedAt
+                        """, arguments: [tokenID, now])
             }
         } catch {
             uses.forget(tokenID)
@@ -106,7 +114,6 @@ public final class TokenStore: TokenRepository {
     }
 
     private let uses = TokenUse()
-
 
     static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
 }

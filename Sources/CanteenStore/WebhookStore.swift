@@ -27,8 +27,10 @@ public final class WebhookStore: WebhookRepository {
     /// delivery row per event it takes, not one per event committed.
     private let openPerEndpoint: Int
 
-    public init(database: AppDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000, openPerEndpoint: Int = 1000,
-                clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: AppDatabase, ids: RandomID = RandomID(), fanOutBatch: Int = 1000, openPerEndpoint: Int = 1000,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.ids = ids
         self.fanOutBatch = max(1, fanOutBatch)
@@ -38,25 +40,34 @@ public final class WebhookStore: WebhookRepository {
 
     // MARK: - Endpoints
 
-    public func createEndpoint(_ registration: WebhookRegistration,
-                               audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func createEndpoint(
+        _ registration: WebhookRegistration,
+        audit: AuditEntry?
+    ) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
-        let endpoint = WebhookEndpoint(id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
-                                       events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
+        let endpoint = WebhookEndpoint(
+            id: ids.make("whk"), url: registration.url, cafeID: registration.cafeID,
+            events: registration.events, createdAt: clock(), previousSecretExpiresAt: nil)
         try await database.writer.write { db in
             if let cafeID = registration.cafeID, try !CafeRecord.exists(db, key: cafeID) {
-                throw CanteenError(.invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'", field: "cafeId",
-                                   parameters: ["cafe": cafeID])
+                throw CanteenError(
+                    .invalid, code: .unknownCafe, message: "no café with id '\(cafeID)'", field: "cafeId",
+                    parameters: ["cafe": cafeID])
             }
             let head = try Int64.fetchOne(db, sql: "SELECT value FROM feedSequence WHERE id = 1") ?? 0
-            try db.execute(sql: """
-                INSERT INTO webhookEndpoint (id, url, cafeId, events, secret, previousSecret, previousSecretExpiresAt,
-                    cursor, createdAt)
-                VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?)
-                """, arguments: [endpoint.id, endpoint.url, endpoint.cafeID,
-                                 endpoint.events.map(\.rawValue).joined(separator: " "), secret, head, endpoint.createdAt])
-            try AuditStore.record(audit?.targeting(endpoint.id), before: nil, after: endpoint.audited,
-                                  at: endpoint.createdAt, db)
+            try db.execute(
+                sql: """
+                    INSERT INTO webhookEndpoint (id, url, cafeId, events, secret, previousSecret, previousSecretExpiresAt,
+                        cursor, createdAt)
+                    VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?)
+                    """,
+                arguments: [
+                    endpoint.id, endpoint.url, endpoint.cafeID,
+                    endpoint.events.map(\.rawValue).joined(separator: " "), secret, head, endpoint.createdAt,
+                ])
+            try AuditStore.record(
+                audit?.targeting(endpoint.id), before: nil, after: endpoint.audited,
+                at: endpoint.createdAt, db)
         }
         return (endpoint, secret)
     }
@@ -69,14 +80,16 @@ public final class WebhookStore: WebhookRepository {
 
     public func endpoint(id: String) async throws -> WebhookEndpoint? {
         try await database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?", arguments: [id]).map(Self.endpoint(from:))
+            try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?", arguments: [id]).map(
+                Self.endpoint(from:))
         }
     }
 
     public func deleteEndpoint(id: String, audit: AuditEntry?) async throws {
         let now = clock()
         try await database.writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?", arguments: [id])
+            else {
                 throw CanteenError.notFound(.webhook, id)
             }
             let endpoint = try Self.endpoint(from: row)
@@ -85,18 +98,23 @@ public final class WebhookStore: WebhookRepository {
         }
     }
 
-    public func rotateSecret(endpointID: String,
-                             audit: AuditEntry?) async throws -> (endpoint: WebhookEndpoint, secret: String) {
+    public func rotateSecret(
+        endpointID: String,
+        audit: AuditEntry?
+    ) async throws -> (endpoint: WebhookEndpoint, secret: String) {
         let secret = newSecret()
         let now = clock()
         let endpoint = try await database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE webhookEndpoint SET previousSecret = secret, previousSecretExpiresAt = ?, secret = ? WHERE id = ?
-                """, arguments: [now.addingTimeInterval(WebhookEndpoint.secretOverlap), secret, endpointID])
+            try db.execute(
+                sql: """
+                    UPDATE webhookEndpoint SET previousSecret = secret, previousSecretExpiresAt = ?, secret = ? WHERE id = ?
+                    """, arguments: [now.addingTimeInterval(WebhookEndpoint.secretOverlap), secret, endpointID])
             guard db.changesCount > 0 else { throw CanteenError.notFound(.webhook, endpointID) }
             try AuditStore.write(audit.map(WebhookEndpoint.secretRotation(at: now)), db)
-            return try Self.endpoint(from: try Row.fetchOne(db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?",
-                                                            arguments: [endpointID])!)
+            return try Self.endpoint(
+                from: try Row.fetchOne(
+                    db, sql: "SELECT * FROM webhookEndpoint WHERE id = ?",
+                    arguments: [endpointID])!)
         }
         return (endpoint, secret)
     }
@@ -114,22 +132,27 @@ public final class WebhookStore: WebhookRepository {
             }
             events.append(type)
         }
-        return WebhookEndpoint(id: id, url: row["url"], cafeID: row["cafeId"], events: events,
-                               createdAt: row["createdAt"], previousSecretExpiresAt: row["previousSecretExpiresAt"])
+        return WebhookEndpoint(
+            id: id, url: row["url"], cafeID: row["cafeId"], events: events,
+            createdAt: row["createdAt"], previousSecretExpiresAt: row["previousSecretExpiresAt"])
     }
 
     // MARK: - Deliveries as ops see them
 
     public func deliveries(endpointID: String, limit: Int) async throws -> [WebhookDelivery] {
         try await database.writer.read { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM webhookEndpoint WHERE id = ?", arguments: [endpointID]) != nil else {
+            guard
+                try Row.fetchOne(db, sql: "SELECT 1 FROM webhookEndpoint WHERE id = ?", arguments: [endpointID]) != nil
+            else {
                 throw CanteenError.notFound(.webhook, endpointID)
             }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT d.endpointId, d.state, d.nextAttemptAt, e.* FROM webhookDelivery d
-                JOIN orderEvent e ON e.sequence = d.eventSequence
-                WHERE d.endpointId = ? ORDER BY d.eventSequence DESC LIMIT ?
-                """, arguments: [endpointID, limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.endpointId, d.state, d.nextAttemptAt, e.* FROM webhookDelivery d
+                    JOIN orderEvent e ON e.sequence = d.eventSequence
+                    WHERE d.endpointId = ? ORDER BY d.eventSequence DESC LIMIT ?
+                    """, arguments: [endpointID, limit])
             return try rows.map { try Self.delivery(db, from: $0) }
         }
     }
@@ -137,14 +160,20 @@ public final class WebhookStore: WebhookRepository {
     public func redeliver(endpointID: String, eventID: String, audit: AuditEntry?) async throws -> WebhookDelivery {
         let now = clock()
         return try await database.writer.write { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM webhookEndpoint WHERE id = ?", arguments: [endpointID]) != nil else {
+            guard
+                try Row.fetchOne(db, sql: "SELECT 1 FROM webhookEndpoint WHERE id = ?", arguments: [endpointID]) != nil
+            else {
                 throw CanteenError.notFound(.webhook, endpointID)
             }
-            guard let delivery = try Row.fetchOne(db, sql: """
-                SELECT d.eventSequence, d.orderId, d.state FROM webhookDelivery d
-                JOIN orderEvent e ON e.sequence = d.eventSequence
-                WHERE d.endpointId = ? AND e.id = ?
-                """, arguments: [endpointID, eventID]) else {
+            guard
+                let delivery = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT d.eventSequence, d.orderId, d.state FROM webhookDelivery d
+                        JOIN orderEvent e ON e.sequence = d.eventSequence
+                        WHERE d.endpointId = ? AND e.id = ?
+                        """, arguments: [endpointID, eventID])
+            else {
                 throw CanteenError.notFound(.delivery, eventID, field: "eventId")
             }
             let state: String = delivery["state"]
@@ -156,17 +185,22 @@ public final class WebhookStore: WebhookRepository {
             }
             // A pending one waiting for its next retry is tried now, with a fresh retry period
             // (due since the epoch: whatever clock the delivery service keeps, it is due).
-            try db.execute(sql: """
-                UPDATE webhookDelivery SET state = ?, nextAttemptAt = ?, firstAttemptAt = NULL
-                WHERE endpointId = ? AND eventSequence = ?
-                """, arguments: [next, Date(timeIntervalSince1970: 0), endpointID, delivery["eventSequence"] as Int64])
-            let row = try Row.fetchOne(db, sql: """
-                SELECT d.endpointId, d.state, d.nextAttemptAt, e.* FROM webhookDelivery d
-                JOIN orderEvent e ON e.sequence = d.eventSequence
-                WHERE d.endpointId = ? AND e.id = ?
-                """, arguments: [endpointID, eventID])!
-            try AuditStore.record(audit, before: ["eventId": .string(eventID), "state": .string(state)],
-                                  after: ["eventId": .string(eventID), "state": .string(next)], at: now, db)
+            try db.execute(
+                sql: """
+                    UPDATE webhookDelivery SET state = ?, nextAttemptAt = ?, firstAttemptAt = NULL
+                    WHERE endpointId = ? AND eventSequence = ?
+                    """,
+                arguments: [next, Date(timeIntervalSince1970: 0), endpointID, delivery["eventSequence"] as Int64])
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.endpointId, d.state, d.nextAttemptAt, e.* FROM webhookDelivery d
+                    JOIN orderEvent e ON e.sequence = d.eventSequence
+                    WHERE d.endpointId = ? AND e.id = ?
+                    """, arguments: [endpointID, eventID])!
+            try AuditStore.record(
+                audit, before: ["eventId": .string(eventID), "state": .string(state)],
+                after: ["eventId": .string(eventID), "state": .string(next)], at: now, db)
             return try Self.delivery(db, from: row)
         }
     }
@@ -178,24 +212,32 @@ public final class WebhookStore: WebhookRepository {
         let endpointID: String = row["endpointId"]
         let stateName: String = row["state"]
         guard let state = stateName == "held" ? .pending : WebhookDeliveryState(rawValue: stateName) else {
-            throw StoredRow.invalid(table: "webhookDelivery", id: "\(endpointID)/\(event.sequence)",
-                                    "'\(stateName)' is not a delivery state")
+            throw StoredRow.invalid(
+                table: "webhookDelivery", id: "\(endpointID)/\(event.sequence)",
+                "'\(stateName)' is not a delivery state")
         }
-        let attempts = try Row.fetchAll(db, sql: """
-            SELECT attemptedAt, statusCode, latencyMilliseconds, error FROM webhookAttempt
-            WHERE endpointId = ? AND eventSequence = ? ORDER BY attemptedAt, id
-            """, arguments: [endpointID, event.sequence]).map { attempt in
-            WebhookAttempt(attemptedAt: attempt["attemptedAt"], statusCode: attempt["statusCode"],
-                           latencyMilliseconds: attempt["latencyMilliseconds"], error: attempt["error"])
+        let attempts = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT attemptedAt, statusCode, latencyMilliseconds, error FROM webhookAttempt
+                WHERE endpointId = ? AND eventSequence = ? ORDER BY attemptedAt, id
+                """, arguments: [endpointID, event.sequence]
+        ).map { attempt in
+            WebhookAttempt(
+                attemptedAt: attempt["attemptedAt"], statusCode: attempt["statusCode"],
+                latencyMilliseconds: attempt["latencyMilliseconds"], error: attempt["error"])
         }
-        return WebhookDelivery(endpointID: endpointID, event: event, state: state,
-                               nextAttemptAt: stateName == "pending" ? row["nextAttemptAt"] : nil, attempts: attempts)
+        return WebhookDelivery(
+            endpointID: endpointID, event: event, state: state,
+            nextAttemptAt: stateName == "pending" ? row["nextAttemptAt"] : nil, attempts: attempts)
     }
 
     // MARK: - The delivery service's round
 
-    public func deliveryRound(recording results: [WebhookAttemptResult], claim limit: Int, now: Date,
-                              lease: TimeInterval) async throws -> WebhookRound {
+    public func deliveryRound(
+        recording results: [WebhookAttemptResult], claim limit: Int, now: Date,
+        lease: TimeInterval
+    ) async throws -> WebhookRound {
         // Most rounds have nothing to write: a read decides (readers never wait for the writer).
         if results.isEmpty, try await !hasWork(now: now, claiming: limit > 0) {
             let nextDue = try await database.writer.read { db in try Self.nextDue(db, after: now) }
@@ -226,22 +268,27 @@ public final class WebhookStore: WebhookRepository {
         let open = openPerEndpoint
         return try await database.writer.read { db in
             let latest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM orderEvent") ?? 0
-            for row in try Row.fetchAll(db, sql: "SELECT id FROM webhookEndpoint WHERE cursor < ?", arguments: [latest]) {
+            for row in try Row.fetchAll(db, sql: "SELECT id FROM webhookEndpoint WHERE cursor < ?", arguments: [latest])
+            {
                 if try Self.openDeliveries(db, endpointID: row["id"], upTo: open) < open { return true }
             }
             guard claiming else { return false }
-            return try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt <= ?)
-                """, arguments: [now]) ?? false
+            return try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt <= ?)
+                    """, arguments: [now]) ?? false
         }
     }
 
     /// How many deliveries of the endpoint are pending or held, counted up to `limit`.
     private static func openDeliveries(_ db: Database, endpointID: String, upTo limit: Int) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM (SELECT 1 FROM webhookDelivery
-                                  WHERE endpointId = ? AND state IN ('pending', 'held') LIMIT ?)
-            """), arguments: [endpointID, limit]) ?? 0
+        try Int.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*) FROM (SELECT 1 FROM webhookDelivery
+                                          WHERE endpointId = ? AND state IN ('pending', 'held') LIMIT ?)
+                    """), arguments: [endpointID, limit]) ?? 0
     }
 
     /// Stores an attempt and moves its delivery on: nothing when the endpoint was deleted
@@ -249,53 +296,68 @@ public final class WebhookStore: WebhookRepository {
     /// was asked for). A delivery that is finished releases the next held event of its order.
     private static func record(_ result: WebhookAttemptResult, _ db: Database) throws {
         let attempt = result.attempt
-        let (state, nextAttemptAt): (WebhookDeliveryState, Date?) = switch result.next {
-        case .delivered: (.delivered, nil)
-        case .retry(let at): (.pending, at)
-        case .failed: (.failed, nil)
-        }
-        try db.execute(sql: "UPDATE webhookDelivery SET attempts = attempts + 1 WHERE endpointId = ? AND eventSequence = ?",
-                       arguments: [result.endpointID, result.eventSequence])
+        let (state, nextAttemptAt): (WebhookDeliveryState, Date?) =
+            switch result.next {
+            case .delivered: (.delivered, nil)
+            case .retry(let at): (.pending, at)
+            case .failed: (.failed, nil)
+            }
+        try db.execute(
+            sql: "UPDATE webhookDelivery SET attempts = attempts + 1 WHERE endpointId = ? AND eventSequence = ?",
+            arguments: [result.endpointID, result.eventSequence])
         guard db.changesCount > 0 else { return }
-        try db.execute(sql: """
-            INSERT INTO webhookAttempt (endpointId, eventSequence, attemptedAt, statusCode, latencyMilliseconds, error)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [result.endpointID, result.eventSequence, attempt.attemptedAt, attempt.statusCode,
-                             attempt.latencyMilliseconds, attempt.error.map { String($0.prefix(500)) }])
-        try db.execute(sql: """
-            UPDATE webhookDelivery SET state = ?, nextAttemptAt = COALESCE(?, nextAttemptAt),
-                firstAttemptAt = COALESCE(firstAttemptAt, ?)
-            WHERE endpointId = ? AND eventSequence = ? AND state = 'pending' AND nextAttemptAt = ?
-            """, arguments: [state.rawValue, nextAttemptAt, attempt.attemptedAt, result.endpointID, result.eventSequence,
-                             result.leasedUntil])
+        try db.execute(
+            sql: """
+                INSERT INTO webhookAttempt (endpointId, eventSequence, attemptedAt, statusCode, latencyMilliseconds, error)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                result.endpointID, result.eventSequence, attempt.attemptedAt, attempt.statusCode,
+                attempt.latencyMilliseconds, attempt.error.map { String($0.prefix(500)) },
+            ])
+        try db.execute(
+            sql: """
+                UPDATE webhookDelivery SET state = ?, nextAttemptAt = COALESCE(?, nextAttemptAt),
+                    firstAttemptAt = COALESCE(firstAttemptAt, ?)
+                WHERE endpointId = ? AND eventSequence = ? AND state = 'pending' AND nextAttemptAt = ?
+                """,
+            arguments: [
+                state.rawValue, nextAttemptAt, attempt.attemptedAt, result.endpointID, result.eventSequence,
+                result.leasedUntil,
+            ])
         guard db.changesCount > 0, state != .pending else { return }
-        try db.execute(sql: """
-            UPDATE webhookDelivery SET state = 'pending', nextAttemptAt = :now
-            WHERE endpointId = :endpoint AND eventSequence = (
-                SELECT h.eventSequence FROM webhookDelivery h
-                WHERE h.endpointId = :endpoint AND h.state = 'held' AND h.orderId = (
-                    SELECT orderId FROM webhookDelivery WHERE endpointId = :endpoint AND eventSequence = :sequence)
-                ORDER BY h.eventSequence LIMIT 1)
-                AND NOT EXISTS (SELECT 1 FROM webhookDelivery p WHERE p.endpointId = :endpoint AND p.state = 'pending'
-                    AND p.orderId = webhookDelivery.orderId)
-            """, arguments: ["now": attempt.attemptedAt, "endpoint": result.endpointID, "sequence": result.eventSequence])
+        try db.execute(
+            sql: """
+                UPDATE webhookDelivery SET state = 'pending', nextAttemptAt = :now
+                WHERE endpointId = :endpoint AND eventSequence = (
+                    SELECT h.eventSequence FROM webhookDelivery h
+                    WHERE h.endpointId = :endpoint AND h.state = 'held' AND h.orderId = (
+                        SELECT orderId FROM webhookDelivery WHERE endpointId = :endpoint AND eventSequence = :sequence)
+                    ORDER BY h.eventSequence LIMIT 1)
+                    AND NOT EXISTS (SELECT 1 FROM webhookDelivery p WHERE p.endpointId = :endpoint AND p.state = 'pending'
+                        AND p.orderId = webhookDelivery.orderId)
+                """,
+            arguments: ["now": attempt.attemptedAt, "endpoint": result.endpointID, "sequence": result.eventSequence])
     }
 
     /// Whether a delivery of the order to the endpoint is pending or held.
     private static func hasOpenDelivery(_ db: Database, endpointID: String, orderID: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM webhookDelivery
-                           WHERE endpointId = ? AND orderId = ? AND state IN ('pending', 'held'))
-            """), arguments: [endpointID, orderID]) ?? false
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM webhookDelivery
+                                   WHERE endpointId = ? AND orderId = ? AND state IN ('pending', 'held'))
+                    """), arguments: [endpointID, orderID]) ?? false
     }
 
     /// Turns the events after each endpoint's cursor into deliveries, as long as the endpoint
     /// has fewer than `openPerEndpoint` open ones; true when an endpoint with room has more.
     private static func fanOut(_ db: Database, now: Date, batch: Int, openPerEndpoint: Int) throws -> Bool {
-        let insert = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO webhookDelivery (endpointId, eventSequence, orderId, state, attempts, nextAttemptAt)
-            VALUES (?, ?, ?, ?, 0, ?)
-            """)
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO webhookDelivery (endpointId, eventSequence, orderId, state, attempts, nextAttemptAt)
+                VALUES (?, ?, ?, ?, 0, ?)
+                """)
         var more = false
         for endpoint in try Row.fetchAll(db, sql: "SELECT id, cafeId, events, cursor FROM webhookEndpoint") {
             let id: String = endpoint["id"]
@@ -303,9 +365,11 @@ public final class WebhookStore: WebhookRepository {
             let wanted = Set((endpoint["events"] as String).split(separator: " ").map(String.init))
             var room = openPerEndpoint - (try openDeliveries(db, endpointID: id, upTo: openPerEndpoint))
             guard room > 0 else { continue }
-            let events = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT sequence, orderId, cafeId, type FROM orderEvent WHERE sequence > ? ORDER BY sequence LIMIT ?
-                """), arguments: [endpoint["cursor"] as Int64, batch])
+            let events = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT sequence, orderId, cafeId, type FROM orderEvent WHERE sequence > ? ORDER BY sequence LIMIT ?
+                        """), arguments: [endpoint["cursor"] as Int64, batch])
             var cursor: Int64?
             for event in events {
                 let type: String = event["type"]
@@ -313,7 +377,9 @@ public final class WebhookStore: WebhookRepository {
                     guard room > 0 else { break }
                     let orderID: String = event["orderId"]
                     let held = try hasOpenDelivery(db, endpointID: id, orderID: orderID)
-                    try insert.execute(arguments: [id, event["sequence"] as Int64, orderID, held ? "held" : "pending", now])
+                    try insert.execute(arguments: [
+                        id, event["sequence"] as Int64, orderID, held ? "held" : "pending", now,
+                    ])
                     room -= 1
                 }
                 cursor = event["sequence"]
@@ -328,31 +394,35 @@ public final class WebhookStore: WebhookRepository {
 
     /// Hands out up to `limit` due deliveries, leasing each until `now + lease`.
     private static func claim(_ db: Database, limit: Int, now: Date, lease: TimeInterval) throws -> [WebhookJob] {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT d.endpointId, d.attempts, d.firstAttemptAt, w.url, w.secret, w.previousSecret,
-                w.previousSecretExpiresAt, e.*
-            FROM webhookDelivery d
-            JOIN webhookEndpoint w ON w.id = d.endpointId
-            JOIN orderEvent e ON e.sequence = d.eventSequence
-            WHERE d.state = 'pending' AND d.nextAttemptAt <= ?
-            ORDER BY d.nextAttemptAt, d.eventSequence
-            LIMIT ?
-            """, arguments: [now, limit])
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.endpointId, d.attempts, d.firstAttemptAt, w.url, w.secret, w.previousSecret,
+                    w.previousSecretExpiresAt, e.*
+                FROM webhookDelivery d
+                JOIN webhookEndpoint w ON w.id = d.endpointId
+                JOIN orderEvent e ON e.sequence = d.eventSequence
+                WHERE d.state = 'pending' AND d.nextAttemptAt <= ?
+                ORDER BY d.nextAttemptAt, d.eventSequence
+                LIMIT ?
+                """, arguments: [now, limit])
         // Whole milliseconds, as stored: the result of the attempt names its lease exactly.
         let leased = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 + lease) * 1000).rounded(.down) / 1000)
-        let update = try db.cachedStatement(sql: """
-            UPDATE webhookDelivery SET nextAttemptAt = ? WHERE endpointId = ? AND eventSequence = ?
-            """)
+        let update = try db.cachedStatement(
+            sql: """
+                UPDATE webhookDelivery SET nextAttemptAt = ? WHERE endpointId = ? AND eventSequence = ?
+                """)
         return try rows.map { row in
             let event = try OrderEventStore.event(from: row)
             let endpointID: String = row["endpointId"]
             try update.execute(arguments: [leased, endpointID, event.sequence])
             let expires: Date? = row["previousSecretExpiresAt"]
             let previous: String? = expires.map { $0 > now } == true ? row["previousSecret"] : nil
-            return WebhookJob(endpointID: endpointID, url: row["url"],
-                              secrets: WebhookSecrets(current: row["secret"], previous: previous), event: event,
-                              attempt: (row["attempts"] as Int) + 1, firstAttemptAt: row["firstAttemptAt"],
-                              leasedUntil: leased)
+            return WebhookJob(
+                endpointID: endpointID, url: row["url"],
+                secrets: WebhookSecrets(current: row["secret"], previous: previous), event: event,
+                attempt: (row["attempts"] as Int) + 1, firstAttemptAt: row["firstAttemptAt"],
+                leasedUntil: leased)
         }
     }
 
@@ -360,8 +430,10 @@ public final class WebhookStore: WebhookRepository {
     /// Deliveries due already but not handed out wait for a slot: the service runs a round when
     /// an attempt finishes.
     private static func nextDue(_ db: Database, after now: Date) throws -> Date? {
-        try Date.fetchOne(db, sql: """
-            SELECT MIN(nextAttemptAt) FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt > ?
-            """, arguments: [now])
+        try Date.fetchOne(
+            db,
+            sql: """
+                SELECT MIN(nextAttemptAt) FROM webhookDelivery WHERE state = 'pending' AND nextAttemptAt > ?
+                """, arguments: [now])
     }
 }

@@ -36,8 +36,9 @@ public struct WebAssets: Sendable {
                 throw WebAssetsError(path: file.path, problem: "cannot be read")
             }
             let bytes = [UInt8](data)
-            assets[file.lastPathComponent] = Asset(name: file.lastPathComponent, bytes: bytes, contentType: type,
-                                                   etag: "\"\(Self.hash(bytes))\"")
+            assets[file.lastPathComponent] = Asset(
+                name: file.lastPathComponent, bytes: bytes, contentType: type,
+                etag: "\"\(Self.hash(bytes))\"")
         }
         for page in Self.pageNames where assets["\(page).html"] == nil {
             throw WebAssetsError(path: directory.path, problem: "\(page).html is missing")
@@ -74,9 +75,11 @@ public struct WebAssets: Sendable {
                 firstError = firstError ?? error
             }
         }
-        return .failure(firstError ?? WebAssetsError(
-            path: candidates[0].path,
-            problem: "no Assets folder here, at \(candidates[1].path) nor at \(candidates[2].path)"))
+        return .failure(
+            firstError
+                ?? WebAssetsError(
+                    path: candidates[0].path,
+                    problem: "no Assets folder here, at \(candidates[1].path) nor at \(candidates[2].path)"))
     }()
 
     static let contentTypes = [

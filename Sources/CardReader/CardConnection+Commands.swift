@@ -46,7 +46,7 @@ extension CardConnection {
         let data: [UInt8]
         do {
             data = try await command([0xFF, 0xF6, 0x2B, 0x00, 0x00], "GET SYSTEM INFORMATION")
-        } catch where error.statusWord != nil {
+        } catch  where error.statusWord != nil {
             return nil
         }
         let info = try decode { () throws(NFCDecodingError) in try ISO15693SystemInformation(readerReply: data) }

@@ -50,7 +50,7 @@ public struct CardInspector: Sendable {
         let balanceBytes: [UInt8]
         do {
             balanceBytes = try await card.feliCa(balanceFrame)
-        } catch where error.statusWord != nil {
+        } catch  where error.statusWord != nil {
             // The reader refused the pass-through by status word: it has none of the ACR122U kind (e.g. an
             // RC-S300), so the identifier is all there is. An exchange that failed (the card taken away) is thrown.
             return

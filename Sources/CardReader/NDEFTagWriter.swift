@@ -55,7 +55,7 @@ public struct NDEFTagWriter: Sendable {
                 try await card.updateBinary(address: write.block, data: write.bytes)
                 if range.upperBound <= memory.count { memory.replaceSubrange(range, with: write.bytes) }
             }
-        } catch where error.code == "card_removed" || error.code == "card_error" {
+        } catch  where error.code == "card_removed" || error.code == "card_error" {
             throw CardReaderError(
                 code: "card_removed",
                 message:

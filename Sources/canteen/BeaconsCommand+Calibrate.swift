@@ -34,7 +34,8 @@ extension BeaconsCommand {
                 throw ValidationError("give either a capture FILE or --device hciN")
             }
             guard BeaconIdentity(beacon) != nil else {
-                throw ValidationError("--beacon must be UUID/MAJOR/MINOR, e.g. E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/1")
+                throw ValidationError(
+                    "--beacon must be UUID/MAJOR/MINOR, e.g. E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/1/1")
             }
         }
 

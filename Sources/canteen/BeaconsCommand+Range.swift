@@ -11,10 +11,10 @@ extension BeaconsCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print nearest-café decisions and region enter/exit over a btsnoop capture.",
             discussion: """
-            --plot OUT.svg also draws each beacon's packets and smoothed level (RSSI − measured power, \
-            dB) over time, the nearest café as a band above them and each change of café as a dashed line \
-            with its reason.
-            """)
+                --plot OUT.svg also draws each beacon's packets and smoothed level (RSSI − measured power, \
+                dB) over time, the nearest café as a band above them and each change of café as a dashed line \
+                with its reason.
+                """)
 
         @Argument(help: "A btsnoop capture.")
         var file: String
@@ -24,7 +24,8 @@ extension BeaconsCommand {
         @Option(help: "Output format: jsonl or table.")
         var format: BeaconsOutputFormat = .table
 
-        @Option(help: ArgumentHelp("Also draw the beacons' levels and the decisions as an SVG here.", valueName: "OUT.svg"))
+        @Option(
+            help: ArgumentHelp("Also draw the beacons' levels and the decisions as an SVG here.", valueName: "OUT.svg"))
         var plot: String?
 
         func run() async throws {
@@ -43,7 +44,9 @@ extension BeaconsCommand {
                     engine.process(sighting) { events.append($0) }
                     for event in events {
                         if event.isCafeChange { changes += 1 }
-                        output.line(Self.render(event, reason: event.isCafeChange ? engine.lastChangeReason : nil, format: format))
+                        output.line(
+                            Self.render(
+                                event, reason: event.isCafeChange ? engine.lastChangeReason : nil, format: format))
                     }
                     drawing?.add(sighting, engine: engine, events: events)
                 }
@@ -62,20 +65,26 @@ extension BeaconsCommand {
             }
         }
 
-        static func render(_ event: RangingEvent, reason: NearestCafeSelector.Reason? = nil,
-                           format: BeaconsOutputFormat) -> String {
+        static func render(
+            _ event: RangingEvent, reason: NearestCafeSelector.Reason? = nil,
+            format: BeaconsOutputFormat
+        ) -> String {
             func json(_ text: String?) -> String { text.map { "\"\($0)\"" } ?? "null" }
             switch (event, format) {
             case let (.nearestCafeChanged(from, to, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"nearestCafe\", \"from\": \(json(from)), "
+                return
+                    "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"nearestCafe\", \"from\": \(json(from)), "
                     + "\"to\": \(json(to)), \"reason\": \(json(reason?.rawValue))}"
             case let (.regionEntered(beacon, cafe, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"enter\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
+                return
+                    "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"enter\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
             case let (.regionExited(beacon, cafe, at), .jsonl):
-                return "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"exit\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
+                return
+                    "{\"time\": \"\(RFC3339.utcMicroseconds(at))\", \"event\": \"exit\", \"beacon\": \"\(beacon)\", \"cafeId\": \(json(cafe))}"
             case let (.nearestCafeChanged(from, to, at), .table):
                 let why = RangingPlot.phrase(reason)
-                return "\(RFC3339.utcMicroseconds(at))  nearest café  \(from ?? "none") -> \(to ?? "none")\(why.isEmpty ? "" : " (\(why))")"
+                return
+                    "\(RFC3339.utcMicroseconds(at))  nearest café  \(from ?? "none") -> \(to ?? "none")\(why.isEmpty ? "" : " (\(why))")"
             case let (.regionEntered(beacon, cafe, at), .table):
                 return "\(RFC3339.utcMicroseconds(at))  enter         \(beacon) (\(cafe ?? "unregistered"))"
             case let (.regionExited(beacon, cafe, at), .table):

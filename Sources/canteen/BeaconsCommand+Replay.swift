@@ -18,16 +18,20 @@ extension BeaconsCommand {
                 let reader = try BeaconsConsole.readCapture(file)
                 var output = BufferedOutput()
                 if format == .table {
-                    output.line(BeaconsConsole.pad("time", 29) + BeaconsConsole.pad("address", 19)
-                                + BeaconsConsole.pad("beacon", 48) + BeaconsConsole.pad("tx", 5) + "rssi")
+                    output.line(
+                        BeaconsConsole.pad("time", 29) + BeaconsConsole.pad("address", 19)
+                            + BeaconsConsole.pad("beacon", 48) + BeaconsConsole.pad("tx", 5) + "rssi")
                 }
                 var events = BTSnoopReader.Summary()
                 var summary = reader.forEachPacket { packet in
                     guard packet.type == .event, packet.direction == .received else { return }
-                    events.count(IBeaconSighting.forEachSighting(inEvent: packet.payload, time: packet.date,
-                                                                 cutByCapture: packet.isCut) { sighting in
-                        output.line(format == .jsonl ? sighting.jsonLine : BeaconsConsole.tableRow(sighting))
-                    })
+                    events.count(
+                        IBeaconSighting.forEachSighting(
+                            inEvent: packet.payload, time: packet.date,
+                            cutByCapture: packet.isCut
+                        ) { sighting in
+                            output.line(format == .jsonl ? sighting.jsonLine : BeaconsConsole.tableRow(sighting))
+                        })
                 }
                 summary.malformedEventCount = events.malformedEventCount
                 output.flush()

@@ -5,8 +5,9 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension BeaconsCommand {
@@ -32,8 +33,9 @@ extension BeaconsCommand {
         func run() async throws {
             try await BeaconsConsole.run {
                 let registry = try await registry.load()
-                let configuration = ScannerConfiguration(device: device, active: !passive,
-                                                         recordURL: record.map { URL(fileURLWithPath: $0) })
+                let configuration = ScannerConfiguration(
+                    device: device, active: !passive,
+                    recordURL: record.map { URL(fileURLWithPath: $0) })
                 var engine = RangingEngine(registry: registry)
                 var lastDraw = Date.distantPast
                 var output = BufferedOutput()
@@ -42,7 +44,8 @@ extension BeaconsCommand {
                     switch event {
                     case let .started(mode):
                         started = true
-                        BeaconsConsole.warn("scanning (\(mode.rawValue) commands, \(passive ? "passive" : "active")); Ctrl-C stops")
+                        BeaconsConsole.warn(
+                            "scanning (\(mode.rawValue) commands, \(passive ? "passive" : "active")); Ctrl-C stops")
                     case let .sighting(sighting):
                         engine.process(sighting)
                         if format == .jsonl {
@@ -67,8 +70,10 @@ extension BeaconsCommand {
 /// Runs a `BlueZScanner` in a service group (SIGINT/SIGTERM shut it down gracefully) and hands its
 /// events to `handle`; `stopAfter` seconds end it early.
 enum ScannerSession {
-    static func run(_ configuration: ScannerConfiguration, stopAfter: Double? = nil,
-                    handle: (ScannerEvent) throws -> Void) async throws {
+    static func run(
+        _ configuration: ScannerConfiguration, stopAfter: Double? = nil,
+        handle: (ScannerEvent) throws -> Void
+    ) async throws {
         var logger = Logger(label: "canteen.beacons")
         logger.logLevel = .warning
         let scanner = BlueZScanner(configuration: configuration, logger: logger)

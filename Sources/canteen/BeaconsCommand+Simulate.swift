@@ -6,17 +6,18 @@ extension BeaconsCommand {
     /// `canteen beacons simulate`: a generated walk or stand written as a btsnoop capture.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a generated capture: a device walking from café A's beacon to café B's, or standing between them.",
+            abstract:
+                "Write a generated capture: a device walking from café A's beacon to café B's, or standing between them.",
             discussion: """
-            Beacons stand --spacing metres apart and advertise every 100 ms (+ 0-10 ms); the device \
-            walks 1 m off their line at --speed m/s, or stands --at metres from café A's beacon. \
-            The radio is a building's (--radio indoor, the default): log-distance path loss with an \
-            exponent per place and beacon, slow shadowing, Rayleigh fading, a body blocking the line \
-            now and then, lost advertisements and beacons of different transmit power (the registry \
-            written by --beacons-output holds each one's measured power). Each effect has a flag below; \
-            --radio gaussian is the plain model (exponent 2, 4 dB white noise, nothing else), and the \
-            flags given change either preset.
-            """)
+                Beacons stand --spacing metres apart and advertise every 100 ms (+ 0-10 ms); the device \
+                walks 1 m off their line at --speed m/s, or stands --at metres from café A's beacon. \
+                The radio is a building's (--radio indoor, the default): log-distance path loss with an \
+                exponent per place and beacon, slow shadowing, Rayleigh fading, a body blocking the line \
+                now and then, lost advertisements and beacons of different transmit power (the registry \
+                written by --beacons-output holds each one's measured power). Each effect has a flag below; \
+                --radio gaussian is the plain model (exponent 2, 4 dB white noise, nothing else), and the \
+                flags given change either preset.
+                """)
 
         enum Scenario: String, ExpressibleByArgument, CaseIterable {
             case walk
@@ -65,8 +66,10 @@ extension BeaconsCommand {
         @Option(help: "The radio to start from: indoor or gaussian.")
         var radio: Preset = .indoor
 
-        @Option(help: ArgumentHelp("Path-loss exponent of the place, a value or a range drawn from (indoor: 1.8-2.8).",
-                                   valueName: "N|MIN-MAX"))
+        @Option(
+            help: ArgumentHelp(
+                "Path-loss exponent of the place, a value or a range drawn from (indoor: 1.8-2.8).",
+                valueName: "N|MIN-MAX"))
         var pathLossExponent: NumberRange?
 
         @Option(help: "How far each beacon's exponent may differ from the place's, ± (indoor: 0.2).")
@@ -87,11 +90,15 @@ extension BeaconsCommand {
         @Option(help: "Mean seconds between two blockings of one beacon (indoor: 30).")
         var bodyEvery: Double?
 
-        @Option(help: ArgumentHelp("Seconds one blocking lasts, a value or a range (indoor: 1.5-3).", valueName: "S|MIN-MAX"))
+        @Option(
+            help: ArgumentHelp(
+                "Seconds one blocking lasts, a value or a range (indoor: 1.5-3).", valueName: "S|MIN-MAX"))
         var bodyDuration: NumberRange?
 
-        @Option(help: ArgumentHelp("Share of advertisements lost, a value or a range drawn per beacon (indoor: 0.2-0.3).",
-                                   valueName: "P|MIN-MAX"))
+        @Option(
+            help: ArgumentHelp(
+                "Share of advertisements lost, a value or a range drawn per beacon (indoor: 0.2-0.3).",
+                valueName: "P|MIN-MAX"))
         var packetLoss: NumberRange?
 
         @Option(help: "Beacons' measured power is drawn from -59 dBm ± this many dB (indoor: 6).")
@@ -116,7 +123,10 @@ extension BeaconsCommand {
                 (model.bodyLoss >= 0, "--body-loss must not be negative"),
                 (model.bodyInterval > 0, "--body-every must be above 0"),
                 (model.bodyDuration.lowerBound >= 0, "--body-duration must not be negative"),
-                (model.packetLoss.lowerBound >= 0 && model.packetLoss.upperBound < 1, "--packet-loss must be at least 0 and below 1"),
+                (
+                    model.packetLoss.lowerBound >= 0 && model.packetLoss.upperBound < 1,
+                    "--packet-loss must be at least 0 and below 1"
+                ),
                 (model.powerSpread >= 0, "--power-spread must not be negative"),
                 (model.noiseSigma >= 0, "--noise must not be negative"),
             ]
@@ -148,12 +158,14 @@ extension BeaconsCommand {
                     throw BeaconsCommandFailure("--datalink must be 1001, 1002 or 2001")
                 }
                 let model = radioModel
-                var trace = switch scenario {
-                case .walk:
-                    TraceScenario.walk(seed: seed, spacing: spacing, speed: speed, linger: duration, radio: model)
-                case .stand:
-                    TraceScenario.stand(seed: seed, at: at ?? spacing / 2, spacing: spacing, duration: duration, radio: model)
-                }
+                var trace =
+                    switch scenario {
+                    case .walk:
+                        TraceScenario.walk(seed: seed, spacing: spacing, speed: speed, linger: duration, radio: model)
+                    case .stand:
+                        TraceScenario.stand(
+                            seed: seed, at: at ?? spacing / 2, spacing: spacing, duration: duration, radio: model)
+                    }
                 trace.generator.extendedReports = extended
                 let bytes = trace.generator.capture(datalink: link)
                 do {
@@ -172,8 +184,9 @@ extension BeaconsCommand {
                 let powers = trace.generator.beacons.map { String($0.beacon.measuredPower) }.joined(separator: ", ")
                 var note = "wrote \(output): path-loss exponents \(exponents); measured power \(powers) dBm"
                 if scenario == .walk {
-                    note += String(format: "; midpoint passed at %.1f s, café B reached at %.1f s",
-                                   trace.midpointTime, trace.arrivalTime)
+                    note += String(
+                        format: "; midpoint passed at %.1f s, café B reached at %.1f s",
+                        trace.midpointTime, trace.arrivalTime)
                 }
                 BeaconsConsole.warn(note)
             }
@@ -190,7 +203,7 @@ struct NumberRange: ExpressibleByArgument {
     init?(argument: String) {
         let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let low = Double(parts[0]), let high = Double(parts[parts.count - 1]),
-              low.isFinite, high.isFinite, low <= high
+            low.isFinite, high.isFinite, low <= high
         else { return nil }
         range = low...high
     }

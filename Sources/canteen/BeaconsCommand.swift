@@ -26,8 +26,11 @@ enum BeaconsOutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// The registered beacons: the database of `--data-dir`, or `--beacons FILE` instead.
 struct RegistryOption: ParsableArguments {
-    @Option(name: .customLong("beacons"),
-            help: "Use this JSON list of beacons instead of the database: [{uuid, major, minor, cafeId, label, measuredPower}].")
+    @Option(
+        name: .customLong("beacons"),
+        help:
+            "Use this JSON list of beacons instead of the database: [{uuid, major, minor, cafeId, label, measuredPower}]."
+    )
     var path: String?
 
     @OptionGroup var data: DataOptions

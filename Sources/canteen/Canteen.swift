@@ -9,9 +9,11 @@ struct Canteen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "canteen",
         abstract: "Canteen: the beacon-aware cafeteria ordering backend.",
-        subcommands: [ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self,
-                      BeaconsCommand.self, NFCCommand.self, DatabaseCommand.self,
-                      KitchenCommand.self])
+        subcommands: [
+            ServeCommand.self, TokensCommand.self, MenusCommand.self, PrefsCommand.self, FormatCommand.self,
+            BeaconsCommand.self, NFCCommand.self, DatabaseCommand.self,
+            KitchenCommand.self,
+        ])
 }
 
 /// `--data-dir` and `--database`, shared by every command that opens the stores.
@@ -19,8 +21,9 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Folder of the embedded SQLite database.")
     var dataDirectory: String = "./.canteen"
 
-    @Option(name: .customLong("database"),
-            help: "A PostgreSQL database instead (postgres://USER[:PASSWORD]@HOST[:PORT]/DB); also CANTEEN_DATABASE_URL.")
+    @Option(
+        name: .customLong("database"),
+        help: "A PostgreSQL database instead (postgres://USER[:PASSWORD]@HOST[:PORT]/DB); also CANTEEN_DATABASE_URL.")
     var database: String?
 }
 

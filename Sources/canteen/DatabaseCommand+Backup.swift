@@ -96,8 +96,9 @@ private final class PageProgress {
 
     func show(_ done: Int, of total: Int) {
         let percent = total == 0 ? 100 : done * 100 / total
-        line.show("\(verb) \(done)/\(total) pages (\(percent) %)", finished: done == total,
-                  milestone: percent / 10 != lastTenth)
+        line.show(
+            "\(verb) \(done)/\(total) pages (\(percent) %)", finished: done == total,
+            milestone: percent / 10 != lastTenth)
         lastTenth = percent / 10
     }
 }

@@ -3,8 +3,9 @@ import CanteenApp
 import CanteenCore
 import CanteenPostgres
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canteen db copy`: moving a SQLite database into PostgreSQL; `backup` and `restore`.
@@ -38,7 +39,9 @@ struct DatabaseCommand: AsyncParsableCommand {
                     progress.show(line, finished: done == total, milestone: done == total)
                 }
                 let rows = copied.reduce(0) { $0 + $1.rows }
-                print("copied \(rows) rows of \(copied.count) tables from \(from) to \(target) in \(seconds(since: started)) s; every count matches")
+                print(
+                    "copied \(rows) rows of \(copied.count) tables from \(from) to \(target) in \(seconds(since: started)) s; every count matches"
+                )
             }
         }
     }

@@ -27,13 +27,17 @@ extension FormatCommand {
     struct Price: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Format an amount of minor units (cents, yen, fils) of a currency.",
-            discussion: "Negative amounts are typed as they are, anywhere: canteen format price -450 --currency USD --locale en_US")
+            discussion:
+                "Negative amounts are typed as they are, anywhere: canteen format price -450 --currency USD --locale en_US"
+        )
 
         /// Everything that is not an option: the amount, which may be negative (`-450` would
         /// otherwise read as short options).
-        @Argument(parsing: .allUnrecognized,
-                  help: ArgumentHelp("The amount in minor units (450 is $4.50; 450 is ¥450; -450 is a refund).",
-                                     valueName: "minor-units"))
+        @Argument(
+            parsing: .allUnrecognized,
+            help: ArgumentHelp(
+                "The amount in minor units (450 is $4.50; 450 is ¥450; -450 is a refund).",
+                valueName: "minor-units"))
         var amount: [String] = []
 
         @Option(help: "ISO 4217 currency code (USD, JPY, KWD).")
@@ -46,9 +50,11 @@ extension FormatCommand {
             do throws(CanteenError) {
                 let amount = self.amount.filter { $0 != "--" }  // `-- -450` still works
                 guard amount.count == 1 else {
-                    throw CanteenError(.invalid, code: .invalidAmount,
-                                       message: amount.isEmpty ? "give one amount in minor units"
-                                           : "give one amount in minor units, not \(amount.joined(separator: " "))")
+                    throw CanteenError(
+                        .invalid, code: .invalidAmount,
+                        message: amount.isEmpty
+                            ? "give one amount in minor units"
+                            : "give one amount in minor units, not \(amount.joined(separator: " "))")
                 }
                 let minorUnits = try FormatInput.minorUnits(amount[0])
                 let currency = try Currency(code: self.currency)

@@ -27,8 +27,10 @@ struct IdentityOptions: ParsableArguments {
 
     /// The settings these options and the environment describe; a clear error for a bad or
     /// missing value (an issuer without a client id, an http issuer that is not on loopback, …).
-    func settings(environment: [String: String] = ProcessInfo.processInfo.environment,
-                  logger: Logger) throws -> IdentitySettings {
+    func settings(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger
+    ) throws -> IdentitySettings {
         func value(_ option: String?, _ variable: String) -> String? {
             (option ?? environment[variable]).flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -51,8 +53,9 @@ struct IdentityOptions: ParsableArguments {
             return IdentitySettings(publicURL: publicURL, trustedProxies: proxies, logClientAddress: logClientAddress)
         }
         guard let publicURL else {
-            throw ValidationError("--oidc-issuer needs --public-url (or CANTEEN_PUBLIC_URL): the redirect URI is "
-                                  + "{public-url}/auth/callback")
+            throw ValidationError(
+                "--oidc-issuer needs --public-url (or CANTEEN_PUBLIC_URL): the redirect URI is "
+                    + "{public-url}/auth/callback")
         }
         guard let clientID = value(oidcClientId, "CANTEEN_OIDC_CLIENT_ID") else {
             throw ValidationError("--oidc-issuer needs --oidc-client-id (or CANTEEN_OIDC_CLIENT_ID)")
@@ -69,11 +72,13 @@ struct IdentityOptions: ParsableArguments {
             throw ValidationError("--oidc-issuer needs --oidc-client-secret-file (or CANTEEN_OIDC_CLIENT_SECRET)")
         }
         do throws(CanteenError) {
-            let settings = try OpenIDSettings(issuer: issuer, clientID: clientID, clientSecret: secret, publicURL: publicURL,
-                                              userClaim: value(oidcUserClaim, "CANTEEN_OIDC_USER_CLAIM") ?? "sub",
-                                              opsGroup: value(oidcOpsGroup, "CANTEEN_OIDC_OPS_GROUP"))
-            return IdentitySettings(publicURL: publicURL, provider: OpenIDProvider(settings: settings, logger: logger),
-                                    trustedProxies: proxies, logClientAddress: logClientAddress)
+            let settings = try OpenIDSettings(
+                issuer: issuer, clientID: clientID, clientSecret: secret, publicURL: publicURL,
+                userClaim: value(oidcUserClaim, "CANTEEN_OIDC_USER_CLAIM") ?? "sub",
+                opsGroup: value(oidcOpsGroup, "CANTEEN_OIDC_OPS_GROUP"))
+            return IdentitySettings(
+                publicURL: publicURL, provider: OpenIDProvider(settings: settings, logger: logger),
+                trustedProxies: proxies, logClientAddress: logClientAddress)
         } catch {
             throw ValidationError("\(error.field ?? "sign-in"): \(error.message)")
         }

@@ -154,7 +154,8 @@ struct TapReporter: Sendable {
     static func tap(of report: CardReport) -> [String: String] {
         for uri in report.ndef.compactMap(\.uri) {
             if let code = URLComponents(string: uri)?.queryItems?.first(where: { $0.name == "coupon" })?.value,
-               !code.isEmpty {
+                !code.isEmpty
+            {
                 return ["coupon": code]
             }
         }
@@ -183,8 +184,9 @@ struct TapReporter: Sendable {
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         guard status == 201 else {
             let error = json["error"] as? [String: Any]
-            throw Failure(code: error?["code"] as? String ?? "http_\(status)",
-                          message: error?["message"] as? String ?? "the server answered \(status)")
+            throw Failure(
+                code: error?["code"] as? String ?? "http_\(status)",
+                message: error?["message"] as? String ?? "the server answered \(status)")
         }
         return Answer(json: data, line: Self.line(json, tap: tap))
     }

@@ -9,7 +9,8 @@ import NFC
 struct NFCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nfc",
-        abstract: "List PC/SC readers, read NFC cards and tags, write coupon tags, run the kiosk's NFC agent (needs pcscd).",
+        abstract:
+            "List PC/SC readers, read NFC cards and tags, write coupon tags, run the kiosk's NFC agent (needs pcscd).",
         subcommands: [Readers.self, Read.self, WriteCoupon.self, Watch.self])
 
     /// Output formats of `nfc read` and `nfc write-coupon`.
@@ -143,7 +144,8 @@ struct NFCCommand: AsyncParsableCommand {
         var uri: String {
             if let url { return url }
             var components = URLComponents(string: server ?? "") ?? URLComponents()
-            components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path)
+            components.path =
+                (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path)
                 + "/kiosk"
             components.queryItems = [URLQueryItem(name: "coupon", value: coupon)]
             return components.string ?? ""

@@ -38,7 +38,8 @@ struct PrefsCommand: AsyncParsableCommand {
     }
 
     struct SetKey: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "set", abstract: "Set one key of the user's own document to a JSON value.")
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Set one key of the user's own document to a JSON value.")
         @OptionGroup var data: DataOptions
         @Argument(help: "The user's id.") var user: String
         @Argument(help: "The key.") var key: String
@@ -101,11 +102,13 @@ struct PrefsCommand: AsyncParsableCommand {
                 let contents = try Data(contentsOf: URL(fileURLWithPath: file))
                 let document: PreferenceDocument
                 do {
-                    document = try await PreferenceFiles.importDocument(contents, userID: user,
-                                                                        into: stores.preferences)
+                    document = try await PreferenceFiles.importDocument(
+                        contents, userID: user,
+                        into: stores.preferences)
                 } catch var error as CanteenError {
                     // A file that is cut short or not JSON: say which file.
-                    error.message = "\(file): \(error.message.replacingOccurrences(of: "the body is", with: "the file is"))"
+                    error.message =
+                        "\(file): \(error.message.replacingOccurrences(of: "the body is", with: "the file is"))"
                     throw error
                 }
                 print("imported \(document.values.count) preferences for \(user) (version \(document.version))")

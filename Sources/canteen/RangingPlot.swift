@@ -42,7 +42,8 @@ struct RangingPlot {
         registeredCafes = engine.registry.cafeIDs
         for event in events {
             if case let .nearestCafeChanged(_, to, at) = event {
-                decisions.append(Decision(time: at.timeIntervalSince(start), cafeID: to, reason: engine.lastChangeReason))
+                decisions.append(
+                    Decision(time: at.timeIntervalSince(start), cafeID: to, reason: engine.lastChangeReason))
             }
         }
         let time = sighting.time.timeIntervalSince(start)
@@ -55,7 +56,8 @@ struct RangingPlot {
             index = series.count
             byIdentity[sighting.identity] = index
             let registration = track.registration
-            let name = registration.map { $0.label.isEmpty ? $0.identity.description : $0.label }
+            let name =
+                registration.map { $0.label.isEmpty ? $0.identity.description : $0.label }
                 ?? "\(sighting.identity) (unregistered)"
             series.append(Series(label: name, cafeID: registration?.cafeID))
         }
@@ -102,42 +104,51 @@ struct RangingPlot {
         }
 
         var out = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(Self.width))" height="\(Int(Self.height))" \
-        viewBox="0 0 \(Int(Self.width)) \(Int(Self.height))" font-family="sans-serif" font-size="12">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="\(Self.left)" y="20" font-size="15" font-weight="bold">\(escape(title))</text>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(Self.width))" height="\(Int(Self.height))" \
+            viewBox="0 0 \(Int(Self.width)) \(Int(Self.height))" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(Self.left)" y="20" font-size="15" font-weight="bold">\(escape(title))</text>
 
-        """
+            """
         // Grid and axes.
         let step = gridStep(high - low, lines: 8)
         var tick = (low / step).rounded(.up) * step
         while tick <= high + 1e-9 {
-            out += "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(tick)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(tick)))\" stroke=\"#e6e6e6\"/>"
-            out += "<text x=\"\(f(Self.left - 6))\" y=\"\(f(y(tick) + 4))\" text-anchor=\"end\">\(Int(tick.rounded()))</text>\n"
+            out +=
+                "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(tick)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(tick)))\" stroke=\"#e6e6e6\"/>"
+            out +=
+                "<text x=\"\(f(Self.left - 6))\" y=\"\(f(y(tick) + 4))\" text-anchor=\"end\">\(Int(tick.rounded()))</text>\n"
             tick += step
         }
         let timeStep = gridStep(duration, lines: 10)
         var second = 0.0
         while second <= duration + 1e-9 {
-            out += "<line x1=\"\(f(x(second)))\" y1=\"\(f(Self.top))\" x2=\"\(f(x(second)))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#f0f0f0\"/>"
-            out += "<text x=\"\(f(x(second)))\" y=\"\(f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(Int(second.rounded()))</text>\n"
+            out +=
+                "<line x1=\"\(f(x(second)))\" y1=\"\(f(Self.top))\" x2=\"\(f(x(second)))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#f0f0f0\"/>"
+            out +=
+                "<text x=\"\(f(x(second)))\" y=\"\(f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(Int(second.rounded()))</text>\n"
             second += timeStep
         }
-        out += "<rect x=\"\(f(Self.left))\" y=\"\(f(Self.top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#999\"/>\n"
-        out += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.height - 12))\" text-anchor=\"middle\">seconds since the first sighting</text>\n"
-        out += "<text transform=\"translate(16 \(f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">RSSI − measured power (dB)</text>\n"
+        out +=
+            "<rect x=\"\(f(Self.left))\" y=\"\(f(Self.top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#999\"/>\n"
+        out +=
+            "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.height - 12))\" text-anchor=\"middle\">seconds since the first sighting</text>\n"
+        out +=
+            "<text transform=\"translate(16 \(f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">RSSI − measured power (dB)</text>\n"
 
         // The nearest café over time, as a band above the plot.
         var bandStart = 0.0
         var bandCafe: String?
         for decision in decisions + [Decision(time: duration, cafeID: nil)] {
             if let cafe = bandCafe, decision.time > bandStart {
-                out += "<rect x=\"\(f(x(bandStart)))\" y=\"\(f(Self.top - 14))\" width=\"\(f(x(decision.time) - x(bandStart)))\" height=\"10\" fill=\"\(color(ofCafe: cafe))\" opacity=\"0.8\"/>\n"
+                out +=
+                    "<rect x=\"\(f(x(bandStart)))\" y=\"\(f(Self.top - 14))\" width=\"\(f(x(decision.time) - x(bandStart)))\" height=\"10\" fill=\"\(color(ofCafe: cafe))\" opacity=\"0.8\"/>\n"
             }
             bandStart = decision.time
             bandCafe = decision.cafeID
         }
-        out += "<text x=\"\(f(Self.left + plotWidth))\" y=\"\(f(Self.top - 18))\" text-anchor=\"end\" fill=\"#555\">nearest café</text>\n"
+        out +=
+            "<text x=\"\(f(Self.left + plotWidth))\" y=\"\(f(Self.top - 18))\" text-anchor=\"end\" fill=\"#555\">nearest café</text>\n"
 
         // Raw samples (thinned to about 6,000 dots in all), then the smoothed lines.
         let total = series.reduce(0) { $0 + $1.raw.count }
@@ -151,7 +162,8 @@ struct RangingPlot {
             out += "</g>\n"
         }
         for item in series {
-            out += "<polyline fill=\"none\" stroke=\"\(color(ofCafe: item.cafeID))\" stroke-width=\"2\" points=\"\(polyline(item, x: x, y: y, columns: Int(plotWidth)))\"/>\n"
+            out +=
+                "<polyline fill=\"none\" stroke=\"\(color(ofCafe: item.cafeID))\" stroke-width=\"2\" points=\"\(polyline(item, x: x, y: y, columns: Int(plotWidth)))\"/>\n"
         }
 
         // Decisions: a dashed line and the café taken.
@@ -159,17 +171,22 @@ struct RangingPlot {
             let px = x(decision.time)
             let name = decision.cafeID ?? "none"
             let labelY = Self.top + 14 + Double(index % 3) * 14
-            out += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>"
+            out +=
+                "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>"
             let why = Self.phrase(decision.reason)
-            out += "<text x=\"\(f(px + 4))\" y=\"\(f(labelY))\" fill=\"#333\">→ \(escape(name)) at \(String(format: "%.1f", decision.time)) s\(why.isEmpty ? "" : " (\(why))")</text>\n"
+            out +=
+                "<text x=\"\(f(px + 4))\" y=\"\(f(labelY))\" fill=\"#333\">→ \(escape(name)) at \(String(format: "%.1f", decision.time)) s\(why.isEmpty ? "" : " (\(why))")</text>\n"
         }
 
         // Legend, in the cafés' order.
         var legendX = Self.left + 260
-        let legendOrder = series.sorted { (cafes.firstIndex(of: $0.cafeID ?? "") ?? .max) < (cafes.firstIndex(of: $1.cafeID ?? "") ?? .max) }
+        let legendOrder = series.sorted {
+            (cafes.firstIndex(of: $0.cafeID ?? "") ?? .max) < (cafes.firstIndex(of: $1.cafeID ?? "") ?? .max)
+        }
         for item in legendOrder {
             let paint = color(ofCafe: item.cafeID)
-            out += "<line x1=\"\(f(legendX))\" y1=\"36\" x2=\"\(f(legendX + 18))\" y2=\"36\" stroke=\"\(paint)\" stroke-width=\"2\"/>"
+            out +=
+                "<line x1=\"\(f(legendX))\" y1=\"36\" x2=\"\(f(legendX + 18))\" y2=\"36\" stroke=\"\(paint)\" stroke-width=\"2\"/>"
             out += "<circle cx=\"\(f(legendX + 9))\" cy=\"36\" r=\"2\" fill=\"\(paint)\" fill-opacity=\"0.5\"/>"
             let text = item.cafeID.map { "\(item.label) (\($0))" } ?? item.label
             out += "<text x=\"\(f(legendX + 24))\" y=\"40\">\(escape(text))</text>\n"

@@ -44,8 +44,11 @@ struct TokensCommand: AsyncParsableCommand {
                 for token in try await stores.tokens.tokens() {
                     let state = token.revokedAt.map { "revoked \(formatter.format($0))" } ?? "active"
                     let scope = token.userID.map { "user:\($0)" } ?? token.cafeID ?? "*"
-                    print([token.id, token.role.rawValue, scope, token.name ?? "-",
-                           formatter.format(token.createdAt), state].joined(separator: "\t"))
+                    print(
+                        [
+                            token.id, token.role.rawValue, scope, token.name ?? "-",
+                            formatter.format(token.createdAt), state,
+                        ].joined(separator: "\t"))
                 }
             }
         }

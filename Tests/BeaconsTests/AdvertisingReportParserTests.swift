@@ -1,14 +1,17 @@
 import Foundation
 import Testing
+
 @testable import Beacons
 
 @Suite("LE advertising report parsing")
 struct AdvertisingReportParserTests {
     @Test("a legacy report yields address MSB first, RSSI and data")
     func legacySingle() throws {
-        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -58)),
-        ])
+        let event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -58))
+            ])
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
         let report = try #require(reports.first)
         #expect(reports.count == 1)
@@ -22,11 +25,13 @@ struct AdvertisingReportParserTests {
     @Test("several legacy reports in one event are read one after another")
     func legacyMultiple() {
         let second = BluetoothAddress(rawValue: 0x1122_3344_5566)
-        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -60)),
-            Fixtures.legacyReport(address: second, data: [0x02, 0x01, 0x06], rssi: UInt8(bitPattern: -70)),
-            Fixtures.legacyReport(data: [], rssi: UInt8(bitPattern: -80)),
-        ])
+        let event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -60)),
+                Fixtures.legacyReport(address: second, data: [0x02, 0x01, 0x06], rssi: UInt8(bitPattern: -70)),
+                Fixtures.legacyReport(data: [], rssi: UInt8(bitPattern: -80)),
+            ])
         let (reports, _) = AdvertisingReport.reports(inEvent: event)
         #expect(reports.map(\.rssi) == [-60, -70, -80])
         #expect(reports[1].address.description == "11:22:33:44:55:66")
@@ -35,20 +40,25 @@ struct AdvertisingReportParserTests {
 
     @Test("RSSI 127 means not available")
     func rssiNotAvailable() throws {
-        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 127),
-        ])
+        let event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 127)
+            ])
         let sighting = try #require(IBeaconSighting.sightings(inEvent: event, time: Date()).first)
         #expect(sighting.rssi == nil)
     }
 
     @Test("extended reports carry RSSI, TX power and data status")
     func extended() throws {
-        let event = Fixtures.metaEvent(subevent: 0x0D, reports: [
-            Fixtures.extendedReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -66), txPower: 4),
-            Fixtures.extendedReport(eventType: 0x0020 | 0x0001, data: [0x02, 0x01, 0x06], rssi: 127),
-            Fixtures.extendedReport(eventType: 0x0040, data: [0x02, 0x01, 0x06], rssi: UInt8(bitPattern: -90)),
-        ])
+        let event = Fixtures.metaEvent(
+            subevent: 0x0D,
+            reports: [
+                Fixtures.extendedReport(
+                    data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -66), txPower: 4),
+                Fixtures.extendedReport(eventType: 0x0020 | 0x0001, data: [0x02, 0x01, 0x06], rssi: 127),
+                Fixtures.extendedReport(eventType: 0x0040, data: [0x02, 0x01, 0x06], rssi: UInt8(bitPattern: -90)),
+            ])
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
         #expect(summary.reportCount == 3)
         #expect(reports.map(\.dataStatus) == [.complete, .incompleteMoreToCome, .incompleteTruncated])
@@ -61,10 +71,12 @@ struct AdvertisingReportParserTests {
 
     @Test("an AD length running past the data skips that report and keeps the rest")
     func overlongAD() {
-        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: [0x05, 0xFF, 0x4C], rssi: 0xC0),
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC5),
-        ])
+        let event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: [0x05, 0xFF, 0x4C], rssi: 0xC0),
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC5),
+            ])
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
         #expect(summary.malformedCount == 1)
         #expect(reports.count == 1)
@@ -81,10 +93,12 @@ struct AdvertisingReportParserTests {
 
     @Test("an event whose length byte says more than its bytes is malformed: no reports, as HCIEvent refuses it")
     func lengthBeyondBytes() {
-        var event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC1),
-        ])
+        var event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC1),
+            ])
         event.removeLast(10)
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
         #expect(reports.isEmpty && summary.malformedEvent && summary.reportCount == 0)
@@ -94,9 +108,12 @@ struct AdvertisingReportParserTests {
 
     @Test("an event whose length byte says less than its bytes is malformed too")
     func lengthShortOfBytes() {
-        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
-        ]) + [0x00, 0x00]
+        let event =
+            Fixtures.metaEvent(
+                subevent: 0x02,
+                reports: [
+                    Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0)
+                ]) + [0x00, 0x00]
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
         #expect(reports.isEmpty && summary.malformedEvent)
         #expect(HCIEvent(bytes: event) == nil)
@@ -105,10 +122,12 @@ struct AdvertisingReportParserTests {
 
     @Test("an event the capture cut keeps the whole reports before the cut, in both parsers")
     func cutByCapture() throws {
-        var event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC1),
-        ])
+        var event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC1),
+            ])
         event.removeLast(10)
         let summary = event.withUnsafeBytes { raw in
             AdvertisingReportParser.forEachReport(inEvent: raw, cutByCapture: true) { _ in }
@@ -120,9 +139,11 @@ struct AdvertisingReportParserTests {
 
     @Test("a count larger than the reports present stops at the end")
     func countTooLarge() {
-        let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0),
-        ], count: 9)
+        let event = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: 0xC0)
+            ], count: 9)
         let (reports, summary) = AdvertisingReport.reports(inEvent: event)
         #expect(reports.count == 1 && summary.truncated)
     }
@@ -145,8 +166,9 @@ struct IBeaconTests {
         #expect(beacon.identity.description == "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/258/772")
     }
 
-    @Test("manufacturer data of another company, another Apple type or a wrong length is not an iBeacon",
-          arguments: [(2, UInt8(0x4D)), (3, UInt8(0x01)), (4, UInt8(0x12)), (5, UInt8(0x14))])
+    @Test(
+        "manufacturer data of another company, another Apple type or a wrong length is not an iBeacon",
+        arguments: [(2, UInt8(0x4D)), (3, UInt8(0x01)), (4, UInt8(0x12)), (5, UInt8(0x14))])
     func notIBeacon(offset: Int, value: UInt8) {
         var data = Fixtures.beacon.advertisingData(includingFlags: false)
         data[offset] = value
@@ -195,7 +217,9 @@ struct H4DeframerTests {
 
     @Test("HCI command complete and status events decode")
     func events() {
-        #expect(HCIEvent(bytes: [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x0C]) == .commandComplete(opcode: 0x200C, returnParameters: [0x0C]))
+        #expect(
+            HCIEvent(bytes: [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x0C])
+                == .commandComplete(opcode: 0x200C, returnParameters: [0x0C]))
         #expect(HCIEvent(bytes: [0x0F, 0x04, 0x00, 0x01, 0x42, 0x20]) == .commandStatus(opcode: 0x2042, status: 0))
         #expect(HCIEvent(bytes: [0x0E, 0x09]) == nil)
         let event = HCIEvent.commandComplete(opcode: 0x1002, returnParameters: [0, 1, 2])

@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import Beacons
 
 @Suite("btsnoop captures")
 struct BTSnoopTests {
-    static let event = Fixtures.metaEvent(subevent: 0x02, reports: [
-        Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -61)),
-    ])
+    static let event = Fixtures.metaEvent(
+        subevent: 0x02,
+        reports: [
+            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -61))
+        ])
     static let command = HCICommand(opcode: 0x200C, parameters: [0x01, 0x00]).bytes
     static let time = Date(timeIntervalSince1970: 1_790_000_000.123456)
 
@@ -59,12 +62,16 @@ struct BTSnoopTests {
         #expect(try BTSnoopReader(bytes: headerOnlyCut).packets().summary.trailingByteCount == 10)
     }
 
-    @Test("a record btsnoop marks as cut (included < original) yields its whole reports; a lying length byte yields none and is counted")
+    @Test(
+        "a record btsnoop marks as cut (included < original) yields its whole reports; a lying length byte yields none and is counted"
+    )
     func cutRecords() throws {
-        let twoReports = Fixtures.metaEvent(subevent: 0x02, reports: [
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -61)),
-            Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -62)),
-        ])
+        let twoReports = Fixtures.metaEvent(
+            subevent: 0x02,
+            reports: [
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -61)),
+                Fixtures.legacyReport(data: Fixtures.beacon.advertisingData(), rssi: UInt8(bitPattern: -62)),
+            ])
         let cut = Array(twoReports.dropLast(10))
         for datalink in [BTSnoopDatalink.hciUnencapsulated, .hciUART, .linuxMonitor] {
             var writer = BTSnoopWriter(datalink: datalink)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Beacons
 
 /// Captures taken in a VM against BlueZ 5.66's controller emulator (`btvirt -l3`), see
@@ -33,7 +34,9 @@ struct EmulatorCaptureTests {
         let sightings = reader.sightings().sightings
         #expect(sightings.map(\.rssi) == [nil, -58])
         #expect(sightings.allSatisfy { $0.identity == Self.identity })
-        let commands = reader.packets().packets.filter { $0.type == .command }.compactMap { HCICommand(bytes: $0.payload) }
+        let commands = reader.packets().packets.filter { $0.type == .command }.compactMap {
+            HCICommand(bytes: $0.payload)
+        }
         #expect(commands.map(\.opcode) == [0x1002, 0x2041, 0x2042, 0x2042])
         #expect(commands.map { $0.parameters.first } == [nil, 0x00, 0x01, 0x00])
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Beacons
 
 // MARK: - Fixtures
@@ -16,8 +17,10 @@ enum Fixtures {
     }
 
     /// One extended report with the given event type bits.
-    static func extendedReport(eventType: UInt16 = 0x0013, address: BluetoothAddress = address, data: [UInt8],
-                               rssi: UInt8, txPower: UInt8 = 0x7F) -> [UInt8] {
+    static func extendedReport(
+        eventType: UInt16 = 0x0013, address: BluetoothAddress = address, data: [UInt8],
+        rssi: UInt8, txPower: UInt8 = 0x7F
+    ) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(eventType & 0xFF), UInt8(eventType >> 8), 0x01]
         bytes += address.littleEndianBytes
         bytes += [0x01, 0x00, 0xFF, txPower, rssi, 0, 0, 0, 0, 0, 0, 0, 0, 0]

@@ -1,6 +1,7 @@
 import CanteenRandom
 import Foundation
 import Testing
+
 @testable import Beacons
 
 @Suite("parsers survive arbitrary bytes and give what a reference decoder gives (fixed seed)")
@@ -18,11 +19,15 @@ struct FuzzTests {
             case 1 where !result.isEmpty:
                 result.removeLast(Int.random(in: 1...result.count, using: &random))
             case 2:
-                result += (0..<Int.random(in: 1...16, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                result += (0..<Int.random(in: 1...16, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             case 3 where result.count > 2:
                 result.remove(at: Int.random(in: 0..<result.count, using: &random))
             default:
-                result = (0..<Int.random(in: 0...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                result = (0..<Int.random(in: 0...300, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             }
         }
         return result
@@ -32,8 +37,10 @@ struct FuzzTests {
     /// 7.7.65.2 and 7.7.65.13) independently of the parser: each well-formed report's iBeacon,
     /// in order; reading stops at the first report the event cuts short; an event whose length
     /// byte disagrees with its bytes gives none.
-    static func expectedSightings(_ event: [UInt8]) -> [(address: UInt64, uuid: [UInt8], major: UInt16, minor: UInt16,
-                                                          power: Int8, rssi: Int8?)] {
+    static func expectedSightings(_ event: [UInt8]) -> [(
+        address: UInt64, uuid: [UInt8], major: UInt16, minor: UInt16,
+        power: Int8, rssi: Int8?
+    )] {
         // The length byte must match the bytes (an event that disagrees is malformed and yields
         // nothing; only a btsnoop record that says it was cut may hold fewer, not tested here).
         guard event.count >= 4, event[0] == 0x3E, event.count == 2 + Int(event[1]) else { return [] }
@@ -66,17 +73,24 @@ struct FuzzTests {
             }
             guard wellFormed else { continue }
             // The first manufacturer-specific structure that is Apple's iBeacon frame.
-            guard let beacon = structures.first(where: {
-                $0.0 == 0xFF && $0.1.count == 25 && $0.1.starts(with: [0x4C, 0x00, 0x02, 0x15])
-            })?.1 else { continue }
-            found.append((address, Array(beacon[4..<20]), UInt16(beacon[20]) << 8 | UInt16(beacon[21]),
-                          UInt16(beacon[22]) << 8 | UInt16(beacon[23]), Int8(bitPattern: beacon[24]),
-                          rawRSSI == 127 ? nil : Int8(bitPattern: rawRSSI)))
+            guard
+                let beacon = structures.first(where: {
+                    $0.0 == 0xFF && $0.1.count == 25 && $0.1.starts(with: [0x4C, 0x00, 0x02, 0x15])
+                })?.1
+            else { continue }
+            found.append(
+                (
+                    address, Array(beacon[4..<20]), UInt16(beacon[20]) << 8 | UInt16(beacon[21]),
+                    UInt16(beacon[22]) << 8 | UInt16(beacon[23]), Int8(bitPattern: beacon[24]),
+                    rawRSSI == 127 ? nil : Int8(bitPattern: rawRSSI)
+                ))
         }
         return found
     }
 
-    @Test("20,000 mutated events and captures: the sightings are exactly what the reference decoder reads, the two parsers agree on malformed events, and nothing crashes")
+    @Test(
+        "20,000 mutated events and captures: the sightings are exactly what the reference decoder reads, the two parsers agree on malformed events, and nothing crashes"
+    )
     func fuzz() throws {
         var random = SeededRandom(seed: Self.seed)
         let scenario = TraceScenario.walk(seed: 7, spacing: 4, speed: 4, linger: 0)
@@ -85,7 +99,8 @@ struct FuzzTests {
         let legacyCapture = generator.capture(datalink: .hciUART)
         generator.extendedReports = true
         let extendedCapture = generator.capture(datalink: .linuxMonitor)
-        let events = try BTSnoopReader(bytes: legacyCapture).packets().packets.map(\.payload)
+        let events =
+            try BTSnoopReader(bytes: legacyCapture).packets().packets.map(\.payload)
             + BTSnoopReader(bytes: extendedCapture).packets().packets.map(\.payload)
         try #require(!events.isEmpty)
         var parsed = 0
@@ -100,9 +115,12 @@ struct FuzzTests {
             #expect(sightings.count == expected.count, "\(event)")
             for (sighting, want) in zip(sightings, expected) {
                 let uuid = withUnsafeBytes(of: sighting.identity.uuid.uuid) { Array($0) }
-                #expect(sighting.address.rawValue == want.address && uuid == want.uuid && sighting.identity.major == want.major
-                        && sighting.identity.minor == want.minor && sighting.txPower == want.power && sighting.rssi == want.rssi,
-                        "\(event)")
+                #expect(
+                    sighting.address.rawValue == want.address && uuid == want.uuid
+                        && sighting.identity.major == want.major
+                        && sighting.identity.minor == want.minor && sighting.txPower == want.power
+                        && sighting.rssi == want.rssi,
+                    "\(event)")
                 #expect(sighting.time == time)
             }
             if event == original { unchanged += 1 }
@@ -116,7 +134,9 @@ struct FuzzTests {
             }
             for cut in [false, true] {
                 // One rule for both parsers: what the report parser calls malformed, HCIEvent refuses.
-                let summary = event.withUnsafeBytes { AdvertisingReportParser.forEachReport(inEvent: $0, cutByCapture: cut) { _ in } }
+                let summary = event.withUnsafeBytes {
+                    AdvertisingReportParser.forEachReport(inEvent: $0, cutByCapture: cut) { _ in }
+                }
                 let decoded = HCIEvent(bytes: event, cutByCapture: cut)
                 if summary.malformedEvent { #expect(decoded == nil, "\(event)") }
                 if summary.reportCount > 0 { #expect(decoded != nil, "\(event)") }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Beacons
 
 @Suite("nearest café with hysteresis, on generated walks")
@@ -20,8 +21,9 @@ struct HysteresisTests {
         return changes
     }
 
-    @Test("walking from café A to café B on the plain radio switches exactly once, after the midpoint and before reaching B",
-          arguments: [1, 2, 3, 4, 5] as [UInt64])
+    @Test(
+        "walking from café A to café B on the plain radio switches exactly once, after the midpoint and before reaching B",
+        arguments: [1, 2, 3, 4, 5] as [UInt64])
     func walk(seed: UInt64) throws {
         let scenario = TraceScenario.walk(seed: seed)
         let changes = try Self.changes(scenario)
@@ -31,11 +33,14 @@ struct HysteresisTests {
         #expect(switches.count == 1)
         let switched = try #require(switches.first)
         #expect(switched.from == "cafe-a" && switched.to == "cafe-b")
-        #expect(switched.at > scenario.midpointTime && switched.at <= scenario.arrivalTime,
-                "switched at \(switched.at) s, midpoint \(scenario.midpointTime) s, B at \(scenario.arrivalTime) s")
+        #expect(
+            switched.at > scenario.midpointTime && switched.at <= scenario.arrivalTime,
+            "switched at \(switched.at) s, midpoint \(scenario.midpointTime) s, B at \(scenario.arrivalTime) s")
     }
 
-    @Test("standing at the midpoint for 10 minutes on the plain radio switches at most once", arguments: [1, 2, 3, 4, 5] as [UInt64])
+    @Test(
+        "standing at the midpoint for 10 minutes on the plain radio switches at most once",
+        arguments: [1, 2, 3, 4, 5] as [UInt64])
     func standStill(seed: UInt64) throws {
         let changes = try Self.changes(TraceScenario.standAtMidpoint(seed: seed))
         #expect(changes.filter { $0.from != nil }.count <= 1, "changes: \(changes)")
@@ -58,14 +63,16 @@ struct LocateTests {
     @Test("no known beacon gives no café with a reason")
     func noKnownBeacon() {
         let unknown = BeaconIdentity(uuid: UUID(), major: 1, minor: 1)
-        let result = BeaconLocator.locate(sightings: Self.sightings(unknown, rssi: -50, from: 0, to: 2),
-                                          registry: Self.registry, currentCafeID: "cafe-a")
+        let result = BeaconLocator.locate(
+            sightings: Self.sightings(unknown, rssi: -50, from: 0, to: 2),
+            registry: Self.registry, currentCafeID: "cafe-a")
         #expect(result.cafeID == nil && result.reason == .noKnownBeacon && result.proximity == .unknown)
     }
 
     @Test("without a current café the nearest is taken, with distance and proximity")
     func nearest() throws {
-        let sightings = Self.sightings(Self.beaconA, rssi: -75, from: 0, to: 3)
+        let sightings =
+            Self.sightings(Self.beaconA, rssi: -75, from: 0, to: 3)
             + Self.sightings(Self.beaconB, rssi: -59, from: 0, to: 3)
         let result = BeaconLocator.locate(sightings: sightings, registry: Self.registry, currentCafeID: nil)
         #expect(result.cafeID == "cafe-b" && result.reason == .nearestBeacon)
@@ -76,7 +83,8 @@ struct LocateTests {
 
     @Test("the current café keeps its place when the other is nearer only briefly")
     func keepsCurrent() {
-        let sightings = Self.sightings(Self.beaconA, rssi: -75, from: 0, to: 1)
+        let sightings =
+            Self.sightings(Self.beaconA, rssi: -75, from: 0, to: 1)
             + Self.sightings(Self.beaconB, rssi: -59, from: 0, to: 1)
         let result = BeaconLocator.locate(sightings: sightings, registry: Self.registry, currentCafeID: "cafe-a")
         #expect(result.cafeID == "cafe-a" && result.reason == .currentCafeKept)
@@ -84,7 +92,8 @@ struct LocateTests {
 
     @Test("the current café keeps its place when the other is not nearer by the margin")
     func keepsCurrentWithinMargin() {
-        let sightings = Self.sightings(Self.beaconA, rssi: -70, from: 0, to: 10)
+        let sightings =
+            Self.sightings(Self.beaconA, rssi: -70, from: 0, to: 10)
             + Self.sightings(Self.beaconB, rssi: -69, from: 0, to: 10)
         let result = BeaconLocator.locate(sightings: sightings, registry: Self.registry, currentCafeID: "cafe-a")
         #expect(result.cafeID == "cafe-a" && result.reason == .currentCafeKept)
@@ -92,7 +101,8 @@ struct LocateTests {
 
     @Test("another café nearer by the margin over the dwell takes over")
     func switches() {
-        let sightings = Self.sightings(Self.beaconA, rssi: -75, from: 0, to: 5)
+        let sightings =
+            Self.sightings(Self.beaconA, rssi: -75, from: 0, to: 5)
             + Self.sightings(Self.beaconB, rssi: -59, from: 0, to: 5)
         let result = BeaconLocator.locate(sightings: sightings, registry: Self.registry, currentCafeID: "cafe-a")
         #expect(result.cafeID == "cafe-b" && result.reason == .switchedAfterDwell)
@@ -100,8 +110,9 @@ struct LocateTests {
 
     @Test("a current café not among the sightings is not kept")
     func currentNotSeen() {
-        let result = BeaconLocator.locate(sightings: Self.sightings(Self.beaconB, rssi: -80, from: 0, to: 0),
-                                          registry: Self.registry, currentCafeID: "cafe-a")
+        let result = BeaconLocator.locate(
+            sightings: Self.sightings(Self.beaconB, rssi: -80, from: 0, to: 0),
+            registry: Self.registry, currentCafeID: "cafe-a")
         #expect(result.cafeID == "cafe-b" && result.reason == .nearestBeacon)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Beacons
 
 @Suite("the indoor radio of the trace generator")
@@ -7,7 +8,8 @@ struct RadioModelTests {
     /// A device standing `along` metres from café A's beacon (1 m off the line) for `seconds`,
     /// under `radio`; the sightings of each beacon, as (seconds, RSSI − path loss − measured power).
     static func residuals(_ radio: RadioModel, seed: UInt64 = 5, along: Double = 6, seconds: Double = 120)
-        -> (scenario: TraceScenario, residuals: [[(time: Double, value: Double)]]) {
+        -> (scenario: TraceScenario, residuals: [[(time: Double, value: Double)]])
+    {
         let scenario = TraceScenario.stand(seed: seed, at: along, duration: seconds, radio: radio)
         let generator = scenario.generator
         let exponents = generator.pathLossExponents()
@@ -15,9 +17,11 @@ struct RadioModelTests {
         var residuals: [[(time: Double, value: Double)]] = Array(repeating: [], count: generator.beacons.count)
         for sighting in generator.sightings() {
             guard let index = generator.beacons.firstIndex(where: { $0.beacon.identity == sighting.identity }),
-                  let rssi = sighting.rssi else { continue }
+                let rssi = sighting.rssi
+            else { continue }
             let placed = generator.beacons[index]
-            let distance = ((position.x - placed.position.x) * (position.x - placed.position.x)
+            let distance =
+                ((position.x - placed.position.x) * (position.x - placed.position.x)
                 + (position.y - placed.position.y) * (position.y - placed.position.y)).squareRoot()
             let mean = Double(placed.beacon.measuredPower) - 10 * exponents[index] * log10(distance)
             residuals[index].append((sighting.time.timeIntervalSince(generator.start), Double(rssi) - mean))
@@ -48,7 +52,9 @@ struct RadioModelTests {
         #expect(abs(Self.quantile(values, 0.5)) <= 1)
         #expect(Self.quantile(values, 0.05) < -10)  // |h|² below 0.07 of its median, 5 % of the time
         #expect(Self.quantile(values, 0.95) < 7.5)  // but rarely more than 4× above it
-        #expect(Self.quantile(values, 0.5) - Self.quantile(values, 0.05) > 1.5 * (Self.quantile(values, 0.95) - Self.quantile(values, 0.5)))
+        #expect(
+            Self.quantile(values, 0.5) - Self.quantile(values, 0.05) > 1.5
+                * (Self.quantile(values, 0.95) - Self.quantile(values, 0.5)))
     }
 
     @Test("shadowing has the standard deviation asked for and is correlated over seconds, not minutes")

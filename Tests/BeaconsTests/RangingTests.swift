@@ -1,17 +1,21 @@
 import Foundation
 import Testing
+
 @testable import Beacons
 
 @Suite("ranging one beacon")
 struct RangingTests {
     static let registry = BeaconRegistry([
-        RegisteredBeacon(identity: Fixtures.identity, cafeID: "cafe-a", label: "Counter", measuredPower: -59),
+        RegisteredBeacon(identity: Fixtures.identity, cafeID: "cafe-a", label: "Counter", measuredPower: -59)
     ])
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
-    static func sighting(_ rssi: Int8?, at seconds: Double, identity: BeaconIdentity = Fixtures.identity) -> IBeaconSighting {
-        IBeaconSighting(time: start.addingTimeInterval(seconds), address: Fixtures.address, identity: identity,
-                        txPower: -40, rssi: rssi)
+    static func sighting(_ rssi: Int8?, at seconds: Double, identity: BeaconIdentity = Fixtures.identity)
+        -> IBeaconSighting
+    {
+        IBeaconSighting(
+            time: start.addingTimeInterval(seconds), address: Fixtures.address, identity: identity,
+            txPower: -40, rssi: rssi)
     }
 
     @Test("ARMA smoothing averages the first samples, then follows with the time constant")
@@ -72,10 +76,13 @@ struct RangingTests {
         let track = try #require(engine.track(for: Fixtures.identity))
         #expect(track.distance == 1)
         #expect(track.proximity(at: Self.start.addingTimeInterval(1), configuration: engine.configuration) == .near)
-        #expect(track.proximity(at: Self.start.addingTimeInterval(10.5), configuration: engine.configuration) == .unknown)
+        #expect(
+            track.proximity(at: Self.start.addingTimeInterval(10.5), configuration: engine.configuration) == .unknown)
         engine.process(Self.sighting(nil, at: 11))
-        #expect(engine.track(for: Fixtures.identity)?.proximity(at: Self.start.addingTimeInterval(11),
-                                                                configuration: engine.configuration) == .near)
+        #expect(
+            engine.track(for: Fixtures.identity)?.proximity(
+                at: Self.start.addingTimeInterval(11),
+                configuration: engine.configuration) == .near)
     }
 
     @Test("regions enter on the first sighting and exit after the configured silence")
@@ -85,18 +92,21 @@ struct RangingTests {
         engine.process(Self.sighting(-70, at: 0)) { events.append($0) }
         engine.process(Self.sighting(-70, at: 5)) { events.append($0) }
         engine.advance(to: Self.start.addingTimeInterval(34)) { events.append($0) }
-        #expect(events == [
-            .regionEntered(Fixtures.identity, cafeID: "cafe-a", at: Self.start),
-            .nearestCafeChanged(from: nil, to: "cafe-a", at: Self.start.addingTimeInterval(5)),
-        ])
+        #expect(
+            events == [
+                .regionEntered(Fixtures.identity, cafeID: "cafe-a", at: Self.start),
+                .nearestCafeChanged(from: nil, to: "cafe-a", at: Self.start.addingTimeInterval(5)),
+            ])
         engine.advance(to: Self.start.addingTimeInterval(35.5)) { events.append($0) }
-        #expect(events.suffix(2) == [
-            .regionExited(Fixtures.identity, cafeID: "cafe-a", at: Self.start.addingTimeInterval(35.5)),
-            .nearestCafeChanged(from: "cafe-a", to: nil, at: Self.start.addingTimeInterval(35.5)),
-        ])
+        #expect(
+            events.suffix(2) == [
+                .regionExited(Fixtures.identity, cafeID: "cafe-a", at: Self.start.addingTimeInterval(35.5)),
+                .nearestCafeChanged(from: "cafe-a", to: nil, at: Self.start.addingTimeInterval(35.5)),
+            ])
         events.removeAll()
         engine.process(Self.sighting(-70, at: 40)) { events.append($0) }
-        #expect(events.first == .regionEntered(Fixtures.identity, cafeID: "cafe-a", at: Self.start.addingTimeInterval(40)))
+        #expect(
+            events.first == .regionEntered(Fixtures.identity, cafeID: "cafe-a", at: Self.start.addingTimeInterval(40)))
     }
 
     @Test("unregistered beacons are tracked with their advertised power but choose no café")
@@ -110,8 +120,12 @@ struct RangingTests {
 
     @Test("calibration takes the median RSSI of the beacon's sightings")
     func calibration() {
-        let sightings = [-60, -58, -70, -59, -61].map { Self.sighting(Int8($0), at: 0) }
-            + [Self.sighting(nil, at: 1), Self.sighting(-10, at: 1, identity: BeaconIdentity(uuid: Fixtures.uuid, major: 1, minor: 1))]
+        let sightings =
+            [-60, -58, -70, -59, -61].map { Self.sighting(Int8($0), at: 0) }
+            + [
+                Self.sighting(nil, at: 1),
+                Self.sighting(-10, at: 1, identity: BeaconIdentity(uuid: Fixtures.uuid, major: 1, minor: 1)),
+            ]
         #expect(RSSICalibration.medianRSSI(of: Fixtures.identity, in: sightings) == -60)
         #expect(RSSICalibration.medianRSSI(of: Fixtures.identity, in: Array(sightings.prefix(4))) == -60)
         #expect(RSSICalibration.medianRSSI(of: Fixtures.identity, in: []) == nil)
@@ -120,9 +134,9 @@ struct RangingTests {
     @Test("the registry reads the JSON list ops write")
     func registryJSON() throws {
         let json = """
-        [{"uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 258, "minor": 772,
-          "cafeId": "cafe-a", "label": "Counter", "measuredPower": -61}]
-        """
+            [{"uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "major": 258, "minor": 772,
+              "cafeId": "cafe-a", "label": "Counter", "measuredPower": -61}]
+            """
         let registry = try BeaconRegistry(json: Data(json.utf8))
         #expect(registry[Fixtures.identity]?.measuredPower == -61)
         #expect(registry.cafeIDs == ["cafe-a"])

@@ -19,8 +19,10 @@ struct BlueZScannerTests {
     }
 
     /// Runs the scanner until it has reported `count` sightings, then cancels it.
-    static func scan(_ controller: FakeController, configuration: ScannerConfiguration = ScannerConfiguration(),
-                     count: Int) async throws -> (events: [ScannerEvent], error: (any Error)?) {
+    static func scan(
+        _ controller: FakeController, configuration: ScannerConfiguration = ScannerConfiguration(),
+        count: Int
+    ) async throws -> (events: [ScannerEvent], error: (any Error)?) {
         let transport = controller.transport
         let scanner = BlueZScanner(configuration: configuration, openTransport: { transport })
         let run = Task { try await scanner.run() }
@@ -55,8 +57,11 @@ struct BlueZScannerTests {
         #expect(Self.sightings(events).map(\.rssi) == expected.map(\.rssi))
         await controller.waitUntilDisconnected()
         let opcodes = controller.commands.map(\.opcode)
-        #expect(opcodes == [HCIOpcode.readLocalSupportedCommands, HCIOpcode.leSetExtendedScanParameters,
-                            HCIOpcode.leSetExtendedScanEnable, HCIOpcode.leSetExtendedScanEnable])
+        #expect(
+            opcodes == [
+                HCIOpcode.readLocalSupportedCommands, HCIOpcode.leSetExtendedScanParameters,
+                HCIOpcode.leSetExtendedScanEnable, HCIOpcode.leSetExtendedScanEnable,
+            ])
         let enable = try #require(controller.commands.dropLast().last)
         #expect(enable.parameters.prefix(2) == [0x01, 0x00], "enabled with duplicate filtering off")
         #expect(controller.commands.last?.parameters.first == 0x00, "disabled on shutdown")
@@ -66,8 +71,9 @@ struct BlueZScannerTests {
     func legacyChosen() async throws {
         let (advertising, expected) = try Self.advertising(extended: false)
         let controller = FakeController(.init(extendedScanning: false, advertisingEvents: advertising))
-        let (events, error) = try await Self.scan(controller, configuration: ScannerConfiguration(active: false),
-                                                  count: expected.count)
+        let (events, error) = try await Self.scan(
+            controller, configuration: ScannerConfiguration(active: false),
+            count: expected.count)
         #expect(error == nil)
         #expect(events.first == .started(.legacy))
         #expect(Self.sightings(events).map(\.identity) == expected.map(\.identity))
@@ -75,8 +81,11 @@ struct BlueZScannerTests {
         #expect(Self.sightings(events).map(\.address) == expected.map(\.address))
         await controller.waitUntilDisconnected()
         let commands = controller.commands
-        #expect(commands.map(\.opcode) == [HCIOpcode.readLocalSupportedCommands, HCIOpcode.leSetScanParameters,
-                                           HCIOpcode.leSetScanEnable, HCIOpcode.leSetScanEnable])
+        #expect(
+            commands.map(\.opcode) == [
+                HCIOpcode.readLocalSupportedCommands, HCIOpcode.leSetScanParameters,
+                HCIOpcode.leSetScanEnable, HCIOpcode.leSetScanEnable,
+            ])
         #expect(commands[1].parameters.first == 0x00, "passive scan type")
         #expect(commands[2].parameters == [0x01, 0x00])
         #expect(commands[3].parameters == [0x00, 0x00])
@@ -86,8 +95,9 @@ struct BlueZScannerTests {
     func filterRestored() async throws {
         let original = HCIEventFilter(typeMask: 0x1234, eventMask0: 5, eventMask1: 6, opcode: 7)
         let (advertising, _) = try Self.advertising(extended: true)
-        let controller = FakeController(.init(extendedScanning: true, advertisingEvents: Array(advertising.prefix(1))),
-                                        initialFilter: original)
+        let controller = FakeController(
+            .init(extendedScanning: true, advertisingEvents: Array(advertising.prefix(1))),
+            initialFilter: original)
         let transport = controller.transport
         let scanner = BlueZScanner(configuration: ScannerConfiguration(), openTransport: { transport })
         let run = Task { try await scanner.run() }
@@ -104,8 +114,9 @@ struct BlueZScannerTests {
     @Test("Command Disallowed on enabling surfaces as a clear error with its HCI status, filter restored")
     func commandDisallowed() async throws {
         let original = HCIEventFilter(typeMask: 0x10)
-        let controller = FakeController(.init(extendedScanning: false, failingStatus: [HCIOpcode.leSetScanEnable: 0x0C]),
-                                        initialFilter: original)
+        let controller = FakeController(
+            .init(extendedScanning: false, failingStatus: [HCIOpcode.leSetScanEnable: 0x0C]),
+            initialFilter: original)
         let (events, error) = try await Self.scan(controller, count: 1)
         let scannerError = try #require(error as? ScannerError)
         #expect(scannerError.code == "command_failed")
@@ -123,8 +134,9 @@ struct BlueZScannerTests {
         let controller = FakeController(.init(extendedScanning: false, advertisingEvents: advertising))
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("scanner-\(UUID().uuidString).btsnoop")
         defer { try? FileManager.default.removeItem(at: url) }
-        let (events, error) = try await Self.scan(controller, configuration: ScannerConfiguration(recordURL: url),
-                                                  count: expected.count)
+        let (events, error) = try await Self.scan(
+            controller, configuration: ScannerConfiguration(recordURL: url),
+            count: expected.count)
         #expect(error == nil)
         let reader = try BTSnoopReader(contentsOf: url)
         #expect(reader.datalink == .hciUART)
@@ -143,9 +155,11 @@ struct BlueZScannerTests {
 
     @Test("an adapter that cannot be opened is reported with its code")
     func openFailure() async {
-        let scanner = BlueZScanner(configuration: ScannerConfiguration(), openTransport: {
-            throw ScannerError(code: "no_adapter", message: "no Bluetooth adapter found")
-        })
+        let scanner = BlueZScanner(
+            configuration: ScannerConfiguration(),
+            openTransport: {
+                throw ScannerError(code: "no_adapter", message: "no Bluetooth adapter found")
+            })
         await #expect(throws: ScannerError.self) { try await scanner.run() }
     }
 }

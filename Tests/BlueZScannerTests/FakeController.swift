@@ -2,8 +2,9 @@ import Beacons
 import BlueZScanner
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: - FakeController
@@ -66,7 +67,7 @@ final class FakeController: Sendable {
             deframer.append(buffer[0..<count])
             while let packet = try? deframer.nextPacket() {
                 guard packet.first == H4PacketType.command.rawValue,
-                      let command = HCICommand(bytes: Array(packet.dropFirst()))
+                    let command = HCICommand(bytes: Array(packet.dropFirst()))
                 else { continue }
                 received.withLock { $0.append(command) }
                 answer(command)

@@ -12,7 +12,8 @@ struct GracefulShutdownTests {
         let original = HCIEventFilter(typeMask: 0xABCD)
         let scenario = TraceScenario.walk(seed: 3, spacing: 4, speed: 4, linger: 0)
         let event = TraceGenerator.advertisingReportEvent(Array(scenario.generator.sightings().prefix(2)))
-        let controller = FakeController(.init(extendedScanning: true, advertisingEvents: [event]), initialFilter: original)
+        let controller = FakeController(
+            .init(extendedScanning: true, advertisingEvents: [event]), initialFilter: original)
         let transport = controller.transport
         let scanner = BlueZScanner(configuration: ScannerConfiguration(), openTransport: { transport })
         let group = ServiceGroup(services: [scanner], logger: Logger(label: "test"))

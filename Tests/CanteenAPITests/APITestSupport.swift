@@ -10,16 +10,20 @@ import Testing
 
 /// Runs `body` against the in-process router of `environment`.
 @discardableResult
-func withRouter<Value: Sendable>(_ environment: TestEnvironment,
-                                 _ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+func withRouter<Value: Sendable>(
+    _ environment: TestEnvironment,
+    _ body: @Sendable (any TestClientProtocol) async throws -> Value
+) async throws -> Value {
     let app = Application(router: CanteenRouter.build(environment.services).router)
     return try await app.test(.router) { client in try await body(client) }
 }
 
 extension TestClientProtocol {
     /// A request with an optional bearer token and JSON body.
-    func send(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: JSONValue? = nil,
-              rawBody: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: JSONValue? = nil,
+        rawBody: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         var body: ByteBuffer?

@@ -30,12 +30,16 @@ struct AccessRow: Sendable {
     /// kitchen there, user, other user, ops. Without a token, with a malformed header, an unknown
     /// or a revoked token: `anonymous` (401 unless the route is public). A metrics token: 403
     /// unless the row says otherwise.
-    init(_ kioskHere: Int, _ kioskThere: Int, _ kitchenHere: Int, _ kitchenThere: Int, _ user: Int, _ otherUser: Int,
-         _ ops: Int, anonymous: Int = 401, metrics: Int = 403, body: String? = nil, headers: [(String, String)] = [],
-         path: String? = nil) {
-        statuses = [.none: anonymous, .malformed: anonymous, .unknown: anonymous, .revoked: anonymous,
-                    .kioskHere: kioskHere, .kioskThere: kioskThere, .kitchenHere: kitchenHere,
-                    .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops, .metrics: metrics]
+    init(
+        _ kioskHere: Int, _ kioskThere: Int, _ kitchenHere: Int, _ kitchenThere: Int, _ user: Int, _ otherUser: Int,
+        _ ops: Int, anonymous: Int = 401, metrics: Int = 403, body: String? = nil, headers: [(String, String)] = [],
+        path: String? = nil
+    ) {
+        statuses = [
+            .none: anonymous, .malformed: anonymous, .unknown: anonymous, .revoked: anonymous,
+            .kioskHere: kioskHere, .kioskThere: kioskThere, .kitchenHere: kitchenHere,
+            .kitchenThere: kitchenThere, .user: user, .otherUser: otherUser, .ops: ops, .metrics: metrics,
+        ]
         self.body = body
         self.headers = headers
         self.path = path
@@ -52,8 +56,10 @@ struct AccessRow: Sendable {
 /// cannot be added without saying who may call it. Add a route's row as one line.
 @Suite("access control: every route against every kind of caller")
 struct AccessControlTests {
-    static let order = #"{"cafeId":"testcafe","lines":[{"itemId":"latte","quantity":1,"options":["small"]}],"customer":{"name":"Ana","userId":"u-1"}}"#
-    static let sighting = #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":900,"minor":1,"rssi":-60}]}"#
+    static let order =
+        #"{"cafeId":"testcafe","lines":[{"itemId":"latte","quantity":1,"options":["small"]}],"customer":{"name":"Ana","userId":"u-1"}}"#
+    static let sighting =
+        #"{"sightings":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":900,"minor":1,"rssi":-60}]}"#
     static let json = [("Content-Type", "application/json")]
 
     // Path parameters: the test café, its latte and beacon, user u-1 (whose order, preference
@@ -73,7 +79,8 @@ struct AccessControlTests {
         // Wherever the request comes from (MetricsAccessTests asks over loopback too).
         "GET /metrics": AccessRow(403, 403, 403, 403, 403, 403, 200, metrics: 200),
         "GET /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 200),
-        "POST /v1/tokens": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"role":"user","userId":"u-9"}"#, headers: json),
+        "POST /v1/tokens": AccessRow(
+            403, 403, 403, 403, 403, 403, 201, body: #"{"role":"user","userId":"u-9"}"#, headers: json),
         "DELETE /v1/tokens/{tokenId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
         "GET /v1/cafes": AccessRow(200, 200, 200, 200, 200, 200, 200),
         "GET /v1/cafes/{cafeId}": AccessRow(200, 403, 200, 403, 200, 200, 200),
@@ -81,49 +88,72 @@ struct AccessControlTests {
         "DELETE /v1/cafes/{cafeId}": AccessRow(403, 403, 403, 403, 403, 403, 409),
         "GET /v1/cafes/{cafeId}/menu": AccessRow(200, 403, 200, 403, 200, 200, 200),
         "PUT /v1/cafes/{cafeId}/menu": AccessRow(403, 403, 403, 403, 403, 403, 200, body: menu, headers: json),
-        "PATCH /v1/cafes/{cafeId}/menu/items/{itemId}": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"soldOut":true}"#, headers: json),
+        "PATCH /v1/cafes/{cafeId}/menu/items/{itemId}": AccessRow(
+            403, 403, 200, 403, 403, 403, 200, body: #"{"soldOut":true}"#, headers: json),
         "GET /v1/cafes/{cafeId}/pickup-windows": AccessRow(200, 403, 200, 403, 200, 200, 200),
         "GET /v1/cafes/{cafeId}/kitchen": AccessRow(200, 403, 200, 403, 200, 200, 200),
         // The fixture's latte is not a limited dish: those allowed meet the route's rule (422).
-        "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining": AccessRow(403, 403, 422, 403, 403, 403, 422, body: #"{"remaining":3}"#, headers: json),
+        "PUT /v1/cafes/{cafeId}/menu/items/{itemId}/remaining": AccessRow(
+            403, 403, 422, 403, 403, 403, 422, body: #"{"remaining":3}"#, headers: json),
         // A person orders for themselves (the order is u-1's), never for someone else.
-        "POST /v1/orders": AccessRow(201, 403, 403, 403, 201, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
+        "POST /v1/orders": AccessRow(
+            201, 403, 403, 403, 201, 403, 201, body: order, headers: json + [("Idempotency-Key", "k-1")]),
         "GET /v1/orders/{orderId}": AccessRow(200, 403, 200, 403, 200, 403, 200),
         "POST /v1/orders/{orderId}/cancel": AccessRow(200, 403, 403, 403, 403, 403, 200),
         "GET /v1/cafes/{cafeId}/tickets": AccessRow(200, 403, 200, 403, 403, 403, 200),
         // A stream that opens does not end: a bad cursor shows who passes the token check (400)
         // without opening one.
-        "GET /v1/cafes/{cafeId}/tickets/events": AccessRow(400, 403, 400, 403, 403, 403, 400,
-                                                           path: "/v1/cafes/{cafeId}/tickets/events?after=x"),
-        "POST /v1/tickets/{ticketId}/status": AccessRow(403, 403, 200, 403, 403, 403, 200, body: #"{"status":"preparing"}"#, headers: json),
+        "GET /v1/cafes/{cafeId}/tickets/events": AccessRow(
+            400, 403, 400, 403, 403, 403, 400,
+            path: "/v1/cafes/{cafeId}/tickets/events?after=x"),
+        "POST /v1/tickets/{ticketId}/status": AccessRow(
+            403, 403, 200, 403, 403, 403, 200, body: #"{"status":"preparing"}"#, headers: json),
         "GET /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200),
-        "PATCH /v1/users/{userId}/preferences": AccessRow(200, 200, 403, 403, 200, 403, 200, body: #"{"theme":"blue"}"#, headers: json),
+        "PATCH /v1/users/{userId}/preferences": AccessRow(
+            200, 200, 403, 403, 200, 403, 200, body: #"{"theme":"blue"}"#, headers: json),
         "GET /v1/users/{userId}/preferences/{key}": AccessRow(200, 200, 403, 403, 200, 403, 200),
-        "PUT /v1/users/{userId}/preferences/{key}": AccessRow(200, 200, 403, 403, 200, 403, 200, body: #""blue""#, headers: json),
+        "PUT /v1/users/{userId}/preferences/{key}": AccessRow(
+            200, 200, 403, 403, 200, 403, 200, body: #""blue""#, headers: json),
         "DELETE /v1/users/{userId}/preferences/{key}": AccessRow(204, 204, 403, 403, 204, 403, 204),
         "POST /v1/users/{userId}/cafe": AccessRow(200, 200, 403, 403, 200, 403, 200),
         "GET /v1/preferences/defaults": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "GET /v1/preferences/defaults/{key}": AccessRow(403, 403, 403, 403, 403, 403, 200),
-        "PUT /v1/preferences/defaults/{key}": AccessRow(403, 403, 403, 403, 403, 403, 200, body: #""blue""#, headers: json),
+        "PUT /v1/preferences/defaults/{key}": AccessRow(
+            403, 403, 403, 403, 403, 403, 200, body: #""blue""#, headers: json),
         "DELETE /v1/preferences/defaults/{key}": AccessRow(403, 403, 403, 403, 403, 403, 204),
         "GET /v1/beacons": AccessRow(403, 403, 403, 403, 403, 403, 200),
-        "PUT /v1/beacons/{uuid}/{major}/{minor}": AccessRow(403, 403, 403, 403, 403, 403, 200, body: #"{"cafeId":"testcafe","measuredPower":-60}"#, headers: json),
+        "PUT /v1/beacons/{uuid}/{major}/{minor}": AccessRow(
+            403, 403, 403, 403, 403, 403, 200, body: #"{"cafeId":"testcafe","measuredPower":-60}"#, headers: json),
         "DELETE /v1/beacons/{uuid}/{major}/{minor}": AccessRow(403, 403, 403, 403, 403, 403, 204),
         "POST /v1/locate": AccessRow(200, 200, 403, 403, 403, 403, 200, body: sighting, headers: json),
-        "POST /v1/cards": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"userId":"u-2","technology":"type2","identifier":"04A25C1A2B3C81"}"#, headers: json),
-        "POST /v1/cards/identify": AccessRow(200, 200, 403, 403, 403, 403, 200, body: #"{"technology":"type2","identifier":"04A25C1A2B3C80"}"#, headers: json),
-        "POST /v1/cards/enrolments": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"userId":"u-3"}"#, headers: json),
-        "POST /v1/cards/enrol": AccessRow(201, 201, 403, 403, 403, 403, 403, body: #"{"code":"{enrolmentCode}","technology":"type2","identifier":"04A25C1A2B3C82"}"#, headers: json),
-        "POST /v1/taps": AccessRow(201, 201, 403, 403, 403, 403, 403, body: #"{"technology":"type2","identifier":"04A25C1A2B3C80"}"#, headers: json),
+        "POST /v1/cards": AccessRow(
+            403, 403, 403, 403, 403, 403, 201,
+            body: #"{"userId":"u-2","technology":"type2","identifier":"04A25C1A2B3C81"}"#, headers: json),
+        "POST /v1/cards/identify": AccessRow(
+            200, 200, 403, 403, 403, 403, 200, body: #"{"technology":"type2","identifier":"04A25C1A2B3C80"}"#,
+            headers: json),
+        "POST /v1/cards/enrolments": AccessRow(
+            403, 403, 403, 403, 403, 403, 201, body: #"{"userId":"u-3"}"#, headers: json),
+        "POST /v1/cards/enrol": AccessRow(
+            201, 201, 403, 403, 403, 403, 403,
+            body: #"{"code":"{enrolmentCode}","technology":"type2","identifier":"04A25C1A2B3C82"}"#, headers: json),
+        "POST /v1/taps": AccessRow(
+            201, 201, 403, 403, 403, 403, 403, body: #"{"technology":"type2","identifier":"04A25C1A2B3C80"}"#,
+            headers: json),
         "GET /v1/taps": AccessRow(200, 200, 403, 403, 403, 403, 403),
-        "POST /v1/coupons": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"label":"free latte","itemId":"latte"}"#, headers: json),
+        "POST /v1/coupons": AccessRow(
+            403, 403, 403, 403, 403, 403, 201, body: #"{"label":"free latte","itemId":"latte"}"#, headers: json),
         "GET /v1/coupons": AccessRow(403, 403, 403, 403, 403, 403, 200),
-        "POST /v1/coupons/check": AccessRow(200, 200, 403, 403, 403, 403, 200, body: #"{"code":"{couponCode}"}"#, headers: json),
+        "POST /v1/coupons/check": AccessRow(
+            200, 200, 403, 403, 403, 403, 200, body: #"{"code":"{couponCode}"}"#, headers: json),
         "GET /v1/coupons/{couponId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
         // The order's event stream ends once the order is done: read the fixture's cancelled one.
-        "GET /v1/orders/{orderId}/events": AccessRow(200, 403, 200, 403, 200, 403, 200,
-                                                     path: "/v1/orders/{cancelledOrderId}/events"),
-        "POST /v1/webhooks": AccessRow(403, 403, 403, 403, 403, 403, 201, body: #"{"url":"http://127.0.0.1:9/hook","events":["order.ready"]}"#, headers: json),
+        "GET /v1/orders/{orderId}/events": AccessRow(
+            200, 403, 200, 403, 200, 403, 200,
+            path: "/v1/orders/{cancelledOrderId}/events"),
+        "POST /v1/webhooks": AccessRow(
+            403, 403, 403, 403, 403, 403, 201, body: #"{"url":"http://127.0.0.1:9/hook","events":["order.ready"]}"#,
+            headers: json),
         "GET /v1/webhooks": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "GET /v1/webhooks/{webhookId}": AccessRow(403, 403, 403, 403, 403, 403, 200),
         "DELETE /v1/webhooks/{webhookId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
@@ -156,7 +186,8 @@ struct AccessControlTests {
         "DELETE /v1/users/{userId}/cards/{cardId}": AccessRow(403, 403, 403, 403, 403, 403, 204),
     ]
 
-    static let cafeConfiguration = String(decoding: JSONValue.object(Fixtures.cafeConfiguration()).encoded(), as: UTF8.self)
+    static let cafeConfiguration = String(
+        decoding: JSONValue.object(Fixtures.cafeConfiguration()).encoded(), as: UTF8.self)
     static let menu = String(decoding: JSONValue.object(Fixtures.menuDocument()).encoded(), as: UTF8.self)
 
     /// Every served route, as `METHOD /path/{parameter}`.
@@ -168,7 +199,8 @@ struct AccessControlTests {
     @Test("every route the router serves has a row in this table, and every row is a served route")
     func everyRouteHasARow() {
         for operation in Self.served {
-            #expect(Self.rows[operation] != nil, "no access row for \(operation): add one line to AccessControlTests.rows")
+            #expect(
+                Self.rows[operation] != nil, "no access row for \(operation): add one line to AccessControlTests.rows")
         }
         for operation in Self.rows.keys {
             #expect(Self.served.contains(operation), "\(operation) has a row but is not served")
@@ -198,13 +230,18 @@ struct AccessControlTests {
             if let authorization = fixture.authorization[principal] { fields[.authorization] = authorization }
             let headers = fields
             let response = try await withRouter(fixture.environment) { client in
-                try await client.execute(uri: path, method: method, headers: headers,
-                                         body: row.body.map { ByteBuffer(string: fixture.path($0)) })
+                try await client.execute(
+                    uri: path, method: method, headers: headers,
+                    body: row.body.map { ByteBuffer(string: fixture.path($0)) })
             }
             let expected = row.statuses[principal]!
-            #expect(Int(response.status.code) == expected,
-                    "\(operation) as \(principal.rawValue): \(response.status.code) \(String(buffer: response.body).prefix(200))")
-            if expected == 401 { #expect(response.errorCode == "unauthenticated", "\(operation) as \(principal.rawValue)") }
+            #expect(
+                Int(response.status.code) == expected,
+                "\(operation) as \(principal.rawValue): \(response.status.code) \(String(buffer: response.body).prefix(200))"
+            )
+            if expected == 401 {
+                #expect(response.errorCode == "unauthenticated", "\(operation) as \(principal.rawValue)")
+            }
             if expected == 403 { #expect(response.errorCode == "forbidden", "\(operation) as \(principal.rawValue)") }
         }
     }
@@ -243,15 +280,19 @@ struct AccessFixture: Sendable {
             .ops: environment.ops,
             .metrics: try await secret(TokenSpec(role: .metrics)),
         ]
-        let tokenHolders: [Principal] = [.kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops,
-                                         .metrics]
+        let tokenHolders: [Principal] = [
+            .kioskHere, .kioskThere, .kitchenHere, .kitchenThere, .user, .otherUser, .ops,
+            .metrics,
+        ]
         for principal in tokenHolders {
             authorization[principal] = "Bearer \(authorization[principal]!)"
         }
         func place(_ key: String) async throws -> Order {
             let placement = try await environment.stores.orders.placeOrder(
-                OrderRequest(cafeID: "testcafe", lines: [OrderLineRequest(itemID: "latte", quantity: 1, options: ["small"], note: nil)],
-                             pickup: .asap, customer: Customer(name: "Ana", userID: "u-1")),
+                OrderRequest(
+                    cafeID: "testcafe",
+                    lines: [OrderLineRequest(itemID: "latte", quantity: 1, options: ["small"], note: nil)],
+                    pickup: .asap, customer: Customer(name: "Ana", userID: "u-1")),
                 key: IdempotencyKey(tokenID: kioskHere.token.id, key: key, requestHash: Data(key.utf8)))
             guard case .placed(let order) = placement else { throw RawHTTP.Failure(description: "no order placed") }
             return order
@@ -259,27 +300,33 @@ struct AccessFixture: Sendable {
         let order = try await place("access-1")
         let cancelled = try await place("access-2")
         _ = try await environment.stores.orders.cancelOrder(id: cancelled.id)
-        _ = try await environment.stores.webhooks.deliveryRound(recording: [], claim: 0, now: environment.clock.now, lease: 60)
-        let placedEvent = try #require(try await environment.stores.orderEvents.events(orderID: order.id, after: 0).first)
-        _ = try await environment.stores.preferences.update(userID: "u-1", changes: ["theme": .set("dark")], condition: nil)
+        _ = try await environment.stores.webhooks.deliveryRound(
+            recording: [], claim: 0, now: environment.clock.now, lease: 60)
+        let placedEvent = try #require(
+            try await environment.stores.orderEvents.events(orderID: order.id, after: 0).first)
+        _ = try await environment.stores.preferences.update(
+            userID: "u-1", changes: ["theme": .set("dark")], condition: nil)
         try await environment.stores.preferences.setSiteDefault(key: "theme", value: "light")
         _ = try await environment.stores.cards.register(
             CardRegistration(userID: "u-1", displayName: "Ana", technology: .type2),
             identifier: try CardIdentifier("04A25C1A2B3C80"))
         let card = try #require(try await environment.stores.cards.cards(userID: "u-1").first)
         let coupon = try await environment.stores.coupons.createCoupon(
-            Coupon(id: "ACCESS", label: "1 off", benefit: .itemFree(itemID: "latte"), cafeID: nil, validFrom: nil,
-                   validUntil: nil, maxUses: 5, createdAt: environment.clock.now))
+            Coupon(
+                id: "ACCESS", label: "1 off", benefit: .itemFree(itemID: "latte"), cafeID: nil, validFrom: nil,
+                validUntil: nil, maxUses: 5, createdAt: environment.clock.now))
         let enrolmentCode = try await environment.stores.cards.createEnrolment(
             userID: "u-3", displayName: nil, expiresAt: environment.clock.now.addingTimeInterval(600))
-        return AccessFixture(environment: environment, authorization: authorization, parameters: [
-            "couponId": coupon.id, "couponCode": try environment.stores.coupons.code(couponID: coupon.id),
-            "enrolmentCode": enrolmentCode, "name": "canteen.js",
-            "cafeId": "testcafe", "itemId": "latte", "orderId": order.id, "ticketId": order.tickets[0].id,
-            "userId": "u-1", "key": "theme", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": "900",
-            "minor": "1", "tokenId": throwaway.token.id, "cancelledOrderId": cancelled.id,
-            "webhookId": webhook.id, "eventId": placedEvent.id, "cardId": card.id,
-        ])
+        return AccessFixture(
+            environment: environment, authorization: authorization,
+            parameters: [
+                "couponId": coupon.id, "couponCode": try environment.stores.coupons.code(couponID: coupon.id),
+                "enrolmentCode": enrolmentCode, "name": "canteen.js",
+                "cafeId": "testcafe", "itemId": "latte", "orderId": order.id, "ticketId": order.tickets[0].id,
+                "userId": "u-1", "key": "theme", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": "900",
+                "minor": "1", "tokenId": throwaway.token.id, "cancelledOrderId": cancelled.id,
+                "webhookId": webhook.id, "eventId": placedEvent.id, "cardId": card.id,
+            ])
     }
 
     /// `/v1/cafes/{cafeId}` (or a body with `{couponCode}`) with the fixture's values.

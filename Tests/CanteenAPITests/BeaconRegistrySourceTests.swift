@@ -12,8 +12,12 @@ struct BeaconRegistrySourceTests {
 
     @Test("--beacons FILE overrides the database; otherwise --data-dir's database is used")
     func choosing() {
-        #expect(BeaconRegistrySource(beaconsFile: "/tmp/b.json", dataDirectory: "./.canteen") == .file(URL(fileURLWithPath: "/tmp/b.json")))
-        #expect(BeaconRegistrySource(beaconsFile: nil, dataDirectory: "/srv/canteen") == .database(URL(fileURLWithPath: "/srv/canteen")))
+        #expect(
+            BeaconRegistrySource(beaconsFile: "/tmp/b.json", dataDirectory: "./.canteen")
+                == .file(URL(fileURLWithPath: "/tmp/b.json")))
+        #expect(
+            BeaconRegistrySource(beaconsFile: nil, dataDirectory: "/srv/canteen")
+                == .database(URL(fileURLWithPath: "/srv/canteen")))
     }
 
     @Test("the database's registered beacons are the registry, and calibration stores the measured power there")
@@ -42,9 +46,13 @@ struct BeaconRegistrySourceTests {
         _ = try await TestEnvironment.make(dataDirectory: directory)
         let source = BeaconRegistrySource.database(directory)
         let stranger = BeaconIdentity(uuid: Self.door.uuid, major: 900, minor: 42)
-        let unknown = await #expect(throws: CanteenError.self) { try await source.storeMeasuredPower(-60, for: stranger) }
+        let unknown = await #expect(throws: CanteenError.self) {
+            try await source.storeMeasuredPower(-60, for: stranger)
+        }
         #expect(unknown?.code == .beaconNotFound)
-        let tooLow = await #expect(throws: CanteenError.self) { try await source.storeMeasuredPower(-128, for: Self.door) }
+        let tooLow = await #expect(throws: CanteenError.self) {
+            try await source.storeMeasuredPower(-128, for: Self.door)
+        }
         #expect(tooLow?.code == .outOfRange)
         #expect(try await source.load()[Self.door]?.measuredPower == -59)
     }

@@ -17,7 +17,9 @@ struct BeaconRoutesTests {
     func authorization() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            for (method, body) in [(HTTPRequest.Method.get, nil), (.put, Self.body), (.delete, nil)] as [(HTTPRequest.Method, JSONValue?)] {
+            for (method, body) in [(HTTPRequest.Method.get, nil), (.put, Self.body), (.delete, nil)]
+                as [(HTTPRequest.Method, JSONValue?)]
+            {
                 let uri = method == .get ? "/v1/beacons" : Self.path
                 let anonymous = try await client.send(method, uri, json: body)
                 #expect(anonymous.status == .unauthorized, "\(method) \(uri)")
@@ -36,10 +38,19 @@ struct BeaconRoutesTests {
         try await withRouter(environment) { client in
             let response = try await client.send(.get, "/v1/beacons", token: environment.ops)
             #expect(response.status == .ok)
-            #expect(try response.json == ["beacons": [
-                ["uuid": .string(TestBeacons.uuid), "major": 900, "minor": 1, "cafeId": "testcafe", "label": "Door", "measuredPower": -59],
-                ["uuid": .string(TestBeacons.uuid), "major": 901, "minor": 1, "cafeId": "othercafe", "label": "Door", "measuredPower": -59],
-            ]])
+            #expect(
+                try response.json == [
+                    "beacons": [
+                        [
+                            "uuid": .string(TestBeacons.uuid), "major": 900, "minor": 1, "cafeId": "testcafe",
+                            "label": "Door", "measuredPower": -59,
+                        ],
+                        [
+                            "uuid": .string(TestBeacons.uuid), "major": 901, "minor": 1, "cafeId": "othercafe",
+                            "label": "Door", "measuredPower": -59,
+                        ],
+                    ]
+                ])
         }
     }
 
@@ -47,20 +58,31 @@ struct BeaconRoutesTests {
     func putThenGet() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let versionBefore = try await client.send(.get, "/v1/cafes/testcafe", token: environment.ops).json["menuVersion"]
+            let versionBefore = try await client.send(.get, "/v1/cafes/testcafe", token: environment.ops).json[
+                "menuVersion"]
             let created = try await client.send(.put, Self.path.lowercased(), token: environment.ops, json: Self.body)
             #expect(created.status == .created)
-            #expect(try created.json == ["uuid": .string(TestBeacons.uuid), "major": 900, "minor": 7, "cafeId": "testcafe",
-                                         "label": "Espresso bar", "measuredPower": -61])
-            let replaced = try await client.send(.put, Self.path, token: environment.ops,
-                                                 json: ["cafeId": "testcafe", "measuredPower": -63])
+            #expect(
+                try created.json == [
+                    "uuid": .string(TestBeacons.uuid), "major": 900, "minor": 7, "cafeId": "testcafe",
+                    "label": "Espresso bar", "measuredPower": -61,
+                ])
+            let replaced = try await client.send(
+                .put, Self.path, token: environment.ops,
+                json: ["cafeId": "testcafe", "measuredPower": -63])
             #expect(replaced.status == .ok)
             let list = try await client.send(.get, "/v1/beacons", token: environment.ops).json
-            #expect(list["beacons", 1] == ["uuid": .string(TestBeacons.uuid), "major": 900, "minor": 7, "cafeId": "testcafe",
-                                          "label": "", "measuredPower": -63])
+            #expect(
+                list["beacons", 1] == [
+                    "uuid": .string(TestBeacons.uuid), "major": 900, "minor": 7, "cafeId": "testcafe",
+                    "label": "", "measuredPower": -63,
+                ])
             let cafe = try await client.send(.get, "/v1/cafes/testcafe", token: environment.ops).json
-            #expect(cafe["beacons"] == [["minor": 1, "label": "Door", "measuredPower": -59],
-                                       ["minor": 7, "label": "", "measuredPower": -63]])
+            #expect(
+                cafe["beacons"] == [
+                    ["minor": 1, "label": "Door", "measuredPower": -59],
+                    ["minor": 7, "label": "", "measuredPower": -63],
+                ])
             #expect(cafe["menuVersion"] != versionBefore)
         }
     }
@@ -94,20 +116,24 @@ struct BeaconRoutesTests {
         #expect(try await environment.rowCount("beacon") == 1)
     }
 
-    @Test("bad registrations are refused naming the field, and change nothing",
-          arguments: [
-              ("/v1/beacons/not-a-uuid/900/7", body, "uuid", "invalid_field"),
-              ("/v1/beacons/\(TestBeacons.uuid)/65536/7", body, "major", "out_of_range"),
-              ("/v1/beacons/\(TestBeacons.uuid)/900/-1", body, "minor", "out_of_range"),
-              (path, ["cafeId": "testcafe", "measuredPower": -128] as JSONValue, "measuredPower", "out_of_range"),
-              (path, ["cafeId": "testcafe", "measuredPower": 21] as JSONValue, "measuredPower", "out_of_range"),
-              (path, ["cafeId": "testcafe", "measuredPower": .double(-59.5)] as JSONValue, "measuredPower", "invalid_type"),
-              (path, ["cafeId": "testcafe"] as JSONValue, "measuredPower", "missing_field"),
-              (path, ["cafeId": "testcafe", "measuredPower": -59, "power": 1] as JSONValue, "power", "unknown_field"),
-              (path, ["cafeId": "nowhere", "measuredPower": -59] as JSONValue, "cafeId", "unknown_cafe"),
-              ("/v1/beacons/\(TestBeacons.uuid)/901/7", body, "cafeId", "beacon_outside_region"),
-              ("/v1/beacons/00000000-0000-0000-0000-000000000001/900/7", body, "cafeId", "beacon_outside_region"),
-          ] as [(String, JSONValue, String, String)])
+    @Test(
+        "bad registrations are refused naming the field, and change nothing",
+        arguments: [
+            ("/v1/beacons/not-a-uuid/900/7", body, "uuid", "invalid_field"),
+            ("/v1/beacons/\(TestBeacons.uuid)/65536/7", body, "major", "out_of_range"),
+            ("/v1/beacons/\(TestBeacons.uuid)/900/-1", body, "minor", "out_of_range"),
+            (path, ["cafeId": "testcafe", "measuredPower": -128] as JSONValue, "measuredPower", "out_of_range"),
+            (path, ["cafeId": "testcafe", "measuredPower": 21] as JSONValue, "measuredPower", "out_of_range"),
+            (
+                path, ["cafeId": "testcafe", "measuredPower": .double(-59.5)] as JSONValue, "measuredPower",
+                "invalid_type"
+            ),
+            (path, ["cafeId": "testcafe"] as JSONValue, "measuredPower", "missing_field"),
+            (path, ["cafeId": "testcafe", "measuredPower": -59, "power": 1] as JSONValue, "power", "unknown_field"),
+            (path, ["cafeId": "nowhere", "measuredPower": -59] as JSONValue, "cafeId", "unknown_cafe"),
+            ("/v1/beacons/\(TestBeacons.uuid)/901/7", body, "cafeId", "beacon_outside_region"),
+            ("/v1/beacons/00000000-0000-0000-0000-000000000001/900/7", body, "cafeId", "beacon_outside_region"),
+        ] as [(String, JSONValue, String, String)])
     func validation(path: String, body: JSONValue, field: String, code: String) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
@@ -135,8 +161,9 @@ struct BeaconRoutesTests {
     func otherCafesRegion() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let moved = try await client.send(.put, "/v1/beacons/\(TestBeacons.uuid)/900/1", token: environment.ops,
-                                              json: ["cafeId": "othercafe", "measuredPower": -59])
+            let moved = try await client.send(
+                .put, "/v1/beacons/\(TestBeacons.uuid)/900/1", token: environment.ops,
+                json: ["cafeId": "othercafe", "measuredPower": -59])
             #expect(moved.status == .unprocessableContent)
             #expect(moved.errorCode == "beacon_outside_region")
         }

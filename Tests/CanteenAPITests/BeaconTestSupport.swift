@@ -9,11 +9,15 @@ enum TestBeacons {
     static let start = Date(timeIntervalSince1970: 1_795_000_000)
 
     /// One sighting every 0.5 s from `from` to `to` seconds after `start`.
-    static func sightings(major: Int64, minor: Int64 = 1, uuid: String = uuid, rssi: Int64,
-                          from: Double, to: Double) -> [JSONValue] {
+    static func sightings(
+        major: Int64, minor: Int64 = 1, uuid: String = uuid, rssi: Int64,
+        from: Double, to: Double
+    ) -> [JSONValue] {
         stride(from: from, through: to, by: 0.5).map { offset in
-            .object(["uuid": .string(uuid), "major": .int(major), "minor": .int(minor), "rssi": .int(rssi),
-                     "time": .string(time(offset))])
+            .object([
+                "uuid": .string(uuid), "major": .int(major), "minor": .int(minor), "rssi": .int(rssi),
+                "time": .string(time(offset)),
+            ])
         }
     }
 

@@ -11,12 +11,14 @@ import Testing
 @Suite("POST /v1/users/{userId}/cafe")
 struct CafeResolutionTests {
     /// Sightings that place the device in `testcafe` (othercafe's beacon much weaker).
-    static let nearTestCafe = TestBeacons.body(TestBeacons.sightings(major: 901, rssi: -80, from: 0, to: 3)
-        + TestBeacons.sightings(major: 900, rssi: -59, from: 0, to: 3))
+    static let nearTestCafe = TestBeacons.body(
+        TestBeacons.sightings(major: 901, rssi: -80, from: 0, to: 3)
+            + TestBeacons.sightings(major: 900, rssi: -59, from: 0, to: 3))
 
     static func prefer(_ environment: TestEnvironment, _ user: String, _ location: JSONValue) async throws {
-        _ = try await environment.stores.preferences.update(userID: user, changes: ["defaultLocation": .set(location)],
-                                                            condition: nil)
+        _ = try await environment.stores.preferences.update(
+            userID: user, changes: ["defaultLocation": .set(location)],
+            condition: nil)
     }
 
     @Test("a preferred café that exists is chosen, whatever the sightings say")
@@ -24,7 +26,8 @@ struct CafeResolutionTests {
         let environment = try await TestEnvironment.make()
         try await Self.prefer(environment, "ana", "othercafe")
         try await withRouter(environment) { client in
-            let response = try await client.send(.post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe)
+            let response = try await client.send(
+                .post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe)
             #expect(response.status == .ok)
             let json = try response.json
             #expect(json["cafe", "id"] == "othercafe")
@@ -54,7 +57,8 @@ struct CafeResolutionTests {
         try await withRouter(environment) { client in
             let deleted = try await client.send(.delete, "/v1/cafes/gonecafe", token: environment.ops)
             #expect(deleted.status == .noContent)
-            let response = try await client.send(.post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe)
+            let response = try await client.send(
+                .post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe)
             let json = try response.json
             #expect(json["reason"] == "fallback")
             #expect(json["cafe", "id"] == "othercafe")
@@ -67,14 +71,18 @@ struct CafeResolutionTests {
     func nearest() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let json = try await client.send(.post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe).json
+            let json = try await client.send(
+                .post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe
+            ).json
             #expect(json["cafe", "id"] == "testcafe")
             #expect(json["reason"] == "nearest")
             #expect(json["detail"]?.stringValue?.contains("Door") == true)
         }
     }
 
-    @Test("\"nearest\" without sightings falls back to the most recent order's café, then the site default, then the first café")
+    @Test(
+        "\"nearest\" without sightings falls back to the most recent order's café, then the site default, then the first café"
+    )
     func fallbackChain() async throws {
         let environment = try await TestEnvironment.make()
         try await Self.prefer(environment, "u-ada", "nearest")
@@ -107,11 +115,12 @@ struct CafeResolutionTests {
         }
     }
 
-    @Test("an empty sightings list (permission denied) and unknown beacons fall back, saying why",
-          arguments: [
-              (TestBeacons.body([]), "sightings list is empty"),
-              (TestBeacons.body(TestBeacons.sightings(major: 555, rssi: -60, from: 0, to: 1)), "registered beacon"),
-          ] as [(JSONValue, String)])
+    @Test(
+        "an empty sightings list (permission denied) and unknown beacons fall back, saying why",
+        arguments: [
+            (TestBeacons.body([]), "sightings list is empty"),
+            (TestBeacons.body(TestBeacons.sightings(major: 555, rssi: -60, from: 0, to: 1)), "registered beacon"),
+        ] as [(JSONValue, String)])
     func unusableSightings(body: JSONValue, reason: String) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
@@ -126,16 +135,22 @@ struct CafeResolutionTests {
     func menuETag() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let json = try await client.send(.post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe).json
+            let json = try await client.send(
+                .post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe
+            ).json
             let etag = try #require(json["menuETag"]?.stringValue)
             let menu = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk)
             #expect(menu.headers[.eTag] == etag)
-            let revalidated = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
-                                                    headers: [.ifNoneMatch: etag])
+            let revalidated = try await client.send(
+                .get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
+                headers: [.ifNoneMatch: etag])
             #expect(revalidated.status == .notModified)
             // Sold out items change the menu's ETag; the resolution follows.
-            _ = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops, json: ["soldOut": true])
-            let after = try await client.send(.post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe).json
+            _ = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops, json: ["soldOut": true])
+            let after = try await client.send(
+                .post, "/v1/users/ana/cafe", token: environment.kiosk, json: Self.nearTestCafe
+            ).json
             let newMenu = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk)
             #expect(after["menuETag"]?.stringValue == newMenu.headers[.eTag])
             #expect(after["menuETag"]?.stringValue != etag)
@@ -148,16 +163,21 @@ struct CafeResolutionTests {
         try await Self.prefer(environment, "ana", "othercafe")
         let nearOther = TestBeacons.body(TestBeacons.sightings(major: 901, rssi: -59, from: 0, to: 3))
         try await withRouter(environment) { client in
-            let preferredElsewhere = try await client.send(.post, "/v1/users/ana/cafe", token: environment.boundKiosk).json
+            let preferredElsewhere = try await client.send(.post, "/v1/users/ana/cafe", token: environment.boundKiosk)
+                .json
             #expect(preferredElsewhere["cafe", "id"] == "testcafe")
             #expect(preferredElsewhere["reason"] == "fallback")
             #expect(preferredElsewhere["detail"]?.stringValue?.contains("does not serve") == true)
 
-            let nearestElsewhere = try await client.send(.post, "/v1/users/bo/cafe", token: environment.boundKiosk, json: nearOther).json
+            let nearestElsewhere = try await client.send(
+                .post, "/v1/users/bo/cafe", token: environment.boundKiosk, json: nearOther
+            ).json
             #expect(nearestElsewhere["cafe", "id"] == "testcafe")
             #expect(nearestElsewhere["reason"] == "fallback")
 
-            let nearestHere = try await client.send(.post, "/v1/users/bo/cafe", token: environment.boundKiosk, json: Self.nearTestCafe).json
+            let nearestHere = try await client.send(
+                .post, "/v1/users/bo/cafe", token: environment.boundKiosk, json: Self.nearTestCafe
+            ).json
             #expect(nearestHere["cafe", "id"] == "testcafe")
             #expect(nearestHere["reason"] == "nearest")
         }
@@ -171,8 +191,9 @@ struct CafeResolutionTests {
             #expect(try await client.send(.post, "/v1/users/ana/cafe", token: environment.kitchen).status == .forbidden)
             let badUser = try await client.send(.post, "/v1/users/a%20b/cafe", token: environment.kiosk)
             #expect(badUser.status == .unprocessableContent)
-            let badBody = try await client.send(.post, "/v1/users/ana/cafe", token: environment.kiosk,
-                                                json: ["sightings": [["uuid": "x", "major": 1, "minor": 1]]])
+            let badBody = try await client.send(
+                .post, "/v1/users/ana/cafe", token: environment.kiosk,
+                json: ["sightings": [["uuid": "x", "major": 1, "minor": 1]]])
             #expect(badBody.status == .unprocessableContent)
             #expect(badBody.errorField == "sightings[0].uuid")
             #expect(try await client.send(.post, "/v1/users/ana/cafe", token: environment.ops).status == .ok)

@@ -101,11 +101,13 @@ struct CafeRoutesTests {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             var config = Fixtures.cafeConfiguration(Fixtures.cafeDocument(id: "newcafe", major: 950))
-            let created = try await client.send(.put, "/v1/cafes/newcafe", token: environment.ops, json: .object(config))
+            let created = try await client.send(
+                .put, "/v1/cafes/newcafe", token: environment.ops, json: .object(config))
             #expect(created.status == .created)
             #expect(try created.json["menuVersion"] == 1)
             config["defaultLocale"] = "es_US"
-            let updated = try await client.send(.put, "/v1/cafes/newcafe", token: environment.ops, json: .object(config))
+            let updated = try await client.send(
+                .put, "/v1/cafes/newcafe", token: environment.ops, json: .object(config))
             #expect(updated.status == .ok)
             #expect(try updated.json["defaultLocale"] == "es_US")
             #expect(try updated.json["menuVersion"] == 2)
@@ -134,13 +136,15 @@ struct CafeRoutesTests {
         try await withRouter(environment) { client in
             var config = Fixtures.cafeConfiguration()
             config["currency"] = "XYZ"
-            let response = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(config))
+            let response = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops, json: .object(config))
             #expect(response.status == .unprocessableContent)
             #expect(response.errorCode == "unknown_currency")
             #expect(response.errorField == "currency")
             config["currency"] = "USD"
             config["id"] = "another"
-            let mismatch = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(config))
+            let mismatch = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops, json: .object(config))
             #expect(mismatch.status == .unprocessableContent)
             #expect(mismatch.errorField == "id")
             let badID = try await client.send(.put, "/v1/cafes/Bad%20Id", token: environment.ops, json: .object(config))
@@ -153,13 +157,15 @@ struct CafeRoutesTests {
     func malformed() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let response = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, rawBody: "{\"id\": ")
+            let response = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops, rawBody: "{\"id\": ")
             #expect(response.status == .badRequest)
             #expect(response.errorCode == "malformed_json")
             let empty = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, rawBody: "")
             #expect(empty.status == .badRequest)
-            let form = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, rawBody: "a=b",
-                                             headers: [.contentType: "application/x-www-form-urlencoded"])
+            let form = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops, rawBody: "a=b",
+                headers: [.contentType: "application/x-www-form-urlencoded"])
             #expect(form.status == .unsupportedMediaType)
         }
     }

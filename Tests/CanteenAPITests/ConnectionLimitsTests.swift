@@ -21,16 +21,21 @@ struct ConnectionLimitsTests {
     /// A real server (port 0) with short timeouts, a kiosk token and its data dir.
     /// The idle timeout is long unless a test is about it: on a busy machine a sending client
     /// may stall for seconds, and a short one would close its connection for another reason.
-    func withServer(headerTimeout: Duration = .seconds(1), idleTimeout: Duration = .seconds(60),
-                    _ body: @escaping @Sendable (_ port: Int, _ token: String) async throws -> Void) async throws {
+    func withServer(
+        headerTimeout: Duration = .seconds(1), idleTimeout: Duration = .seconds(60),
+        _ body: @escaping @Sendable (_ port: Int, _ token: String) async throws -> Void
+    ) async throws {
         let directory = TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = AppConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory,
-                                             menusDirectory: Fixtures.menusDirectory,
-                                             localesDirectory: Fixtures.repositoryRoot.appendingPathComponent("Locales"),
-                                             headerTimeout: headerTimeout, idleTimeout: idleTimeout)
+        let configuration = AppConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory,
+            menusDirectory: Fixtures.menusDirectory,
+            localesDirectory: Fixtures.repositoryRoot.appendingPathComponent("Locales"),
+            headerTimeout: headerTimeout, idleTimeout: idleTimeout)
         let app = try await buildApplication(configuration)
-        let token = try await CanteenStores.open(dataDirectory: directory).tokens.createToken(role: .ops, cafeID: nil, name: nil).secret
+        let token = try await CanteenStores.open(dataDirectory: directory).tokens.createToken(
+            role: .ops, cafeID: nil, name: nil
+        ).secret
         try await app.test(.live) { client in
             try await body(try #require(client.port), token)
         }
@@ -68,8 +73,9 @@ struct ConnectionLimitsTests {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+                connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
                 let chunk = String(repeating: "x", count: 64 << 10)
                 var sent = 0
                 // 4 MiB offered; the server stops reading after 1 MiB, so sending may fail.
@@ -91,11 +97,14 @@ struct ConnectionLimitsTests {
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
                 let start = Date()
-                let sent = connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nContent-Length: \(64 << 20)\r\n\r\n"
-                                + String(repeating: "x", count: 2 << 20))
+                let sent = connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(64 << 20)\r\n\r\n"
+                        + String(repeating: "x", count: 2 << 20))
                 let sending = Date().timeIntervalSince(start)
-                let response = try #require(try? connection.readResponse(), "sent: \(sent) in \(sending) s, then \(Date().timeIntervalSince(start)) s")
+                let response = try #require(
+                    try? connection.readResponse(),
+                    "sent: \(sent) in \(sending) s, then \(Date().timeIntervalSince(start)) s")
                 #expect(response.status == 413)
                 #expect(connection.waitForClose())
             }
@@ -108,13 +117,17 @@ struct ConnectionLimitsTests {
             try await blocking {
                 for path in ["/v1/locate", "/v1/orders", "/v1/tokens"] {
                     let connection = try RawHTTP(port: port, timeout: 20)
-                    connection.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                    + "Content-Type: application/json\r\nIdempotency-Key: short-1\r\nContent-Length: 100\r\n\r\n{\"sight")
+                    connection.send(
+                        "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                            + "Content-Type: application/json\r\nIdempotency-Key: short-1\r\nContent-Length: 100\r\n\r\n{\"sight"
+                    )
                     connection.finishSending()
                     // A 400, or the connection closed without an answer; never a 500.
                     if let response = try? connection.readResponse() {
                         #expect(response.status == 400, "\(path): \(response.status) \(response.text)")
-                        #expect(response.errorCode == "request_body_incomplete" || response.text.isEmpty, "\(path): \(response.text)")
+                        #expect(
+                            response.errorCode == "request_body_incomplete" || response.text.isEmpty,
+                            "\(path): \(response.text)")
                     }
                 }
                 // The server still answers.
@@ -123,11 +136,13 @@ struct ConnectionLimitsTests {
         }
     }
 
-    @Test("request heads over the limits are 431 headers_too_large with the error body, then closed", arguments: [
-        [("X-Big", String(repeating: "b", count: 20 << 10))],
-        (0..<40).map { ("X-Part-\($0)", String(repeating: "p", count: 1000)) },
-        (0..<120).map { ("X-Many-\($0)", "1") },
-    ])
+    @Test(
+        "request heads over the limits are 431 headers_too_large with the error body, then closed",
+        arguments: [
+            [("X-Big", String(repeating: "b", count: 20 << 10))],
+            (0..<40).map { ("X-Part-\($0)", String(repeating: "p", count: 1000)) },
+            (0..<120).map { ("X-Many-\($0)", "1") },
+        ])
     func oversizedHeads(headers: [(String, String)]) async throws {
         try await withServer { port, _ in
             try await blocking {
@@ -145,15 +160,20 @@ struct ConnectionLimitsTests {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                #expect(try connection.exchange("GET", "/v1/cafes/tokyo/menu", headers: [("Authorization", "Bearer \(token)")]).status == 200)
+                #expect(
+                    try connection.exchange(
+                        "GET", "/v1/cafes/tokyo/menu", headers: [("Authorization", "Bearer \(token)")]
+                    ).status == 200)
                 let response = try connection.exchange(
                     "GET", "/metrics", headers: [("X-Request-ID", "scrape-1"), ("Authorization", "Bearer \(token)")])
                 #expect(response.status == 200)
                 #expect(response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
                 #expect(response.headers["x-request-id"] == "scrape-1")
-                #expect(response.text.contains(#"http_route="/v1/cafes/{cafeId}/menu""#), "\(response.text.prefix(3000))")
+                #expect(
+                    response.text.contains(#"http_route="/v1/cafes/{cafeId}/menu""#), "\(response.text.prefix(3000))")
                 #expect(response.text.contains(#"canteen_open_tickets{cafe="tokyo"} 0"#))
-                let kiosk = try connection.exchange("GET", "/metrics", headers: [("Authorization", "Bearer cnt_unknownunknownunknown")])
+                let kiosk = try connection.exchange(
+                    "GET", "/metrics", headers: [("Authorization", "Bearer cnt_unknownunknownunknown")])
                 #expect(kiosk.status == 401)
             }
         }

@@ -14,15 +14,18 @@ struct ContentTypeTests {
     func move(_ client: any TestClientProtocol, token: String, contentType: String?) async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(token)"]
         if let contentType { headers[.contentType] = contentType }
-        return try await client.execute(uri: "/v1/tickets/tkt_missing/status", method: .post, headers: headers,
-                                        body: ByteBuffer(string: #"{"status": "preparing"}"#))
+        return try await client.execute(
+            uri: "/v1/tickets/tkt_missing/status", method: .post, headers: headers,
+            body: ByteBuffer(string: #"{"status": "preparing"}"#))
     }
 
-    @Test("application/json, with parameters or in any case, and +json types are read", arguments: [
-        "application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json",
-        "application/vnd.canteen.ticket+json;charset=UTF-8", " application/json\t", "APPLICATION/VND.X+JSON ; q=1",
-        "application/json;",
-    ])
+    @Test(
+        "application/json, with parameters or in any case, and +json types are read",
+        arguments: [
+            "application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json",
+            "application/vnd.canteen.ticket+json;charset=UTF-8", " application/json\t", "APPLICATION/VND.X+JSON ; q=1",
+            "application/json;",
+        ])
     func json(contentType: String) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
@@ -32,10 +35,14 @@ struct ContentTypeTests {
         }
     }
 
-    @Test("other media types, look-alikes and a body with no Content-Type are 415 and change nothing", arguments: [
-        "text/notjson", "image/json-not", "application/jsonx", "text/json", "application/+json", "json", "text/plain",
-        "application /json", "application/ json", "application/json/x", "application/jsön", "", ";application/json", nil,
-    ] as [String?])
+    @Test(
+        "other media types, look-alikes and a body with no Content-Type are 415 and change nothing",
+        arguments: [
+            "text/notjson", "image/json-not", "application/jsonx", "text/json", "application/+json", "json",
+            "text/plain",
+            "application /json", "application/ json", "application/json/x", "application/jsön", "", ";application/json",
+            nil,
+        ] as [String?])
     func notJSON(contentType: String?) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in

@@ -18,21 +18,31 @@ struct ContractFindingsTests {
         try await withRouter(environment) { client async throws in
             let order = try await client.send(
                 .post, "/v1/orders", token: environment.kiosk,
-                json: ["cafeId": "testcafe", "pickup": .null,
-                       "lines": [["itemId": "latte", "quantity": 1, "options": ["small"], "note": .null]],
-                       "customer": ["name": "Ana", "userId": .null]],
+                json: [
+                    "cafeId": "testcafe", "pickup": .null,
+                    "lines": [["itemId": "latte", "quantity": 1, "options": ["small"], "note": .null]],
+                    "customer": ["name": "Ana", "userId": .null],
+                ],
                 headers: [HTTPField.Name("Idempotency-Key")!: "null-1"])
             #expect(order.status == .created, "\(String(buffer: order.body))")
             let locate = try await client.send(
                 .post, "/v1/locate", token: environment.kiosk,
-                json: ["sightings": [["uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 900, "minor": 1, "rssi": -60,
-                                      "time": .null, "txPower": .null]], "currentCafeId": .null])
+                json: [
+                    "sightings": [
+                        [
+                            "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 900, "minor": 1, "rssi": -60,
+                            "time": .null, "txPower": .null,
+                        ]
+                    ], "currentCafeId": .null,
+                ])
             #expect(locate.status == .ok, "\(String(buffer: locate.body))")
-            let item = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops,
-                                             json: ["soldOut": true, "soldOutUntil": .null, "price": .null])
+            let item = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops,
+                json: ["soldOut": true, "soldOutUntil": .null, "price": .null])
             #expect(item.status == .ok, "\(String(buffer: item.body))")
-            let beacon = try await client.send(.put, "/v1/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/900/5", token: environment.ops,
-                                               json: ["cafeId": "testcafe", "measuredPower": -59, "label": .null])
+            let beacon = try await client.send(
+                .put, "/v1/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/900/5", token: environment.ops,
+                json: ["cafeId": "testcafe", "measuredPower": -59, "label": .null])
             #expect(beacon.status == .created, "\(String(buffer: beacon.body))")
         }
     }
@@ -47,20 +57,26 @@ struct ContractFindingsTests {
         #expect(response.errorCode == "invalid_preference")
     }
 
-    @Test("every body-taking route answers 415 for a body that is not JSON, 413 above 1 MiB, 400 for broken JSON", arguments: [
-        (HTTPRequest.Method.post, "/v1/tickets/tkt_x/status"), (.post, "/v1/orders"), (.put, "/v1/cafes/testcafe/menu"),
-        (.patch, "/v1/cafes/testcafe/menu/items/latte"), (.put, "/v1/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/900/5"),
-        (.post, "/v1/cards"), (.post, "/v1/cards/identify"), (.post, "/v1/tokens"),
-    ])
+    @Test(
+        "every body-taking route answers 415 for a body that is not JSON, 413 above 1 MiB, 400 for broken JSON",
+        arguments: [
+            (HTTPRequest.Method.post, "/v1/tickets/tkt_x/status"), (.post, "/v1/orders"),
+            (.put, "/v1/cafes/testcafe/menu"),
+            (.patch, "/v1/cafes/testcafe/menu/items/latte"),
+            (.put, "/v1/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/900/5"),
+            (.post, "/v1/cards"), (.post, "/v1/cards/identify"), (.post, "/v1/tokens"),
+        ])
     func bodyStatuses(method: HTTPRequest.Method, path: String) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client async throws in
             let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "b-1"]
-            let text = try await client.send(method, path, token: environment.ops, rawBody: "{}",
-                                             headers: key.merging([.contentType: "text/plain"]))
+            let text = try await client.send(
+                method, path, token: environment.ops, rawBody: "{}",
+                headers: key.merging([.contentType: "text/plain"]))
             #expect(text.status == .unsupportedMediaType, "\(path)")
-            let big = try await client.send(method, path, token: environment.ops,
-                                            rawBody: "[" + String(repeating: "0,", count: 600_000) + "0]", headers: key)
+            let big = try await client.send(
+                method, path, token: environment.ops,
+                rawBody: "[" + String(repeating: "0,", count: 600_000) + "0]", headers: key)
             #expect(big.status == .contentTooLarge, "\(path)")
             let broken = try await client.send(method, path, token: environment.ops, rawBody: "{", headers: key)
             #expect(broken.status == .badRequest, "\(path)")

@@ -13,7 +13,9 @@ import Testing
 @Suite("Coupons over HTTP")
 struct CouponRoutesTests {
     /// Mints a coupon and returns its signed code.
-    func mint(_ client: some TestClientProtocol, _ environment: TestEnvironment, _ body: JSONValue) async throws -> String {
+    func mint(_ client: some TestClientProtocol, _ environment: TestEnvironment, _ body: JSONValue) async throws
+        -> String
+    {
         let response = try await client.send(.post, "/v1/coupons", token: environment.ops, json: body)
         #expect(response.status == .created, "\(String(buffer: response.body))")
         return try #require(try response.json["code"]?.stringValue)
@@ -25,7 +27,9 @@ struct CouponRoutesTests {
         return .object(body)
     }
 
-    func coupon(_ client: some TestClientProtocol, _ environment: TestEnvironment, _ id: String) async throws -> JSONValue {
+    func coupon(_ client: some TestClientProtocol, _ environment: TestEnvironment, _ id: String) async throws
+        -> JSONValue
+    {
         try await client.send(.get, "/v1/coupons/\(id)", token: environment.ops).json
     }
 
@@ -33,8 +37,9 @@ struct CouponRoutesTests {
     func amountOff() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let code = try await mint(client, environment,
-                                      ["id": "LUNCH2", "label": "2 $ off", "amountOff": ["amount": 200, "currency": "USD"]])
+            let code = try await mint(
+                client, environment,
+                ["id": "LUNCH2", "label": "2 $ off", "amountOff": ["amount": 200, "currency": "USD"]])
             #expect(code.hasPrefix("LUNCH2."))
             let plain = try await client.placeOrder(order(coupon: nil), token: environment.kiosk)
             let placed = try await client.placeOrder(order(coupon: code), token: environment.kiosk)
@@ -68,8 +73,9 @@ struct CouponRoutesTests {
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
                 for index in 0..<20 {
                     group.addTask {
-                        let response = try await client.placeOrder(order(coupon: code, name: "K\(index)"),
-                                                                    token: environment.kiosk)
+                        let response = try await client.placeOrder(
+                            order(coupon: code, name: "K\(index)"),
+                            token: environment.kiosk)
                         return (Int(response.status.code), response.errorCode)
                     }
                 }
@@ -86,9 +92,12 @@ struct CouponRoutesTests {
     func replayDoesNotRedeemAgain() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let code = try await mint(client, environment,
-                                      ["id": "TWICE", "label": "1 $ off", "maxUses": 2,
-                                       "amountOff": ["amount": 100, "currency": "USD"]])
+            let code = try await mint(
+                client, environment,
+                [
+                    "id": "TWICE", "label": "1 $ off", "maxUses": 2,
+                    "amountOff": ["amount": 100, "currency": "USD"],
+                ])
             let first = try await client.placeOrder(order(coupon: code), token: environment.kiosk, key: "k-1")
             let replay = try await client.placeOrder(order(coupon: code), token: environment.kiosk, key: "k-1")
             #expect(replay.status == .created)
@@ -102,8 +111,9 @@ struct CouponRoutesTests {
     func forgedCode() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let code = try await mint(client, environment,
-                                      ["id": "REAL", "label": "1 $ off", "amountOff": ["amount": 100, "currency": "USD"]])
+            let code = try await mint(
+                client, environment,
+                ["id": "REAL", "label": "1 $ off", "amountOff": ["amount": 100, "currency": "USD"]])
             let signature = code.split(separator: ".")[1]
             let edited = signature.dropLast() + (signature.last == "A" ? "B" : "A")
             for forged in ["OTHER.\(signature)", "REAL.\(edited)", "REAL", "REAL.", "."] {
@@ -121,9 +131,11 @@ struct CouponRoutesTests {
     func notApplicable() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let other = try await mint(client, environment,
-                                       ["label": "x", "cafeId": "othercafe", "amountOff": ["amount": 100, "currency": "USD"]])
-            let euros = try await mint(client, environment, ["label": "x", "amountOff": ["amount": 100, "currency": "EUR"]])
+            let other = try await mint(
+                client, environment,
+                ["label": "x", "cafeId": "othercafe", "amountOff": ["amount": 100, "currency": "USD"]])
+            let euros = try await mint(
+                client, environment, ["label": "x", "amountOff": ["amount": 100, "currency": "EUR"]])
             let burrito = try await mint(client, environment, ["label": "x", "itemId": "burrito"])
             for code in [other, euros, burrito] {
                 let response = try await client.placeOrder(order(coupon: code), token: environment.kiosk)
@@ -140,19 +152,30 @@ struct CouponRoutesTests {
         try await withRouter(environment) { client in
             let tomorrow = RFC3339.utcSeconds(environment.clock.now.addingTimeInterval(86_400))
             let yesterday = RFC3339.utcSeconds(environment.clock.now.addingTimeInterval(-86_400))
-            let early = try await mint(client, environment, ["label": "x", "itemId": "latte",
-                                                             "validFrom": .string(tomorrow)])
-            let late = try await mint(client, environment, ["label": "x", "itemId": "latte",
-                                                            "validUntil": .string(yesterday)])
+            let early = try await mint(
+                client, environment,
+                [
+                    "label": "x", "itemId": "latte",
+                    "validFrom": .string(tomorrow),
+                ])
+            let late = try await mint(
+                client, environment,
+                [
+                    "label": "x", "itemId": "latte",
+                    "validUntil": .string(yesterday),
+                ])
             let withdrawn = try await mint(client, environment, ["id": "GONE", "label": "x", "itemId": "latte"])
             _ = try await client.send(.delete, "/v1/coupons/GONE", token: environment.ops)
-            for (code, expected) in [(early, "coupon_not_yet_valid"), (late, "coupon_expired"),
-                                     (withdrawn, "coupon_revoked")] {
+            for (code, expected) in [
+                (early, "coupon_not_yet_valid"), (late, "coupon_expired"),
+                (withdrawn, "coupon_revoked"),
+            ] {
                 let response = try await client.placeOrder(order(coupon: code), token: environment.kiosk)
                 #expect(response.status == .conflict)
                 #expect(response.errorCode == expected)
-                let check = try await client.send(.post, "/v1/coupons/check", token: environment.kiosk,
-                                                  json: ["code": .string(code)])
+                let check = try await client.send(
+                    .post, "/v1/coupons/check", token: environment.kiosk,
+                    json: ["code": .string(code)])
                 #expect(try check.json["usable"] == .bool(false))
                 #expect(try check.json["reason"] == .string(expected))
             }
@@ -163,7 +186,8 @@ struct CouponRoutesTests {
     func itemFreeAndCancel() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let code = try await mint(client, environment, ["id": "LATTE", "label": "a latte on us", "itemId": "latte"])
+            let code = try await mint(
+                client, environment, ["id": "LATTE", "label": "a latte on us", "itemId": "latte"])
             let placed = try await client.placeOrder(order(coupon: code), token: environment.kiosk)
             #expect(try placed.json["lines", 2, "lineTotal", "amount"] == .int(-585))
             #expect(try await coupon(client, environment, "LATTE")["remainingUses"] == .int(0))
@@ -181,8 +205,9 @@ struct CouponRoutesTests {
     func discountCappedAtSubtotal() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let code = try await mint(client, environment,
-                                      ["label": "big", "amountOff": ["amount": 100_000, "currency": "USD"]])
+            let code = try await mint(
+                client, environment,
+                ["label": "big", "amountOff": ["amount": 100_000, "currency": "USD"]])
             let placed = try await client.placeOrder(order(coupon: code), token: environment.kiosk)
             #expect(try placed.json["subtotal", "amount"] == .int(0))
             #expect(try placed.json["total", "amount"] == .int(0))
@@ -198,12 +223,19 @@ struct CouponRoutesTests {
                 (["itemId": "latte"], "label", "missing_field"),
                 (["label": "x"], "amountOff", "invalid_field"),
                 (["label": "x", "amountOff": ["amount": 0, "currency": "USD"]], "amountOff.amount", "out_of_range"),
-                (["label": "x", "amountOff": ["amount": 5, "currency": "XXQ"]], "amountOff.currency", "unknown_currency"),
+                (
+                    ["label": "x", "amountOff": ["amount": 5, "currency": "XXQ"]], "amountOff.currency",
+                    "unknown_currency"
+                ),
                 (["label": "x", "itemId": "latte", "id": "no spaces"], "id", "invalid_field"),
                 (["label": "x", "itemId": "latte", "cafeId": "nowhere"], "cafeId", "unknown_cafe"),
                 (["label": "x", "itemId": "latte", "maxUses": 0], "maxUses", "out_of_range"),
-                (["label": "x", "itemId": "latte", "validFrom": "2026-03-02T00:00:00Z",
-                  "validUntil": "2026-03-01T00:00:00Z"], "validUntil", "invalid_field"),
+                (
+                    [
+                        "label": "x", "itemId": "latte", "validFrom": "2026-03-02T00:00:00Z",
+                        "validUntil": "2026-03-01T00:00:00Z",
+                    ], "validUntil", "invalid_field"
+                ),
                 (["label": "x", "itemId": "latte", "colour": "red"], "colour", "unknown_field"),
             ]
             for (body, field, code) in cases {
@@ -212,8 +244,9 @@ struct CouponRoutesTests {
                 #expect(response.errorField == field, "\(body)")
                 #expect(response.errorCode == code, "\(body)")
             }
-            let kiosk = try await client.send(.post, "/v1/coupons", token: environment.kiosk,
-                                              json: ["label": "x", "itemId": "latte"])
+            let kiosk = try await client.send(
+                .post, "/v1/coupons", token: environment.kiosk,
+                json: ["label": "x", "itemId": "latte"])
             #expect(kiosk.status == .forbidden)
             #expect(try await environment.rowCount("coupon") == 0)
         }

@@ -19,8 +19,10 @@ struct DatabaseBusyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         let orderKey: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "busy-1"]
-        let order: JSONValue = ["cafeId": "testcafe", "lines": [["itemId": "salad", "quantity": 1]],
-                                "customer": ["name": "Noor"]]
+        let order: JSONValue = [
+            "cafeId": "testcafe", "lines": [["itemId": "salad", "quantity": 1]],
+            "customer": ["name": "Noor"],
+        ]
         try await withRouter(environment) { client in
             let ordersBefore = try await environment.rowCount("customerOrder")
             // Given another process in a write transaction, held past the busy timeout.
@@ -28,10 +30,12 @@ struct DatabaseBusyTests {
             defer { holder.release() }
 
             // When a kiosk places an order (the group commit) and ops makes a token (a plain write).
-            let placed = try await client.send(.post, "/v1/orders", token: environment.boundKiosk, json: order,
-                                               headers: orderKey)
-            let token = try await client.send(.post, "/v1/tokens", token: environment.ops,
-                                              json: ["role": "kiosk", "name": "busy"])
+            let placed = try await client.send(
+                .post, "/v1/orders", token: environment.boundKiosk, json: order,
+                headers: orderKey)
+            let token = try await client.send(
+                .post, "/v1/tokens", token: environment.ops,
+                json: ["role": "kiosk", "name": "busy"])
 
             // Then both are 503 database_unavailable, retry after a second, and name no internals.
             for answer in [placed, token] {
@@ -44,8 +48,9 @@ struct DatabaseBusyTests {
 
             // And once the lock is gone, the same order with the same key is placed, once.
             holder.release()
-            let again = try await client.send(.post, "/v1/orders", token: environment.boundKiosk, json: order,
-                                              headers: orderKey)
+            let again = try await client.send(
+                .post, "/v1/orders", token: environment.boundKiosk, json: order,
+                headers: orderKey)
             #expect(again.status == .created)
             #expect(try await environment.rowCount("customerOrder") == ordersBefore + 1)
         }

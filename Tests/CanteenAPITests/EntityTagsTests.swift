@@ -1,6 +1,7 @@
-@testable import CanteenAPI
 import CanteenCore
 import Testing
+
+@testable import CanteenAPI
 
 @Suite("Entity tags")
 struct EntityTagsTests {

@@ -1,8 +1,9 @@
-@testable import CanteenAPI
 import CanteenTestSupport
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import CanteenAPI
 
 @Suite("Shared feed answers")
 struct FeedResponsesTests {
@@ -10,7 +11,8 @@ struct FeedResponsesTests {
     func shared() async throws {
         let responses = FeedResponses()
         let renders = Tally()
-        let key = FeedResponses.Key(question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 9)
+        let key = FeedResponses.Key(
+            question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 9)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<50 {
                 group.addTask {
@@ -23,7 +25,8 @@ struct FeedResponsesTests {
             }
         }
         #expect(renders.snapshot == ["render": 1])
-        let newer = FeedResponses.Key(question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 10)
+        let newer = FeedResponses.Key(
+            question: .init(cafeID: "c", after: 7, station: nil, variant: "en-en_US"), latest: 10)
         _ = try await responses.page(for: newer) {
             renders.add("render")
             return FeedResponses.Rendered(body: Data(), cursor: 10, isEmpty: true, headers: [:])

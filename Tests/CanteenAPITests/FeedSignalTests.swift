@@ -1,7 +1,8 @@
-@testable import CanteenAPI
 import Foundation
 import Synchronization
 import Testing
+
+@testable import CanteenAPI
 
 @Suite("Waking parked displays")
 struct FeedSignalTests {
@@ -34,7 +35,9 @@ struct FeedSignalTests {
         #expect(await there.value == false)
     }
 
-    @Test("waiters asking one question are woken with one preparation of it; other questions and plain waiters get their own")
+    @Test(
+        "waiters asking one question are woken with one preparation of it; other questions and plain waiters get their own"
+    )
     func preparedOncePerQuestion() async throws {
         let signal = FeedSignal<String, String>()
         let prepared = PreparedQuestions()
@@ -45,9 +48,13 @@ struct FeedSignalTests {
             }
         }
         let waits = ["bar", "bar", "cold", "bar", nil].map { question in
-            Task { await signal.wait(cafeID: "c", after: 0, timeout: .seconds(60), preparing: question.map(preparation)) }
+            Task {
+                await signal.wait(cafeID: "c", after: 0, timeout: .seconds(60), preparing: question.map(preparation))
+            }
         }
-        let other = Task { await signal.wait(cafeID: "elsewhere", after: 0, timeout: .seconds(60), preparing: preparation("bar")) }
+        let other = Task {
+            await signal.wait(cafeID: "elsewhere", after: 0, timeout: .seconds(60), preparing: preparation("bar"))
+        }
         while signal.waiterCount < 6 { try await Task.sleep(for: .milliseconds(10)) }
         signal.publish(["c": 7])
         var answers: [String] = []
@@ -89,8 +96,9 @@ struct FeedSignalTests {
     func alreadyChanged() async {
         let signal = FeedSignal<String, String>()
         signal.publish(["c": 3])
-        let wakeup = await signal.wait(cafeID: "c", after: 2, timeout: .seconds(60),
-                                       preparing: .init(question: "q") { _ in "prepared" })
+        let wakeup = await signal.wait(
+            cafeID: "c", after: 2, timeout: .seconds(60),
+            preparing: .init(question: "q") { _ in "prepared" })
         guard case .changed(let latest, let page, let published) = wakeup else {
             Issue.record("expected a change, got \(wakeup)")
             return

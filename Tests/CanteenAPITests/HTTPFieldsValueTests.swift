@@ -1,6 +1,7 @@
-@testable import CanteenAPI
 import HTTPTypes
 import Testing
+
+@testable import CanteenAPI
 
 @Suite("Reading one request header")
 struct HTTPFieldsValueTests {
@@ -10,8 +11,10 @@ struct HTTPFieldsValueTests {
         fields.append(HTTPField(name: .accept, value: "application/json"))
         fields.append(HTTPField(name: .cookie, value: "a=1"))
         fields.append(HTTPField(name: .cookie, value: "b=2"))
-        for name in [HTTPField.Name.authorization, .accept, .contentType, .cookie, .acceptLanguage,
-                     HTTPField.Name("AUTHORIZATION")!] {
+        for name in [
+            HTTPField.Name.authorization, .accept, .contentType, .cookie, .acceptLanguage,
+            HTTPField.Name("AUTHORIZATION")!,
+        ] {
             #expect(fields.value(of: name) == fields[name], "\(name)")
         }
         #expect(fields.value(of: .accept) == "text/html, application/json")

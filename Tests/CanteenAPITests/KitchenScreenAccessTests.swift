@@ -24,12 +24,15 @@ struct KitchenScreenAccessTests {
     @Test("the café's kitchen marks an item sold out and back, and may change nothing else of the menu")
     func kitchenSoldOut() async throws {
         let environment = try await TestEnvironment.make()
-        let bound = try await environment.stores.tokens.createToken(role: .kitchen, cafeID: "testcafe", name: nil).secret
-        let elsewhere = try await environment.stores.tokens.createToken(role: .kitchen, cafeID: "othercafe", name: nil).secret
+        let bound = try await environment.stores.tokens.createToken(role: .kitchen, cafeID: "testcafe", name: nil)
+            .secret
+        let elsewhere = try await environment.stores.tokens.createToken(role: .kitchen, cafeID: "othercafe", name: nil)
+            .secret
         try await withRouter(environment) { client in
             let path = "/v1/cafes/testcafe/menu/items/salad"
-            let out = try await client.send(.patch, path, token: bound,
-                                            json: ["soldOut": true, "soldOutUntil": "2026-11-23T23:00:00-06:00"])
+            let out = try await client.send(
+                .patch, path, token: bound,
+                json: ["soldOut": true, "soldOutUntil": "2026-11-23T23:00:00-06:00"])
             #expect(out.status == .ok)
             #expect(item(try out.json, "salad")?["unavailableReason"] == "sold_out")
             let price = try await client.send(.patch, path, token: bound, json: ["price": 1])
@@ -46,8 +49,9 @@ struct KitchenScreenAccessTests {
             #expect(kiosk.status == .forbidden)
             let back = try await client.send(.patch, path, token: bound, json: ["soldOut": false])
             #expect(item(try back.json, "salad")?["available"] == true)
-            let replace = try await client.send(.put, "/v1/cafes/testcafe/menu", token: bound,
-                                                json: .object(Fixtures.menuDocument()))
+            let replace = try await client.send(
+                .put, "/v1/cafes/testcafe/menu", token: bound,
+                json: .object(Fixtures.menuDocument()))
             #expect(replace.status == .forbidden)
         }
     }
@@ -56,16 +60,20 @@ struct KitchenScreenAccessTests {
     func kioskReadsFeed() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let order = try await client.send(.post, "/v1/orders", token: environment.boundKiosk,
-                                              json: ["cafeId": "testcafe", "lines": [["itemId": "salad", "quantity": 1]],
-                                                     "customer": ["name": "Noor"]],
-                                              headers: [.init("Idempotency-Key")!: "board-1"])
+            let order = try await client.send(
+                .post, "/v1/orders", token: environment.boundKiosk,
+                json: [
+                    "cafeId": "testcafe", "lines": [["itemId": "salad", "quantity": 1]],
+                    "customer": ["name": "Noor"],
+                ],
+                headers: [.init("Idempotency-Key")!: "board-1"])
             #expect(order.status == .created)
             let feed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.boundKiosk)
             #expect(feed.status == .ok)
             let ticket = try #require(try feed.json["tickets", 0, "id"]?.stringValue)
-            let move = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: environment.boundKiosk,
-                                             json: ["status": "preparing"])
+            let move = try await client.send(
+                .post, "/v1/tickets/\(ticket)/status", token: environment.boundKiosk,
+                json: ["status": "preparing"])
             #expect(move.status == .forbidden)
             let other = try await client.send(.get, "/v1/cafes/othercafe/tickets", token: environment.boundKiosk)
             #expect(other.status == .forbidden)
@@ -96,18 +104,25 @@ struct KitchenScreenAccessTests {
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         try await withRouter(environment) { client in
             let standard = try await client.send(.get, "/v1/cafes/testcafe", token: environment.kitchen)
-            #expect(try standard.json["display"] == ["ticketWarningMinutes": 5, "ticketLateMinutes": 8, "boardReadyMinutes": 10,
-                                                     "ticketAllowanceMinutes": 3])
+            #expect(
+                try standard.json["display"] == [
+                    "ticketWarningMinutes": 5, "ticketLateMinutes": 8, "boardReadyMinutes": 10,
+                    "ticketAllowanceMinutes": 3,
+                ])
             var configuration = Fixtures.cafeConfiguration()
             configuration["display"] = ["ticketWarningMinutes": 3, "ticketLateMinutes": 6, "boardReadyMinutes": 2]
-            let saved = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(configuration))
+            let saved = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops, json: .object(configuration))
             #expect(saved.status == .ok)
             configuration["display"] = ["ticketWarningMinutes": 7, "ticketLateMinutes": 6]
-            let refused = try await client.send(.put, "/v1/cafes/testcafe", token: environment.ops, json: .object(configuration))
+            let refused = try await client.send(
+                .put, "/v1/cafes/testcafe", token: environment.ops, json: .object(configuration))
             #expect(refused.status == .unprocessableContent)
             #expect(refused.errorField == "display.ticketLateMinutes")
         }
         let reopened = try #require(try await CanteenStores.open(dataDirectory: directory).cafes.cafe(id: "testcafe"))
-        #expect(reopened.cafe.display == DisplaySettings(ticketWarningMinutes: 3, ticketLateMinutes: 6, boardReadyMinutes: 2))
+        #expect(
+            reopened.cafe.display
+                == DisplaySettings(ticketWarningMinutes: 3, ticketLateMinutes: 6, boardReadyMinutes: 2))
     }
 }

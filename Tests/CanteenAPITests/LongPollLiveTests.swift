@@ -34,7 +34,8 @@ struct LongPollLiveTests {
     /// A metric's value in `GET /metrics` (0 when absent), read with `token` (ops).
     func metric(_ name: String, port: Int, token: String) throws -> Double {
         let text = try RawHTTP(port: port, timeout: 20).exchange(
-            "GET", "/metrics", headers: [("Authorization", "Bearer \(token)")]).text
+            "GET", "/metrics", headers: [("Authorization", "Bearer \(token)")]
+        ).text
         let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
         return line.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
     }

@@ -40,15 +40,18 @@ struct MenuRoutesTests {
         try await withRouter(environment) { client in
             let first = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk)
             let etag = try #require(first.headers[.eTag])
-            let again = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
-                                              headers: [.ifNoneMatch: etag])
+            let again = try await client.send(
+                .get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
+                headers: [.ifNoneMatch: etag])
             #expect(again.status == .notModified)
             #expect(again.body.readableBytes == 0)
-            let change = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops,
-                                               json: ["price": 475])
+            let change = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops,
+                json: ["price": 475])
             #expect(change.status == .ok)
-            let changed = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
-                                                headers: [.ifNoneMatch: etag])
+            let changed = try await client.send(
+                .get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
+                headers: [.ifNoneMatch: etag])
             #expect(changed.status == .ok)
             #expect(changed.headers[.eTag] != etag)
             #expect(item(try changed.json, "latte")?["price", "amount"] == 475)
@@ -62,8 +65,9 @@ struct MenuRoutesTests {
             let during = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk)
             #expect(item(try during.json, "burrito")?["available"] == true)
             environment.clock.set(Fixtures.chicagoMonday(hour: 10, minute: 30))
-            let after = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
-                                              headers: [.ifNoneMatch: during.headers[.eTag] ?? ""])
+            let after = try await client.send(
+                .get, "/v1/cafes/testcafe/menu", token: environment.kiosk,
+                headers: [.ifNoneMatch: during.headers[.eTag] ?? ""])
             #expect(after.status == .ok)
             #expect(item(try after.json, "burrito")?["available"] == false)
             #expect(item(try after.json, "burrito")?["unavailableReason"] == "outside_day_part")
@@ -75,34 +79,39 @@ struct MenuRoutesTests {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             let until = "2026-11-23T12:00:00-06:00"
-            let response = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/salad", token: environment.ops,
-                                                 json: ["soldOut": true, "soldOutUntil": .string(until)])
+            let response = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/salad", token: environment.ops,
+                json: ["soldOut": true, "soldOutUntil": .string(until)])
             #expect(response.status == .ok)
             #expect(item(try response.json, "salad")?["available"] == false)
             #expect(item(try response.json, "salad")?["unavailableReason"] == "sold_out")
             environment.clock.set(Fixtures.chicagoMonday(hour: 12))
             let later = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk)
             #expect(item(try later.json, "salad")?["available"] == true)
-            let back = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops,
-                                             json: ["soldOut": false])
+            let back = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops,
+                json: ["soldOut": false])
             #expect(item(try back.json, "latte")?["available"] == true)
         }
     }
 
-    @Test("bad item changes get a 4xx naming the field and change nothing", arguments: [
-        (JSONValue.object(["price": .double(4.75)]), "price"),
-        (["price": -5], "price"),
-        (["soldOut": "yes"], "soldOut"),
-        (["soldOut": true, "soldOutUntil": "tomorrow"], "soldOutUntil"),
-        (["soldOut": true, "soldOutUntil": "2020-01-01T00:00:00Z"], "soldOutUntil"),
-        (["soldOut": true, "sold_out_until": "2027-01-01T00:00:00Z"], "sold_out_until"),
-        ([:], nil),
-        (["price": 500, "currency": "EUR"], "currency"),
-    ] as [(JSONValue, String?)])
+    @Test(
+        "bad item changes get a 4xx naming the field and change nothing",
+        arguments: [
+            (JSONValue.object(["price": .double(4.75)]), "price"),
+            (["price": -5], "price"),
+            (["soldOut": "yes"], "soldOut"),
+            (["soldOut": true, "soldOutUntil": "tomorrow"], "soldOutUntil"),
+            (["soldOut": true, "soldOutUntil": "2020-01-01T00:00:00Z"], "soldOutUntil"),
+            (["soldOut": true, "sold_out_until": "2027-01-01T00:00:00Z"], "sold_out_until"),
+            ([:], nil),
+            (["price": 500, "currency": "EUR"], "currency"),
+        ] as [(JSONValue, String?)])
     func badChanges(body: JSONValue, field: String?) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let response = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops, json: body)
+            let response = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/latte", token: environment.ops, json: body)
             #expect(response.status == .unprocessableContent)
             #expect(response.errorField == field)
         }
@@ -113,8 +122,9 @@ struct MenuRoutesTests {
     func unknownItem() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let response = try await client.send(.patch, "/v1/cafes/testcafe/menu/items/nope", token: environment.ops,
-                                                 json: ["price": 100])
+            let response = try await client.send(
+                .patch, "/v1/cafes/testcafe/menu/items/nope", token: environment.ops,
+                json: ["price": 100])
             #expect(response.status == .notFound)
             #expect(response.errorCode == "item_not_found")
         }
@@ -129,7 +139,8 @@ struct MenuRoutesTests {
                 items.removeLast()
                 menu["items"] = .array(items)
             }
-            let response = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
+            let response = try await client.send(
+                .put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
             #expect(response.status == .ok)
             #expect(try response.json["version"] == 2)
             #expect(item(try response.json, "salad") == nil)
@@ -147,7 +158,8 @@ struct MenuRoutesTests {
                 items[0] = .object(first)
                 menu["items"] = .array(items)
             }
-            let response = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
+            let response = try await client.send(
+                .put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
             #expect(response.status == .unprocessableContent)
             #expect(response.errorField == "items[0].price")
             #expect(try response.json["error", "problems"] == nil)  // one problem: no list
@@ -156,13 +168,16 @@ struct MenuRoutesTests {
                 items[1] = .object(second)
                 menu["items"] = .array(items)
             }
-            let two = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
+            let two = try await client.send(
+                .put, "/v1/cafes/testcafe/menu", token: environment.ops, json: .object(menu))
             #expect(try two.json["error", "problems", 1, "field"] == "items[1].station")
-            let kiosk = try await client.send(.put, "/v1/cafes/testcafe/menu", token: environment.kiosk,
-                                              json: .object(Fixtures.menuDocument()))
+            let kiosk = try await client.send(
+                .put, "/v1/cafes/testcafe/menu", token: environment.kiosk,
+                json: .object(Fixtures.menuDocument()))
             #expect(kiosk.status == .forbidden)
-            let missing = try await client.send(.put, "/v1/cafes/nowhere/menu", token: environment.ops,
-                                                json: .object(Fixtures.menuDocument()))
+            let missing = try await client.send(
+                .put, "/v1/cafes/nowhere/menu", token: environment.ops,
+                json: .object(Fixtures.menuDocument()))
             #expect(missing.status == .notFound)
         }
         #expect(try await environment.stores.cafes.menu(cafeID: "testcafe")?.menu.items.count == 3)

@@ -20,7 +20,9 @@ final class CapturedLogs: @unchecked Sendable {
         let level: Logger.Level
         let message: String
         let metadata: [String: String]
-        var text: String { "\(level) \(message) " + metadata.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ") }
+        var text: String {
+            "\(level) \(message) " + metadata.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
+        }
     }
 
     private let lock = NSLock()
@@ -42,9 +44,11 @@ final class CapturedLogs: @unchecked Sendable {
     /// A logger at `level` writing here, with the request-id metadata provider, through
     /// `CanteenLogHandler` as `canteen serve` logs.
     func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "test", factory: { _ in
-            CanteenLogHandler(Handler(logs: self, metadataProvider: RequestLog.metadataProvider))
-        })
+        var logger = Logger(
+            label: "test",
+            factory: { _ in
+                CanteenLogHandler(Handler(logs: self, metadataProvider: RequestLog.metadataProvider))
+            })
         logger.logLevel = level
         return logger
     }
@@ -72,8 +76,10 @@ final class CapturedLogs: @unchecked Sendable {
 @Suite("observability: request ids, one log line per request, metrics")
 struct ObservabilityTests {
     /// The environment's router in an application that logs into `logs`.
-    func withLoggedRouter<Value: Sendable>(_ environment: TestEnvironment, _ logs: CapturedLogs,
-                                           _ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+    func withLoggedRouter<Value: Sendable>(
+        _ environment: TestEnvironment, _ logs: CapturedLogs,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
         let app = Application(router: CanteenRouter.build(environment.services).router, logger: logs.logger())
         return try await app.test(.router) { client in try await body(client) }
     }
@@ -95,15 +101,19 @@ struct ObservabilityTests {
         }
     }
 
-    @Test("each request writes one info line with method, route pattern, status and duration, and its request id is on every line it writes")
+    @Test(
+        "each request writes one info line with method, route pattern, status and duration, and its request id is on every line it writes"
+    )
     func oneLinePerRequest() async throws {
         let environment = try await TestEnvironment.make()
         let logs = CapturedLogs()
         try await withLoggedRouter(environment, logs) { client in
-            _ = try await client.send(.get, "/v1/cafes/testcafe", token: environment.kiosk, headers: [RequestLog.header: "req-one"])
+            _ = try await client.send(
+                .get, "/v1/cafes/testcafe", token: environment.kiosk, headers: [RequestLog.header: "req-one"])
             _ = try await client.send(.get, "/v1/nowhere", headers: [RequestLog.header: "req-two"])
-            _ = try await client.send(.get, "/v1/cafes/testcafe/tickets?wait=2", token: environment.kitchen,
-                                      headers: [RequestLog.header: "req-three"])
+            _ = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?wait=2", token: environment.kitchen,
+                headers: [RequestLog.header: "req-three"])
         }
         let requests = logs.lines.filter { $0.message == "request" }
         #expect(requests.count == 3)
@@ -131,7 +141,8 @@ struct ObservabilityTests {
         }
         let logs = CapturedLogs()
         let response = try await withLoggedRouter(environment, logs) { client in
-            try await client.send(.get, "/v1/tokens", token: environment.ops, headers: [RequestLog.header: "req-broken"])
+            try await client.send(
+                .get, "/v1/tokens", token: environment.ops, headers: [RequestLog.header: "req-broken"])
         }
         #expect(response.status == .internalServerError)
         #expect(response.errorCode == "internal_error")
@@ -150,22 +161,32 @@ struct ObservabilityTests {
         let logs = CapturedLogs()
         let (created, bodies) = try await withLoggedRouter(environment, logs) { client in
             var bodies: [String] = []
-            for authorization in ["Bearer \(environment.ops)", "Token \(environment.kiosk)", "Bearer \(unknown)",
-                                  "Bearer \(revoked.secret)", "Bearer \(environment.kiosk) extra", "bearer  \(environment.kitchen)"] {
-                for (method, path) in [(HTTPRequest.Method.get, "/v1/cafes"), (.get, "/v1/tokens"), (.get, "/metrics"),
-                                       (.post, "/v1/orders"), (.get, "/v1/cafes/testcafe/tickets?wait=99")] {
+            for authorization in [
+                "Bearer \(environment.ops)", "Token \(environment.kiosk)", "Bearer \(unknown)",
+                "Bearer \(revoked.secret)", "Bearer \(environment.kiosk) extra", "bearer  \(environment.kitchen)",
+            ] {
+                for (method, path) in [
+                    (HTTPRequest.Method.get, "/v1/cafes"), (.get, "/v1/tokens"), (.get, "/metrics"),
+                    (.post, "/v1/orders"), (.get, "/v1/cafes/testcafe/tickets?wait=99"),
+                ] {
                     let response = try await client.send(method, path, headers: [.authorization: authorization])
                     bodies.append(String(buffer: response.body))
                 }
             }
             let made = try await client.send(.post, "/v1/tokens", token: environment.ops, json: ["role": "kiosk"])
             let secret = try made.json["secret"]?.stringValue ?? ""
-            bodies.append(String(buffer: try await client.send(.post, "/v1/tokens", token: environment.ops,
-                                                               rawBody: #"{"role": "\#(secret)"}"#).body))
+            bodies.append(
+                String(
+                    buffer: try await client.send(
+                        .post, "/v1/tokens", token: environment.ops,
+                        rawBody: #"{"role": "\#(secret)"}"#
+                    ).body))
             return (secret, bodies)
         }
-        let secrets = [environment.ops, environment.kiosk, environment.kitchen, environment.boundKiosk, unknown,
-                       revoked.secret, created]
+        let secrets = [
+            environment.ops, environment.kiosk, environment.kitchen, environment.boundKiosk, unknown,
+            revoked.secret, created,
+        ]
         #expect(created.hasPrefix("cnt_"))
         for secret in secrets {
             #expect(!logs.text.contains(secret), "a secret in the logs")
@@ -177,23 +198,44 @@ struct ObservabilityTests {
         #expect(logs.lines.count >= 30)
     }
 
-    @Test("metrics: per-route HTTP counts and latency by route pattern, orders placed, replayed and refused by reason, open tickets, waiters")
+    @Test(
+        "metrics: per-route HTTP counts and latency by route pattern, orders placed, replayed and refused by reason, open tickets, waiters"
+    )
     func metrics() async throws {
         let environment = try await TestEnvironment.make()
         let text = try await withRouter(environment) { client in
-            let order: JSONValue = ["cafeId": "testcafe", "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]],
-                                    "customer": ["name": "Ana"]]
+            let order: JSONValue = [
+                "cafeId": "testcafe", "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]],
+                "customer": ["name": "Ana"],
+            ]
             let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "m-1"]
-            #expect(try await client.send(.post, "/v1/orders", token: environment.kiosk, json: order, headers: key).status == .created)
-            #expect(try await client.send(.post, "/v1/orders", token: environment.kiosk, json: order, headers: key).status == .created)
-            let bad: JSONValue = ["cafeId": "testcafe", "lines": [["itemId": "nope", "quantity": 1]], "customer": ["name": "A"]]
-            _ = try await client.send(.post, "/v1/orders", token: environment.kiosk, json: bad,
-                                      headers: [HTTPField.Name("Idempotency-Key")!: "m-2"])
+            #expect(
+                try await client.send(.post, "/v1/orders", token: environment.kiosk, json: order, headers: key).status
+                    == .created)
+            #expect(
+                try await client.send(.post, "/v1/orders", token: environment.kiosk, json: order, headers: key).status
+                    == .created)
+            let bad: JSONValue = [
+                "cafeId": "testcafe", "lines": [["itemId": "nope", "quantity": 1]], "customer": ["name": "A"],
+            ]
+            _ = try await client.send(
+                .post, "/v1/orders", token: environment.kiosk, json: bad,
+                headers: [HTTPField.Name("Idempotency-Key")!: "m-2"])
             _ = try await client.send(.get, "/v1/cafes/testcafe/menu", token: environment.kiosk)
-            _ = try await client.send(.post, "/v1/locate", token: environment.kiosk,
-                                      json: ["sightings": [["uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 900, "minor": 1,
-                                                            "rssi": -60], ["uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
-                                                                           "major": 1, "minor": 1, "rssi": -70]]])
+            _ = try await client.send(
+                .post, "/v1/locate", token: environment.kiosk,
+                json: [
+                    "sightings": [
+                        [
+                            "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 900, "minor": 1,
+                            "rssi": -60,
+                        ],
+                        [
+                            "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+                            "major": 1, "minor": 1, "rssi": -70,
+                        ],
+                    ]
+                ])
             let scrape = try await client.send(.get, "/metrics", token: environment.ops)
             #expect(scrape.status == .ok)
             #expect(scrape.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
@@ -212,13 +254,19 @@ struct ObservabilityTests {
         #expect(value("canteen_beacon_reports_parsed_total") == 2)
         #expect(value(#"canteen_beacon_sightings_total{known="true"}"#) == 1)
         #expect(value(#"canteen_beacon_sightings_total{known="false"}"#) == 1)
-        #expect(lines.contains { $0.hasPrefix("hb_requests{") && $0.contains(#"http_route="/v1/cafes/{cafeId}/menu""#) },
-                "\(text.prefix(6000))")
-        #expect(lines.contains { $0.hasPrefix("http_server_request_duration_bucket{") && $0.contains(#"http_route="/v1/orders""#) })
+        #expect(
+            lines.contains { $0.hasPrefix("hb_requests{") && $0.contains(#"http_route="/v1/cafes/{cafeId}/menu""#) },
+            "\(text.prefix(6000))")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("http_server_request_duration_bucket{") && $0.contains(#"http_route="/v1/orders""#)
+            })
         #expect(!text.contains("testcafe/menu"), "a raw path in a label")
     }
 
-    @Test("HTTP metrics: every answer counted once by route and status, its duration recorded, and no request left active")
+    @Test(
+        "HTTP metrics: every answer counted once by route and status, its duration recorded, and no request left active"
+    )
     func httpMetricsBalance() async throws {
         let environment = try await TestEnvironment.make()
         let text = try await withRouter(environment) { client in
@@ -250,15 +298,19 @@ struct ObservabilityTests {
             let cursor = try #require(try start.json["cursor"]?.stringValue)
             return try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 group.addTask {
-                    try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
+                    try await client.send(
+                        .get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
                 }
                 while environment.services.feed.waitingDisplays == 0 { try await Task.sleep(for: .milliseconds(5)) }
                 let parked = String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body)
                 #expect(parked.contains("canteen_feed_waiters 1"), "\(parked.prefix(2000))")
-                let order: JSONValue = ["cafeId": "testcafe", "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]],
-                                        "customer": ["name": "Ana"]]
-                _ = try await client.send(.post, "/v1/orders", token: environment.kiosk, json: order,
-                                          headers: [HTTPField.Name("Idempotency-Key")!: "w-1"])
+                let order: JSONValue = [
+                    "cafeId": "testcafe", "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]],
+                    "customer": ["name": "Ana"],
+                ]
+                _ = try await client.send(
+                    .post, "/v1/orders", token: environment.kiosk, json: order,
+                    headers: [HTTPField.Name("Idempotency-Key")!: "w-1"])
                 #expect(try await group.next()?.status == .ok)
                 return String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body)
             }
@@ -278,10 +330,13 @@ struct ObservabilityTests {
         #expect(!text.contains(#"http_route="/v1/cafes""#), "\(text.prefix(2000))")
     }
 
-    @Test("metrics need an ops or metrics token unless they are public; any other role is 403", arguments: [
-        (nil, false, 401), (Role.ops, false, 200), (.metrics, false, 200), (.kiosk, false, 403), (.kitchen, false, 403),
-        (.user, false, 403), (nil, true, 200), (.kiosk, true, 200),
-    ] as [(Role?, Bool, Int)])
+    @Test(
+        "metrics need an ops or metrics token unless they are public; any other role is 403",
+        arguments: [
+            (nil, false, 401), (Role.ops, false, 200), (.metrics, false, 200), (.kiosk, false, 403),
+            (.kitchen, false, 403),
+            (.user, false, 403), (nil, true, 200), (.kiosk, true, 200),
+        ] as [(Role?, Bool, Int)])
     func metricsAccess(role: Role?, metricsArePublic: Bool, status: Int) {
         let token = role.map {
             AccessToken(id: "tok_x", name: nil, role: $0, cafeID: nil, createdAt: Date(), revokedAt: nil)

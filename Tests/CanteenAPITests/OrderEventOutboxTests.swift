@@ -21,7 +21,8 @@ extension TestClientProtocol {
     /// Moves a ticket as a kitchen; fails the test unless the move is accepted.
     @discardableResult
     func move(_ ticketID: String, to status: String, token: String) async throws -> TestResponse {
-        let response = try await send(.post, "/v1/tickets/\(ticketID)/status", token: token, json: ["status": .string(status)])
+        let response = try await send(
+            .post, "/v1/tickets/\(ticketID)/status", token: token, json: ["status": .string(status)])
         try #require(response.status == .ok, "moving \(ticketID) to \(status): \(String(buffer: response.body))")
         return response
     }
@@ -64,8 +65,9 @@ struct OrderEventOutboxTests {
             #expect(events.first?.ticketStatuses == nil)
             #expect(events.first?.id.hasPrefix("evt_") == true)
 
-            let refused = try await client.placeOrder(orderBody(lines: [["itemId": "caviar", "quantity": 1]]),
-                                                      token: environment.kiosk)
+            let refused = try await client.placeOrder(
+                orderBody(lines: [["itemId": "caviar", "quantity": 1]]),
+                token: environment.kiosk)
             #expect(refused.status.code == 422)
             #expect(try await environment.rowCount("orderEvent") == 1)
             #expect(try await environment.rowCount("customerOrder") == 1)
@@ -79,10 +81,15 @@ struct OrderEventOutboxTests {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for number in 0..<40 {
                     group.addTask {
-                        let lines: JSONValue = number % 4 == 0 ? [["itemId": "caviar", "quantity": 1]]
+                        let lines: JSONValue =
+                            number % 4 == 0
+                            ? [["itemId": "caviar", "quantity": 1]]
                             : [["itemId": "salad", "quantity": 1]]
-                        return Int(try await client.placeOrder(orderBody(lines: lines, name: "N\(number)"),
-                                                               token: environment.kiosk).status.code)
+                        return Int(
+                            try await client.placeOrder(
+                                orderBody(lines: lines, name: "N\(number)"),
+                                token: environment.kiosk
+                            ).status.code)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -90,10 +97,12 @@ struct OrderEventOutboxTests {
             #expect(statuses.filter { $0 == 201 }.count == 30)
             #expect(try await environment.rowCount("orderEvent") == 30)
             let orphans = try await environment.stores.sqliteDatabase!.writer.read { db in
-                try Int.fetchOne(db, sql: """
-                    SELECT COUNT(*) FROM customerOrder o
-                    WHERE (SELECT COUNT(*) FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.placed') != 1
-                    """) ?? -1
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM customerOrder o
+                        WHERE (SELECT COUNT(*) FROM orderEvent e WHERE e.orderId = o.id AND e.type = 'order.placed') != 1
+                        """) ?? -1
             }
             #expect(orphans == 0, "every order has exactly one order.placed event")
         }
@@ -106,17 +115,18 @@ struct OrderEventOutboxTests {
             let order = try await client.placed(orderBody(), token: environment.kiosk)
             let bar = try #require(order.tickets["bar"])
             let cold = try #require(order.tickets["cold"])
-            try await client.move(bar, to: "preparing", token: environment.kitchen)   // placed → preparing
+            try await client.move(bar, to: "preparing", token: environment.kitchen)  // placed → preparing
             try await client.move(cold, to: "preparing", token: environment.kitchen)  // still preparing
-            try await client.move(bar, to: "ready", token: environment.kitchen)       // cold still preparing
-            try await client.move(cold, to: "ready", token: environment.kitchen)      // → ready
-            try await client.move(bar, to: "preparing", token: environment.kitchen)   // recall → preparing
-            try await client.move(bar, to: "ready", token: environment.kitchen)       // → ready
-            try await client.move(bar, to: "picked_up", token: environment.kitchen)   // cold still ready
+            try await client.move(bar, to: "ready", token: environment.kitchen)  // cold still preparing
+            try await client.move(cold, to: "ready", token: environment.kitchen)  // → ready
+            try await client.move(bar, to: "preparing", token: environment.kitchen)  // recall → preparing
+            try await client.move(bar, to: "ready", token: environment.kitchen)  // → ready
+            try await client.move(bar, to: "picked_up", token: environment.kitchen)  // cold still ready
             try await client.move(cold, to: "picked_up", token: environment.kitchen)  // → picked up
             // A refused move writes nothing (picked_up may only be undone back to ready).
-            let refused = try await client.send(.post, "/v1/tickets/\(cold)/status", token: environment.kitchen,
-                                                json: ["status": "preparing"])
+            let refused = try await client.send(
+                .post, "/v1/tickets/\(cold)/status", token: environment.kitchen,
+                json: ["status": "preparing"])
             #expect(refused.status == .conflict)
 
             let events = try await storedEvents(environment, orderID: order.id)

@@ -91,8 +91,9 @@ struct OrderFollowTests {
             #expect(first.status == .ok)
             let tag = try etag(first)
             #expect(tag.hasPrefix("W/\""))
-            let again = try await client.send(.get, "/v1/orders/\(order.id)", token: environment.kiosk,
-                                              headers: [.ifNoneMatch: tag])
+            let again = try await client.send(
+                .get, "/v1/orders/\(order.id)", token: environment.kiosk,
+                headers: [.ifNoneMatch: tag])
             #expect(again.status == .notModified)
             #expect(again.headers[.eTag] == tag)
         }
@@ -105,8 +106,9 @@ struct OrderFollowTests {
             let order = try await client.placed(saladOrder(), token: environment.kiosk)
             let tag = try etag(try await client.send(.get, "/v1/orders/\(order.id)", token: environment.kiosk))
             let began = ContinuousClock.now
-            async let answer = client.send(.get, "/v1/orders/\(order.id)?wait=25", token: environment.kiosk,
-                                           headers: [.ifNoneMatch: tag])
+            async let answer = client.send(
+                .get, "/v1/orders/\(order.id)?wait=25", token: environment.kiosk,
+                headers: [.ifNoneMatch: tag])
             while environment.services.feed.orderFollowers == 0 { try await Task.sleep(for: .milliseconds(5)) }
             try await client.move(try #require(order.tickets["cold"]), to: "preparing", token: environment.kitchen)
             let woken = try await answer
@@ -125,15 +127,17 @@ struct OrderFollowTests {
             let order = try await client.placed(orderBody(), token: environment.kiosk)
             let tag = try etag(try await client.send(.get, "/v1/orders/\(order.id)", token: environment.kiosk))
             try await client.move(try #require(order.tickets["bar"]), to: "preparing", token: environment.kitchen)
-            let stale = try await client.send(.get, "/v1/orders/\(order.id)?wait=25", token: environment.kiosk,
-                                              headers: [.ifNoneMatch: tag])
+            let stale = try await client.send(
+                .get, "/v1/orders/\(order.id)?wait=25", token: environment.kiosk,
+                headers: [.ifNoneMatch: tag])
             #expect(stale.status == .ok)
             let current = try etag(stale)
 
             // The second ticket starting changes no status: the poll waits out its second.
             try await client.move(try #require(order.tickets["cold"]), to: "preparing", token: environment.kitchen)
-            let unchanged = try await client.send(.get, "/v1/orders/\(order.id)?wait=1", token: environment.kiosk,
-                                                  headers: [.ifNoneMatch: current])
+            let unchanged = try await client.send(
+                .get, "/v1/orders/\(order.id)?wait=1", token: environment.kiosk,
+                headers: [.ifNoneMatch: current])
             #expect(unchanged.status == .notModified)
             #expect(unchanged.headers[.eTag] == current)
 
@@ -185,8 +189,9 @@ struct OrderFollowTests {
             for status in ["preparing", "ready", "picked_up"] {
                 try await client.move(cold, to: status, token: environment.kitchen)
             }
-            let stream = try await client.send(.get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
-                                               headers: [.acceptLanguage: "es"])
+            let stream = try await client.send(
+                .get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
+                headers: [.acceptLanguage: "es"])
             #expect(stream.status == .ok)
             #expect(stream.headers[.contentType] == "text/event-stream; charset=utf-8")
             #expect(stream.headers[.cacheControl] == "no-cache")
@@ -199,31 +204,39 @@ struct OrderFollowTests {
             #expect(ready["id"]?.stringValue?.hasPrefix("evt_") == true)
             #expect(ready["data", "id"] == .string(order.id))
             #expect(ready["data", "status"] == "ready")
-            #expect(ready["data", "statusLabel"] == .string(TestEnvironment.strings.string("state.ready", language: "es")))
+            #expect(
+                ready["data", "statusLabel"] == .string(TestEnvironment.strings.string("state.ready", language: "es")))
             #expect(ready["data", "tickets", 0, "status"] == "ready")
 
             // Reconnecting after the preparing event gets the rest, each once.
-            let resumed = try await client.send(.get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
-                                                headers: [OrderEventHeaders.lastEventID: events[1].id!])
-            #expect(serverSentEvents(String(buffer: resumed.body)).filter { $0.comment == nil }.map(\.id)
-                        == [events[2].id, events[3].id])
+            let resumed = try await client.send(
+                .get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
+                headers: [OrderEventHeaders.lastEventID: events[1].id!])
+            #expect(
+                serverSentEvents(String(buffer: resumed.body)).filter { $0.comment == nil }.map(\.id)
+                    == [events[2].id, events[3].id])
             // Nothing left of a finished order: 204 tells an EventSource to stop reconnecting.
-            let done = try await client.send(.get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
-                                             headers: [OrderEventHeaders.lastEventID: events[3].id!])
+            let done = try await client.send(
+                .get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
+                headers: [OrderEventHeaders.lastEventID: events[3].id!])
             #expect(done.status == .noContent)
-            let bad = try await client.send(.get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
-                                            headers: [OrderEventHeaders.lastEventID: "yesterday"])
+            let bad = try await client.send(
+                .get, "/v1/orders/\(order.id)/events", token: environment.kiosk,
+                headers: [OrderEventHeaders.lastEventID: "yesterday"])
             #expect(bad.status == .badRequest)
             #expect(bad.errorCode == "invalid_cursor")
             #expect(bad.errorField == "Last-Event-ID")
         }
     }
 
-    @Test("a live stream sends each change as it happens and heartbeats while idle; a reconnect with Last-Event-ID misses nothing")
+    @Test(
+        "a live stream sends each change as it happens and heartbeats while idle; a reconnect with Last-Event-ID misses nothing"
+    )
     func liveStream() async throws {
         let environment = try await TestEnvironment.make()
-        let services = environment.stores.apiServices(strings: TestEnvironment.strings, heartbeat: .milliseconds(200),
-                                                      clock: environment.clock.closure)
+        let services = environment.stores.apiServices(
+            strings: TestEnvironment.strings, heartbeat: .milliseconds(200),
+            clock: environment.clock.closure)
         let app = Application(router: CanteenRouter.build(services).router)
         try await app.test(.live) { client in
             let port = try #require(client.port)
@@ -246,7 +259,9 @@ struct OrderFollowTests {
             let placed = try #require(try await reader.nextEvent())
             #expect(placed.event == "order.placed")
             var heartbeat: ServerSentEvent?
-            while heartbeat == nil, let next = try await reader.next() { if next.comment == "heartbeat" { heartbeat = next } }
+            while heartbeat == nil, let next = try await reader.next() {
+                if next.comment == "heartbeat" { heartbeat = next }
+            }
             #expect(heartbeat != nil, "a comment while nothing happens")
 
             try await client.move(cold, to: "preparing", token: environment.kitchen)
@@ -275,23 +290,27 @@ struct OrderFollowTests {
 }
 
 extension OrderFollowTests {
-    @Test("a server shutting down ends open event streams and parked long-polls rather than waiting for them",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "a server shutting down ends open event streams and parked long-polls rather than waiting for them",
+        .timeLimit(.minutes(1)))
     func shutdownEndsFollowers() async throws {
         let environment = try await TestEnvironment.make()
         let bound = Mutex<Int?>(nil)
         var logger = Logger(label: "follow-shutdown")
         logger.logLevel = .error
-        let app = Application(router: CanteenRouter.build(environment.services).router,
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port } }, logger: logger)
+        let app = Application(
+            router: CanteenRouter.build(environment.services).router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port } }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             #expect(try await eventually(within: .seconds(10)) { bound.withLock { $0 } != nil })
             let base = "http://127.0.0.1:\(try #require(bound.withLock { $0 }))/v1/orders"
-            let order = try await withRouter(environment) { client in try await client.placed(saladOrder(), token: environment.kiosk) }
+            let order = try await withRouter(environment) { client in
+                try await client.placed(saladOrder(), token: environment.kiosk)
+            }
             func request(_ path: String, _ headers: [(String, String)] = []) -> HTTPClientRequest {
                 var request = HTTPClientRequest(url: base + path)
                 request.headers.add(name: "Authorization", value: "Bearer \(environment.kiosk)")
@@ -305,7 +324,8 @@ extension OrderFollowTests {
             var reader = EventStreamReader(stream)
             #expect(try await reader.nextEvent()?.event == "order.placed")
             tasks.addTask {
-                let poll = try await http.execute(request("/\(order.id)?wait=30", [("If-None-Match", etag)]), timeout: .seconds(60))
+                let poll = try await http.execute(
+                    request("/\(order.id)?wait=30", [("If-None-Match", etag)]), timeout: .seconds(60))
                 #expect(poll.status == .notModified)
             }
             #expect(try await eventually(within: .seconds(10)) { environment.services.feed.orderFollowers == 2 })

@@ -21,17 +21,21 @@ struct OrderReplayTests {
     func replayIsTheFirstAnswer() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let first = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "same", acceptLanguage: "es-UY")
+            let first = try await client.placeOrder(
+                orderBody(), token: environment.kiosk, key: "same", acceptLanguage: "es-UY")
             #expect(first.status == .created)
             let ticket = try #require(try first.json["tickets", 0, "id"]?.stringValue)
-            let moved = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: environment.kitchen,
-                                              json: ["status": "preparing"])
+            let moved = try await client.send(
+                .post, "/v1/tickets/\(ticket)/status", token: environment.kitchen,
+                json: ["status": "preparing"])
             #expect(moved.status == .ok)
-            let read = try await client.send(.get, "/v1/orders/\(try #require(try first.json["id"]?.stringValue))",
-                                             token: environment.kiosk, headers: [.acceptLanguage: "es-UY"])
+            let read = try await client.send(
+                .get, "/v1/orders/\(try #require(try first.json["id"]?.stringValue))",
+                token: environment.kiosk, headers: [.acceptLanguage: "es-UY"])
             #expect(try read.json["status"] == "preparing")
 
-            let replay = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "same", acceptLanguage: "en")
+            let replay = try await client.placeOrder(
+                orderBody(), token: environment.kiosk, key: "same", acceptLanguage: "en")
             #expect(replay.status == .created)
             #expect(replay.headers[Self.replayed] == "true")
             #expect(replay.headers[.contentLanguage] == first.headers[.contentLanguage])
@@ -50,10 +54,11 @@ struct OrderReplayTests {
         let fingerprint = Data(SHA256.hash(data: body.encoded()))
         let stored = Data(#"{"id":"ord_legacy","number":7}"#.utf8)
         try await environment.stores.sqliteDatabase!.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt, contentLanguage)
-                VALUES (?, 'old-key', ?, 201, ?, 'ord_legacy', ?, 'ja')
-                """, arguments: [tokenID, fingerprint, stored, environment.clock.now])
+            try db.execute(
+                sql: """
+                    INSERT INTO idempotencyKey (tokenId, key, requestHash, status, body, orderId, createdAt, contentLanguage)
+                    VALUES (?, 'old-key', ?, 201, ?, 'ord_legacy', ?, 'ja')
+                    """, arguments: [tokenID, fingerprint, stored, environment.clock.now])
         }
         try await withRouter(environment) { client in
             let replay = try await client.placeOrder(body, token: environment.kiosk, key: "old-key")
@@ -91,7 +96,8 @@ struct OrderReplayTests {
             _ = try await environment.stores.orders.order(id: id)
         } throws: { error in
             let error = try #require(error as? CanteenError)
-            return error.code == .storedDataInvalid && error.message.contains("burnt") && error.message.contains("ticket")
+            return error.code == .storedDataInvalid && error.message.contains("burnt")
+                && error.message.contains("ticket")
         }
         try await withRouter(environment) { client in
             let read = try await client.send(.get, "/v1/orders/\(id)", token: environment.kiosk)

@@ -11,7 +11,9 @@ import Synchronization
 import Testing
 
 /// A latte and a salad for Ada, picked up at `start` (RFC 3339) or as soon as possible.
-func orderBody(cafe: String = "testcafe", start: String? = nil, lines: JSONValue? = nil, name: String = "Ada") -> JSONValue {
+func orderBody(cafe: String = "testcafe", start: String? = nil, lines: JSONValue? = nil, name: String = "Ada")
+    -> JSONValue
+{
     var body: [String: JSONValue] = [
         "cafeId": .string(cafe),
         "lines": lines ?? [
@@ -25,8 +27,10 @@ func orderBody(cafe: String = "testcafe", start: String? = nil, lines: JSONValue
 }
 
 extension TestClientProtocol {
-    func placeOrder(_ body: JSONValue, token: String, key: String? = UUID().uuidString,
-                    acceptLanguage: String? = nil) async throws -> TestResponse {
+    func placeOrder(
+        _ body: JSONValue, token: String, key: String? = UUID().uuidString,
+        acceptLanguage: String? = nil
+    ) async throws -> TestResponse {
         var headers = HTTPFields()
         if let key { headers[HTTPField.Name("Idempotency-Key")!] = key }
         if let acceptLanguage { headers[.acceptLanguage] = acceptLanguage }
@@ -86,12 +90,14 @@ struct OrderRoutesTests {
     func replayLanguage() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let first = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "key-fr", acceptLanguage: "fr-CA")
+            let first = try await client.placeOrder(
+                orderBody(), token: environment.kiosk, key: "key-fr", acceptLanguage: "fr-CA")
             #expect(first.status == .created)
             #expect(first.headers[.contentLanguage] == "fr")
             #expect(first.headers[.vary] == "Accept-Language")
             #expect(try first.json["statusLabel"] == "Passée")  // Locales/fr.json
-            let replay = try await client.placeOrder(orderBody(), token: environment.kiosk, key: "key-fr", acceptLanguage: "ja")
+            let replay = try await client.placeOrder(
+                orderBody(), token: environment.kiosk, key: "key-fr", acceptLanguage: "ja")
             #expect(replay.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
             #expect(replay.headers[.contentLanguage] == "fr")
             #expect(replay.body == first.body)
@@ -105,9 +111,11 @@ struct OrderRoutesTests {
             let missing = try await client.placeOrder(orderBody(), token: environment.kiosk, key: nil)
             #expect(missing.status == .badRequest)
             #expect(missing.errorCode == "idempotency_key_missing")
-            let long = try await client.placeOrder(orderBody(), token: environment.kiosk, key: String(repeating: "k", count: 256))
+            let long = try await client.placeOrder(
+                orderBody(), token: environment.kiosk, key: String(repeating: "k", count: 256))
             #expect(long.status == .badRequest)
-            let edge = try await client.placeOrder(orderBody(), token: environment.kiosk, key: String(repeating: "k", count: 255))
+            let edge = try await client.placeOrder(
+                orderBody(), token: environment.kiosk, key: String(repeating: "k", count: 255))
             #expect(edge.status == .created)
         }
     }
@@ -147,15 +155,17 @@ struct OrderRoutesTests {
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<200 {
                     group.addTask {
-                        let body = orderBody(start: "2026-11-23T12:00:00-06:00",
-                                             lines: [["itemId": "salad", "quantity": 1]], name: "guest \(index)")
+                        let body = orderBody(
+                            start: "2026-11-23T12:00:00-06:00",
+                            lines: [["itemId": "salad", "quantity": 1]], name: "guest \(index)")
                         let response = try? await client.placeOrder(body, token: environment.kiosk)
                         let outcome = response.map { "\($0.status.code) \($0.errorCode ?? "")" } ?? "transport error"
                         outcomes.add(outcome)
                     }
                 }
             }
-            let windows = try await client.send(.get, "/v1/cafes/testcafe/pickup-windows?date=2026-11-23", token: environment.kiosk)
+            let windows = try await client.send(
+                .get, "/v1/cafes/testcafe/pickup-windows?date=2026-11-23", token: environment.kiosk)
             guard case .array(let list)? = try windows.json["windows"] else { Issue.record("no windows"); return }
             let noon = list.first { $0["start"] == "2026-11-23T12:00:00-06:00" }
             #expect(noon?["remaining"] == 0)
@@ -166,16 +176,24 @@ struct OrderRoutesTests {
         #expect(stored == 20)
     }
 
-    @Test("orders that break a rule are refused with the rule's code and field", arguments: [
-        (orderBody(cafe: "nowhere"), 422, "unknown_cafe", "cafeId"),
-        (orderBody(lines: [["itemId": "pizza", "quantity": 1]]), 422, "unknown_item", "lines[0].itemId"),
-        (orderBody(lines: [["itemId": "latte", "quantity": 1, "options": ["small", "oat"]]]), 422, "unknown_option", "lines[0].options[1]"),
-        (orderBody(lines: [["itemId": "latte", "quantity": 1]]), 422, "invalid_selection", "lines[0].options"),
-        (orderBody(start: "2026-11-23T12:05:00-06:00"), 422, "pickup_window_unavailable", "pickup.start"),
-        (orderBody(start: "2026-11-23T09:00:00-06:00"), 422, "pickup_window_unavailable", "pickup.start"),
-        (orderBody(start: "2026-11-28T12:00:00-06:00"), 422, "cafe_closed", "pickup"),
-        (orderBody(start: "2026-11-23T11:00:00-06:00", lines: [["itemId": "burrito", "quantity": 1]]), 409, "item_unavailable", "lines[0].itemId"),
-    ] as [(JSONValue, Int, String, String)])
+    @Test(
+        "orders that break a rule are refused with the rule's code and field",
+        arguments: [
+            (orderBody(cafe: "nowhere"), 422, "unknown_cafe", "cafeId"),
+            (orderBody(lines: [["itemId": "pizza", "quantity": 1]]), 422, "unknown_item", "lines[0].itemId"),
+            (
+                orderBody(lines: [["itemId": "latte", "quantity": 1, "options": ["small", "oat"]]]), 422,
+                "unknown_option", "lines[0].options[1]"
+            ),
+            (orderBody(lines: [["itemId": "latte", "quantity": 1]]), 422, "invalid_selection", "lines[0].options"),
+            (orderBody(start: "2026-11-23T12:05:00-06:00"), 422, "pickup_window_unavailable", "pickup.start"),
+            (orderBody(start: "2026-11-23T09:00:00-06:00"), 422, "pickup_window_unavailable", "pickup.start"),
+            (orderBody(start: "2026-11-28T12:00:00-06:00"), 422, "cafe_closed", "pickup"),
+            (
+                orderBody(start: "2026-11-23T11:00:00-06:00", lines: [["itemId": "burrito", "quantity": 1]]), 409,
+                "item_unavailable", "lines[0].itemId"
+            ),
+        ] as [(JSONValue, Int, String, String)])
     func rules(body: JSONValue, status: Int, code: String, field: String) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
@@ -191,7 +209,8 @@ struct OrderRoutesTests {
     @Test("a sold-out item cannot be ordered")
     func soldOut() async throws {
         let environment = try await TestEnvironment.make()
-        _ = try await environment.stores.cafes.updateItem(cafeID: "testcafe", itemID: "salad", changes: [.soldOut(true, until: nil)])
+        _ = try await environment.stores.cafes.updateItem(
+            cafeID: "testcafe", itemID: "salad", changes: [.soldOut(true, until: nil)])
         try await withRouter(environment) { client in
             let response = try await client.placeOrder(orderBody(), token: environment.kiosk)
             #expect(response.status == .conflict)
@@ -222,7 +241,8 @@ struct OrderRoutesTests {
             #expect(try read.json["total"] == (try placed.json["total"]))
 
             func remainingAtNoon() async throws -> JSONValue? {
-                let windows = try await client.send(.get, "/v1/cafes/testcafe/pickup-windows?date=2026-11-23", token: environment.kiosk)
+                let windows = try await client.send(
+                    .get, "/v1/cafes/testcafe/pickup-windows?date=2026-11-23", token: environment.kiosk)
                 guard case .array(let list)? = try windows.json["windows"] else { return nil }
                 return list.first { $0["start"] == .string(start) }?["remaining"]
             }
@@ -232,15 +252,19 @@ struct OrderRoutesTests {
             #expect(try cancelled.json["status"] == "cancelled")
             #expect(try await remainingAtNoon() == 20)
 
-            let second = try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]]), token: environment.kiosk)
+            let second = try await client.placeOrder(
+                orderBody(lines: [["itemId": "salad", "quantity": 1]]), token: environment.kiosk)
             let secondID = try #require(try second.json["id"]?.stringValue)
             let ticket = try #require(try second.json["tickets", 0, "id"]?.stringValue)
             for status in ["preparing", "ready", "picked_up"] {
-                let moved = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: environment.kitchen,
-                                                  json: ["status": .string(status)])
+                let moved = try await client.send(
+                    .post, "/v1/tickets/\(ticket)/status", token: environment.kitchen,
+                    json: ["status": .string(status)])
                 #expect(moved.status == .ok)
             }
-            #expect(try await client.send(.get, "/v1/orders/\(secondID)", token: environment.ops).json["status"] == "picked_up")
+            #expect(
+                try await client.send(.get, "/v1/orders/\(secondID)", token: environment.ops).json["status"]
+                    == "picked_up")
             let refused = try await client.send(.post, "/v1/orders/\(secondID)/cancel", token: environment.ops)
             #expect(refused.status == .conflict)
             #expect(refused.errorCode == "order_not_cancellable")
@@ -259,9 +283,11 @@ struct OrderRoutesTests {
             #expect(body["date"] == "2026-11-23")
             #expect(body["windows", 0, "start"] == "2026-11-23T09:15:00-06:00")
             #expect(body["windows", 0, "capacity"] == 20)
-            let saturday = try await client.send(.get, "/v1/cafes/testcafe/pickup-windows?date=2026-11-28", token: environment.kiosk)
+            let saturday = try await client.send(
+                .get, "/v1/cafes/testcafe/pickup-windows?date=2026-11-28", token: environment.kiosk)
             #expect(try saturday.json["windows"] == [])
-            let bad = try await client.send(.get, "/v1/cafes/testcafe/pickup-windows?date=tomorrow", token: environment.kiosk)
+            let bad = try await client.send(
+                .get, "/v1/cafes/testcafe/pickup-windows?date=tomorrow", token: environment.kiosk)
             #expect(bad.status == .unprocessableContent)
             #expect(bad.errorField == "date")
         }

@@ -21,10 +21,12 @@ struct PageRoutesTests {
         return try JSONValue.parse(Data(html[start.upperBound..<end.lowerBound].utf8))
     }
 
-    @Test("each page is served without a token, in the reader's language, with html lang and dir", arguments: [
-        ("/kds", "en", "en", "ltr"), ("/kds", "ar-KW,ar;q=0.9", "ar", "rtl"), ("/kiosk", "ja-JP", "ja", "ltr"),
-        ("/kiosk", "fr-CA", "fr", "ltr"), ("/kds", "zh-CN", "zh-Hans", "ltr"),
-    ])
+    @Test(
+        "each page is served without a token, in the reader's language, with html lang and dir",
+        arguments: [
+            ("/kds", "en", "en", "ltr"), ("/kds", "ar-KW,ar;q=0.9", "ar", "rtl"), ("/kiosk", "ja-JP", "ja", "ltr"),
+            ("/kiosk", "fr-CA", "fr", "ltr"), ("/kds", "zh-CN", "zh-Hans", "ltr"),
+        ])
     func language(path: String, acceptLanguage: String, language: String, direction: String) async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
@@ -36,8 +38,12 @@ struct PageRoutesTests {
             #expect(html.contains(#"<html lang="\#(language)" dir="\#(direction)""#))
             #expect(!html.contains("{{"), "a placeholder was left in the page")
             let strings = try Self.strings(html)
-            #expect(strings["web.token.label"]?.stringValue == TestEnvironment.strings.string("web.token.label", language: language))
-            #expect(strings["state.ready"]?.stringValue == TestEnvironment.strings.string("state.ready", language: language))
+            #expect(
+                strings["web.token.label"]?.stringValue
+                    == TestEnvironment.strings.string("web.token.label", language: language))
+            #expect(
+                strings["state.ready"]?.stringValue == TestEnvironment.strings.string("state.ready", language: language)
+            )
             #expect(strings["error.not_found"] == nil, "only the page's strings are sent")
         }
     }
@@ -89,7 +95,8 @@ struct PageRoutesTests {
         }
     }
 
-    @Test("assets are served with their type and a strong ETag, 304 when unchanged; templates and unknown files are 404")
+    @Test(
+        "assets are served with their type and a strong ETag, 304 when unchanged; templates and unknown files are 404")
     func assets() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in

@@ -8,8 +8,10 @@ import Testing
 @Suite("Preference export and import (canteen prefs)")
 struct PreferenceFilesTests {
     static func sample() throws -> Data {
-        let url = try #require(Bundle.module.url(forResource: "preferences-sample", withExtension: "json",
-                                                 subdirectory: "Resources"))
+        let url = try #require(
+            Bundle.module.url(
+                forResource: "preferences-sample", withExtension: "json",
+                subdirectory: "Resources"))
         return try Data(contentsOf: url)
     }
 
@@ -43,9 +45,12 @@ struct PreferenceFilesTests {
         #expect(String(decoding: exported, as: UTF8.self) == "{}\n")
     }
 
-    @Test("an import with any problem changes nothing",
-          arguments: ["{\"defaultLocation\": \"nosuchcafe\", \"a\": 1}", "[1]", "{\"a\": ", "{\"locale\": \"??\"}",
-                      "{\"a\": null}", "{\"a\": \"nul \\u0000\"}"])
+    @Test(
+        "an import with any problem changes nothing",
+        arguments: [
+            "{\"defaultLocation\": \"nosuchcafe\", \"a\": 1}", "[1]", "{\"a\": ", "{\"locale\": \"??\"}",
+            "{\"a\": null}", "{\"a\": \"nul \\u0000\"}",
+        ])
     func badImport(_ file: String) async throws {
         let environment = try await TestEnvironment.make()
         let preferences = environment.stores.preferences

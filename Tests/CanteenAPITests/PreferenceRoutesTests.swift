@@ -29,8 +29,11 @@ struct PreferenceRoutesTests {
             let response = try await client.send(.get, "/v1/users/ana/preferences", token: environment.kiosk)
             #expect(response.status == .ok)
             #expect(response.headers[.eTag] == "\"0\"")
-            #expect(try response.json == ["values": ["defaultLocation": "nearest"],
-                                          "sources": ["defaultLocation": "registered"], "version": 0])
+            #expect(
+                try response.json == [
+                    "values": ["defaultLocation": "nearest"],
+                    "sources": ["defaultLocation": "registered"], "version": 0,
+                ])
             let one = try await client.send(.get, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
             #expect(try one.json == ["key": "defaultLocation", "value": "nearest", "source": "registered"])
         }
@@ -53,10 +56,15 @@ struct PreferenceRoutesTests {
         try await environment.stores.preferences.setSiteDefault(key: "locale", value: "en-US")
         try await environment.stores.preferences.setSiteDefault(key: "app.banner", value: true)
         try await withRouter(environment) { client in
-            _ = try await client.send(.put, "/v1/users/ana/preferences/app.banner", token: environment.kiosk, json: false)
+            _ = try await client.send(
+                .put, "/v1/users/ana/preferences/app.banner", token: environment.kiosk, json: false)
             let response = try await client.send(.get, "/v1/users/ana/preferences", token: environment.ops)
-            #expect(try response.json["values"] == ["defaultLocation": "nearest", "locale": "en-US", "app.banner": false])
-            #expect(try response.json["sources"] == ["defaultLocation": "registered", "locale": "site", "app.banner": "user"])
+            #expect(
+                try response.json["values"] == ["defaultLocation": "nearest", "locale": "en-US", "app.banner": false])
+            #expect(
+                try response.json["sources"] == [
+                    "defaultLocation": "registered", "locale": "site", "app.banner": "user",
+                ])
             #expect(try response.json["version"] == 1)
         }
     }
@@ -68,14 +76,16 @@ struct PreferenceRoutesTests {
         let environment = try await TestEnvironment.make()
         let value: JSONValue = ["size": "large", "extras": ["oat milk"], "count": 2, "ratio": .double(0.1), "none": []]
         try await withRouter(environment) { client in
-            let response = try await client.send(.put, "/v1/users/ana/preferences/app.usual", token: environment.kiosk, json: value)
+            let response = try await client.send(
+                .put, "/v1/users/ana/preferences/app.usual", token: environment.kiosk, json: value)
             #expect(response.status == .ok)
             #expect(response.headers[.eTag] == "\"1\"")
             #expect(try response.json == ["key": "app.usual", "value": value, "source": "user"])
             let read = try await client.send(.get, "/v1/users/ana/preferences/app.usual", token: environment.boundKiosk)
             #expect(try read.json["value"] == value)
             #expect(read.headers[.eTag] == "\"1\"")
-            let scalar = try await client.send(.put, "/v1/users/ana/preferences/app.count", token: environment.kiosk, rawBody: "42")
+            let scalar = try await client.send(
+                .put, "/v1/users/ana/preferences/app.count", token: environment.kiosk, rawBody: "42")
             #expect(try scalar.json["value"] == 42)
         }
     }
@@ -84,7 +94,8 @@ struct PreferenceRoutesTests {
     func encodedKey() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            _ = try await client.send(.put, "/v1/users/ana/preferences/app%2Ftheme", token: environment.kiosk, json: "dark")
+            _ = try await client.send(
+                .put, "/v1/users/ana/preferences/app%2Ftheme", token: environment.kiosk, json: "dark")
             #expect(try await environment.stores.preferences.document(userID: "ana").values == ["app/theme": "dark"])
         }
     }
@@ -93,10 +104,12 @@ struct PreferenceRoutesTests {
     func patch() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            _ = try await client.send(.patch, "/v1/users/ana/preferences", token: environment.kiosk,
-                                      json: ["locale": "es-MX", "app.a": 1, "app.b": 2])
-            let response = try await client.send(.patch, "/v1/users/ana/preferences", token: environment.kiosk,
-                                                 json: ["app.a": .null, "app.b": 3, "defaultLocation": "testcafe"])
+            _ = try await client.send(
+                .patch, "/v1/users/ana/preferences", token: environment.kiosk,
+                json: ["locale": "es-MX", "app.a": 1, "app.b": 2])
+            let response = try await client.send(
+                .patch, "/v1/users/ana/preferences", token: environment.kiosk,
+                json: ["app.a": .null, "app.b": 3, "defaultLocation": "testcafe"])
             #expect(response.status == .ok)
             #expect(response.headers[.eTag] == "\"2\"")
             #expect(try response.json["values"] == ["locale": "es-MX", "app.b": 3, "defaultLocation": "testcafe"])
@@ -110,13 +123,17 @@ struct PreferenceRoutesTests {
         let environment = try await TestEnvironment.make()
         try await environment.stores.preferences.setSiteDefault(key: "defaultLocation", value: "othercafe")
         try await withRouter(environment) { client in
-            _ = try await client.send(.put, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk, json: "testcafe")
-            let deleted = try await client.send(.delete, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
+            _ = try await client.send(
+                .put, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk, json: "testcafe")
+            let deleted = try await client.send(
+                .delete, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
             #expect(deleted.status == .noContent)
             #expect(deleted.headers[.eTag] == "\"2\"")
-            let read = try await client.send(.get, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
+            let read = try await client.send(
+                .get, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
             #expect(try read.json == ["key": "defaultLocation", "value": "othercafe", "source": "site"])
-            let again = try await client.send(.delete, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
+            let again = try await client.send(
+                .delete, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
             #expect(again.status == .notFound)
             #expect(again.errorCode == "preference_not_found")
         }
@@ -125,35 +142,52 @@ struct PreferenceRoutesTests {
 
     // MARK: - Bad input changes nothing
 
-    @Test("bad input is refused with a 4xx naming the key, and changes nothing",
-          arguments: [
-            (HTTPRequest.Method.put, "/v1/users/ana/preferences/defaultLocation", "\"nosuchcafe\"", 422, "invalid_preference", "defaultLocation"),
+    @Test(
+        "bad input is refused with a 4xx naming the key, and changes nothing",
+        arguments: [
+            (
+                HTTPRequest.Method.put, "/v1/users/ana/preferences/defaultLocation", "\"nosuchcafe\"", 422,
+                "invalid_preference", "defaultLocation"
+            ),
             (.put, "/v1/users/ana/preferences/locale", "\"klingon language\"", 422, "invalid_preference", "locale"),
             (.put, "/v1/users/ana/preferences/app.x", "null", 422, "invalid_preference", "app.x"),
             (.put, "/v1/users/ana/preferences/app.x", "{not json", 400, "malformed_json", nil),
             (.put, "/v1/users/ana/preferences/app.x", "", 400, "malformed_json", nil),
-            (.patch, "/v1/users/ana/preferences", "{\"app.y\": 1, \"defaultLocation\": \"gone\"}", 422, "invalid_preference", "defaultLocation"),
+            (
+                .patch, "/v1/users/ana/preferences", "{\"app.y\": 1, \"defaultLocation\": \"gone\"}", 422,
+                "invalid_preference", "defaultLocation"
+            ),
             (.patch, "/v1/users/ana/preferences", "[1, 2]", 422, "invalid_preferences", nil),
             (.patch, "/v1/users/ana/preferences", "{\"a\": 1", 400, "malformed_json", nil),
-            (.put, "/v1/users/ana/preferences/" + String(repeating: "k", count: 129), "1", 422, "preference_key_too_long",
-             String(repeating: "k", count: 129)),
+            (
+                .put, "/v1/users/ana/preferences/" + String(repeating: "k", count: 129), "1", 422,
+                "preference_key_too_long",
+                String(repeating: "k", count: 129)
+            ),
             (.patch, "/v1/users/ana/preferences", "{\"\": 1}", 422, "invalid_preference_key", ""),
             (.put, "/v1/users/ana%20lopez/preferences/app.x", "1", 422, "invalid_field", "userId"),
-            (.put, "/v1/users/" + String(repeating: "u", count: 129) + "/preferences/app.x", "1", 422, "invalid_field", "userId"),
+            (
+                .put, "/v1/users/" + String(repeating: "u", count: 129) + "/preferences/app.x", "1", 422,
+                "invalid_field", "userId"
+            ),
             (.get, "/v1/users/ana%ZZ/preferences", "", 422, "invalid_field", "userId"),
-          ] as [(HTTPRequest.Method, String, String, Int, String, String?)])
-    func badInput(_ method: HTTPRequest.Method, _ uri: String, _ body: String, _ status: Int, _ code: String,
-                  _ field: String?) async throws {
+        ] as [(HTTPRequest.Method, String, String, Int, String, String?)])
+    func badInput(
+        _ method: HTTPRequest.Method, _ uri: String, _ body: String, _ status: Int, _ code: String,
+        _ field: String?
+    ) async throws {
         let environment = try await TestEnvironment.make()
-        _ = try await environment.stores.preferences.update(userID: "ana", changes: ["app.keep": .set("me")], condition: nil)
+        _ = try await environment.stores.preferences.update(
+            userID: "ana", changes: ["app.keep": .set("me")], condition: nil)
         try await withRouter(environment) { client in
             let response = try await client.send(method, uri, token: environment.kiosk, rawBody: body)
             #expect(response.status.code == status)
             #expect(response.errorCode == code)
             #expect(response.errorField == field)
         }
-        #expect(try await environment.stores.preferences.document(userID: "ana")
-            == PreferenceDocument(values: ["app.keep": "me"], version: 1))
+        #expect(
+            try await environment.stores.preferences.document(userID: "ana")
+                == PreferenceDocument(values: ["app.keep": "me"], version: 1))
     }
 
     @Test("a document past 256 keys is too_many_preferences; past 64 KiB is preference_too_large")
@@ -161,7 +195,8 @@ struct PreferenceRoutesTests {
         let environment = try await TestEnvironment.make()
         let keys = Dictionary(uniqueKeysWithValues: (0..<256).map { ("k\($0)", JSONValue.int(Int64($0))) })
         try await withRouter(environment) { client in
-            let full = try await client.send(.patch, "/v1/users/ana/preferences", token: environment.kiosk, json: .object(keys))
+            let full = try await client.send(
+                .patch, "/v1/users/ana/preferences", token: environment.kiosk, json: .object(keys))
             #expect(full.status == .ok)
             let over = try await client.send(.put, "/v1/users/ana/preferences/k256", token: environment.kiosk, json: 1)
             #expect(over.status == .unprocessableContent)
@@ -169,7 +204,8 @@ struct PreferenceRoutesTests {
             #expect(over.errorField == "k256")
 
             let big = String(repeating: "x", count: 70_000)
-            let large = try await client.send(.put, "/v1/users/bo/preferences/app.blob", token: environment.kiosk, json: .string(big))
+            let large = try await client.send(
+                .put, "/v1/users/bo/preferences/app.blob", token: environment.kiosk, json: .string(big))
             #expect(large.status == .unprocessableContent)
             #expect(large.errorCode == "preference_too_large")
             #expect(large.errorField == "app.blob")
@@ -184,19 +220,24 @@ struct PreferenceRoutesTests {
     func staleIfMatch() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let created = try await client.send(.put, "/v1/users/ana/preferences/app.x", token: environment.kiosk, json: 1,
-                                                headers: [.ifMatch: "\"0\""])
+            let created = try await client.send(
+                .put, "/v1/users/ana/preferences/app.x", token: environment.kiosk, json: 1,
+                headers: [.ifMatch: "\"0\""])
             #expect(created.status == .ok)
             let stale: HTTPFields = [.ifMatch: "\"0\""]
-            let put = try await client.send(.put, "/v1/users/ana/preferences/app.x", token: environment.kiosk, json: 2, headers: stale)
-            let patch = try await client.send(.patch, "/v1/users/ana/preferences", token: environment.kiosk, json: ["app.x": 3], headers: stale)
-            let delete = try await client.send(.delete, "/v1/users/ana/preferences/app.x", token: environment.kiosk, headers: stale)
+            let put = try await client.send(
+                .put, "/v1/users/ana/preferences/app.x", token: environment.kiosk, json: 2, headers: stale)
+            let patch = try await client.send(
+                .patch, "/v1/users/ana/preferences", token: environment.kiosk, json: ["app.x": 3], headers: stale)
+            let delete = try await client.send(
+                .delete, "/v1/users/ana/preferences/app.x", token: environment.kiosk, headers: stale)
             for response in [put, patch, delete] {
                 #expect(response.status == .preconditionFailed)
                 #expect(response.errorCode == "version_mismatch")
             }
-            let current = try await client.send(.put, "/v1/users/ana/preferences/app.x", token: environment.kiosk, json: 4,
-                                                headers: [.ifMatch: try #require(created.headers[.eTag])])
+            let current = try await client.send(
+                .put, "/v1/users/ana/preferences/app.x", token: environment.kiosk, json: 4,
+                headers: [.ifMatch: try #require(created.headers[.eTag])])
             #expect(current.status == .ok)
             #expect(current.headers[.eTag] == "\"2\"")
         }
@@ -209,13 +250,16 @@ struct PreferenceRoutesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = try await TestEnvironment.make(dataDirectory: directory)
         try await withRouter(environment) { client in
-            let first = try await client.send(.put, "/v1/users/ana/preferences/app.start", token: environment.kiosk, json: true)
+            let first = try await client.send(
+                .put, "/v1/users/ana/preferences/app.start", token: environment.kiosk, json: true)
             let etag = try #require(first.headers[.eTag])
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for writer in 0..<20 {
                     group.addTask {
-                        try await client.send(.patch, "/v1/users/ana/preferences", token: environment.kiosk,
-                                              json: ["app.writer": .int(Int64(writer))], headers: [.ifMatch: etag]).status.code
+                        try await client.send(
+                            .patch, "/v1/users/ana/preferences", token: environment.kiosk,
+                            json: ["app.writer": .int(Int64(writer))], headers: [.ifMatch: etag]
+                        ).status.code
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -271,24 +315,29 @@ struct PreferenceRoutesTests {
     func siteDefaults() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let put = try await client.send(.put, "/v1/preferences/defaults/defaultLocation", token: environment.ops, json: "testcafe")
+            let put = try await client.send(
+                .put, "/v1/preferences/defaults/defaultLocation", token: environment.ops, json: "testcafe")
             #expect(put.status == .ok)
             #expect(try put.json == ["key": "defaultLocation", "value": "testcafe", "source": "site"])
-            let bad = try await client.send(.put, "/v1/preferences/defaults/locale", token: environment.ops, json: "not a tag")
+            let bad = try await client.send(
+                .put, "/v1/preferences/defaults/locale", token: environment.ops, json: "not a tag")
             #expect(bad.status == .unprocessableContent)
             #expect(bad.errorField == "locale")
             let list = try await client.send(.get, "/v1/preferences/defaults", token: environment.ops)
             #expect(try list.json == ["values": ["defaultLocation": "testcafe"]])
             let read = try await client.send(.get, "/v1/preferences/defaults/defaultLocation", token: environment.ops)
             #expect(try read.json["value"] == "testcafe")
-            let user = try await client.send(.get, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
+            let user = try await client.send(
+                .get, "/v1/users/ana/preferences/defaultLocation", token: environment.kiosk)
             #expect(try user.json["source"] == "site")
-            let deleted = try await client.send(.delete, "/v1/preferences/defaults/defaultLocation", token: environment.ops)
+            let deleted = try await client.send(
+                .delete, "/v1/preferences/defaults/defaultLocation", token: environment.ops)
             #expect(deleted.status == .noContent)
             let gone = try await client.send(.get, "/v1/preferences/defaults/defaultLocation", token: environment.ops)
             #expect(gone.status == .notFound)
             #expect(gone.errorCode == "preference_not_found")
-            let again = try await client.send(.delete, "/v1/preferences/defaults/defaultLocation", token: environment.ops)
+            let again = try await client.send(
+                .delete, "/v1/preferences/defaults/defaultLocation", token: environment.ops)
             #expect(again.status == .notFound)
         }
     }

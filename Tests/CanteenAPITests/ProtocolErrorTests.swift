@@ -17,9 +17,10 @@ struct ProtocolErrorTests {
         let directory = TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let locales = Fixtures.repositoryRoot.appendingPathComponent("Locales")
-        let configuration = AppConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory,
-                                             localesDirectory: locales, headerTimeout: .seconds(10),
-                                             idleTimeout: .seconds(60))
+        let configuration = AppConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory,
+            localesDirectory: locales, headerTimeout: .seconds(10),
+            idleTimeout: .seconds(60))
         let app = try await buildApplication(configuration)
         let token = try await CanteenStores.open(dataDirectory: directory).tokens
             .createToken(role: .ops, cafeID: nil, name: nil).secret
@@ -46,14 +47,18 @@ struct ProtocolErrorTests {
     }
 
     static let malformed: [Malformed] = [
-        Malformed("invalid UTF-8 in the path", bytes: Array("GET /v1/caf".utf8) + [0xFF, 0xFE, 0x80]
-            + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
-        Malformed("a duplicate Content-Length",
-                  "POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}"),
+        Malformed(
+            "invalid UTF-8 in the path",
+            bytes: Array("GET /v1/caf".utf8) + [0xFF, 0xFE, 0x80]
+                + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
+        Malformed(
+            "a duplicate Content-Length",
+            "POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}"),
         Malformed("a negative Content-Length", "POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"),
-        Malformed("both Content-Length and Transfer-Encoding",
-                  "POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
-                      + "0\r\n\r\n"),
+        Malformed(
+            "both Content-Length and Transfer-Encoding",
+            "POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "0\r\n\r\n"),
         Malformed("bare LF line ends", "GET /healthz HTTP/1.1\nHost: x\n\n"),
         Malformed("a bare CR", "GET /healthz HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n"),
         Malformed("obsolete line folding", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n"),
@@ -63,8 +68,10 @@ struct ProtocolErrorTests {
     ]
 
     /// Checks a refusal: its status, the JSON error body, `Connection: close`, then the close.
-    static func expectRefusal(_ response: RawHTTP.Response, status: Int, code: String, on connection: RawHTTP,
-                              _ label: String) {
+    static func expectRefusal(
+        _ response: RawHTTP.Response, status: Int, code: String, on connection: RawHTTP,
+        _ label: String
+    ) {
         #expect(response.status == status, "\(label): \(response.statusLine) \(response.text)")
         #expect(response.headers["content-type"]?.hasPrefix("application/json") == true, "\(label)")
         #expect(response.errorCode == code, "\(label): \(response.text)")
@@ -75,8 +82,9 @@ struct ProtocolErrorTests {
         #expect(connection.waitForClose(), "\(label): the connection stayed open")
     }
 
-    @Test("a malformed request is answered 400 with the JSON error body, then the connection closes",
-          arguments: malformed)
+    @Test(
+        "a malformed request is answered 400 with the JSON error body, then the connection closes",
+        arguments: malformed)
     func malformedRequest(_ request: Malformed) async throws {
         try await withServer { port, _ in
             try await blocking {
@@ -94,8 +102,9 @@ struct ProtocolErrorTests {
         try await withServer { port, _ in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-                                + "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")
+                connection.send(
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                        + "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")
                 #expect(try connection.readResponse().status == 200)
                 let refusal = try connection.readResponse()
                 Self.expectRefusal(refusal, status: 400, code: "bad_request", on: connection, "pipelined")
@@ -108,9 +117,10 @@ struct ProtocolErrorTests {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
-                                + "2\r\n{}\r\n0\r\n\r\n")
+                connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                        + "2\r\n{}\r\n0\r\n\r\n")
                 let response = try connection.readResponse()
                 Self.expectRefusal(response, status: 501, code: "unsupported_transfer_coding", on: connection, "gzip")
             }
@@ -144,9 +154,10 @@ struct ProtocolErrorTests {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nExpect: 100-continue\r\n"
-                                + "Content-Length: 16\r\n\r\n")
+                connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nExpect: 100-continue\r\n"
+                        + "Content-Length: 16\r\n\r\n")
                 let interim = try connection.readResponse()
                 #expect(interim.status == 100, "\(interim.statusLine)")
                 connection.send("{\"sightings\":[]}")
@@ -163,9 +174,10 @@ struct ProtocolErrorTests {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nExpect: 100-continue\r\n"
-                                + "Content-Length: \(2 << 20)\r\n\r\n")
+                connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nExpect: 100-continue\r\n"
+                        + "Content-Length: \(2 << 20)\r\n\r\n")
                 let response = try connection.readResponse()
                 Self.expectRefusal(response, status: 413, code: "body_too_large", on: connection, "expect")
             }
@@ -178,9 +190,10 @@ struct ProtocolErrorTests {
             try await blocking {
                 // The read gives up after 20 s; the server's idle timeout is 60 s.
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-                                + "7fffffff\r\n{\"sight")
+                connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "7fffffff\r\n{\"sight")
                 let response = try connection.readResponse()
                 Self.expectRefusal(response, status: 413, code: "body_too_large", on: connection, "chunk")
             }
@@ -192,8 +205,9 @@ struct ProtocolErrorTests {
         try await withServer { port, _ in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                connection.send("POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                + "Transfer-Encoding: chunked\r\n\r\n")
+                connection.send(
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n")
                 #expect(try connection.readResponse().status == 401)
                 connection.send("7fffffff\r\n{\"sight")
                 #expect(connection.waitForClose())
@@ -207,13 +221,15 @@ struct ProtocolErrorTests {
         try await withServer { port, token in
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
-                let head = "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                let head =
+                    "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
                     + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                 // Two requests in one write: sizes with an extension, a trailer, then a length-framed one.
-                connection.send(head + "1;name=value\r\n{\r\nf\r\n\"sightings\":[]}\r\n0\r\nX-Trailer: t\r\n\r\n" + head
-                                + "10\r\n{\"sightings\":[]}\r\n0\r\n\r\n"
-                                + "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                                + "Content-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"sightings\":[]}")
+                connection.send(
+                    head + "1;name=value\r\n{\r\nf\r\n\"sightings\":[]}\r\n0\r\nX-Trailer: t\r\n\r\n" + head
+                        + "10\r\n{\"sightings\":[]}\r\n0\r\n\r\n"
+                        + "POST /v1/locate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"sightings\":[]}")
                 for index in 0..<3 {
                     let response = try connection.readResponse()
                     #expect(response.status == 200, "\(index): \(response.statusLine) \(response.text)")

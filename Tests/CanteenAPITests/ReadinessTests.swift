@@ -98,7 +98,8 @@ struct ReadinessTests {
             for answer in answers {
                 #expect(answer.status == .serviceUnavailable)
                 let reason = try answer.json["reason"]?.stringValue ?? ""
-                #expect(reason.contains("did not answer within 3") || reason.contains("database is locked"), "\(reason)")
+                #expect(
+                    reason.contains("did not answer within 3") || reason.contains("database is locked"), "\(reason)")
             }
             #expect(health.checks.load(ordering: .relaxed) == 1)
 

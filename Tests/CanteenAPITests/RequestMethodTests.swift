@@ -44,7 +44,8 @@ struct RequestMethodTests {
                     // An event stream's GET never ends: its HEAD is the stream's head alone, and ends.
                     if route.pattern.hasSuffix("/tickets/events") {
                         let head = try await client.send(.head, route.path, token: token)
-                        #expect(head.status == (token == nil ? .unauthorized : .ok), "HEAD \(route.path): \(head.status)")
+                        #expect(
+                            head.status == (token == nil ? .unauthorized : .ok), "HEAD \(route.path): \(head.status)")
                         #expect(head.body.readableBytes == 0)
                         if token != nil { #expect(head.headers[.contentType] == "text/event-stream; charset=utf-8") }
                         continue
@@ -78,7 +79,9 @@ struct RequestMethodTests {
             try await blocking {
                 let connection = try RawHTTP(port: port, timeout: 20)
                 let auth = [("Authorization", "Bearer \(token)")]
-                let paths = ["/healthz", "/v1/cafes/tokyo/menu", "/v1/cafes/tokyo", "/kds?cafe=tokyo", "/assets/kds.js"]
+                let paths = [
+                    "/healthz", "/v1/cafes/tokyo/menu", "/v1/cafes/tokyo", "/kds?cafe=tokyo", "/assets/kds.js",
+                ]
                 for path in paths {
                     let get = try connection.exchange("GET", path, headers: auth)
                     connection.send(RawHTTP.request("HEAD", path, headers: auth))
@@ -107,8 +110,9 @@ struct RequestMethodTests {
                 var refusals: [(String, TestResponse)] = []
                 for method in methods {
                     let response = try await client.send(method, route.path)
-                    #expect(response.status != .notFound || response.errorCode != "route_not_found",
-                            "\(method) \(route.path) is an unknown route")
+                    #expect(
+                        response.status != .notFound || response.errorCode != "route_not_found",
+                        "\(method) \(route.path) is an unknown route")
                     if response.status == .methodNotAllowed {
                         refusals.append((method.rawValue, response))
                     } else {

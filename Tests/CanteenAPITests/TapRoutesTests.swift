@@ -19,7 +19,9 @@ struct TapRoutesTests {
         return list
     }
 
-    @Test("a registered badge tapped at a kiosk names its owner and preferred café, to the agent and to that kiosk's page only")
+    @Test(
+        "a registered badge tapped at a kiosk names its owner and preferred café, to the agent and to that kiosk's page only"
+    )
     func badgeTap() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
@@ -27,8 +29,9 @@ struct TapRoutesTests {
             registration["userId"] = "u-ada"
             registration["displayName"] = "Ada Lovelace"
             _ = try await client.send(.post, "/v1/cards", token: environment.ops, json: .object(registration))
-            _ = try await client.send(.put, "/v1/users/u-ada/preferences/defaultLocation", token: environment.kiosk,
-                                      json: "testcafe")
+            _ = try await client.send(
+                .put, "/v1/users/u-ada/preferences/defaultLocation", token: environment.kiosk,
+                json: "testcafe")
             let start = try await client.send(.get, "/v1/taps", token: environment.kiosk)
             #expect(try taps(start).isEmpty)
             let cursor = try #require(try start.json["cursor"]?.stringValue)
@@ -60,19 +63,23 @@ struct TapRoutesTests {
             #expect(try unknown.json["error", "code"] == "card_not_registered")
             #expect(try unknown.json["user"] == nil)
 
-            let minted = try await client.send(.post, "/v1/coupons", token: environment.ops,
-                                               json: ["label": "free latte", "itemId": "latte"])
+            let minted = try await client.send(
+                .post, "/v1/coupons", token: environment.ops,
+                json: ["label": "free latte", "itemId": "latte"])
             let code = try #require(try minted.json["code"]?.stringValue)
-            let coupon = try await client.send(.post, "/v1/taps", token: environment.boundKiosk,
-                                               json: ["coupon": .string(code)])
+            let coupon = try await client.send(
+                .post, "/v1/taps", token: environment.boundKiosk,
+                json: ["coupon": .string(code)])
             #expect(try coupon.json["kind"] == "coupon")
             #expect(try coupon.json["coupon", "label"] == "free latte")
             #expect(try coupon.json["coupon", "usable"] == .bool(true))
-            let forged = try await client.send(.post, "/v1/taps", token: environment.boundKiosk,
-                                               json: ["coupon": .string(code + "x")])
+            let forged = try await client.send(
+                .post, "/v1/taps", token: environment.boundKiosk,
+                json: ["coupon": .string(code + "x")])
             #expect(try forged.json["error", "code"] == "invalid_coupon_code")
-            let bad = try await client.send(.post, "/v1/taps", token: environment.boundKiosk,
-                                            json: ["technology": "type2", "identifier": "zz"])
+            let bad = try await client.send(
+                .post, "/v1/taps", token: environment.boundKiosk,
+                json: ["technology": "type2", "identifier": "zz"])
             #expect(bad.status == .unprocessableContent)
             #expect(bad.errorCode == "invalid_card_identifier")
         }
@@ -82,8 +89,9 @@ struct TapRoutesTests {
     func longPoll() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let cursor = try #require(try await client.send(.get, "/v1/taps", token: environment.kiosk).json["cursor"]?
-                .stringValue)
+            let cursor = try #require(
+                try await client.send(.get, "/v1/taps", token: environment.kiosk).json["cursor"]?
+                    .stringValue)
             async let waiting = client.send(.get, "/v1/taps?after=\(cursor)&wait=20", token: environment.kiosk)
             try await Task.sleep(for: .milliseconds(200))
             _ = try await client.send(.post, "/v1/taps", token: environment.kiosk, json: Self.badge)
@@ -112,32 +120,39 @@ struct TapRoutesTests {
     func enrolment() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
-            let made = try await client.send(.post, "/v1/cards/enrolments", token: environment.ops,
-                                             json: ["userId": "u-grace", "displayName": "Grace"])
+            let made = try await client.send(
+                .post, "/v1/cards/enrolments", token: environment.ops,
+                json: ["userId": "u-grace", "displayName": "Grace"])
             #expect(made.status == .created)
             let code = try #require(try made.json["code"]?.stringValue)
             #expect(code.count == 14 && code.split(separator: "-").map(\.count) == [4, 4, 4], "\(code)")
             #expect(code.allSatisfy { $0 == "-" || EnrolmentCode.alphabet.contains($0) })
             var body = Self.badge.objectValue ?? [:]
             body["code"] = .string(code.lowercased())
-            let enrolled = try await client.send(.post, "/v1/cards/enrol", token: environment.kiosk, json: .object(body))
+            let enrolled = try await client.send(
+                .post, "/v1/cards/enrol", token: environment.kiosk, json: .object(body))
             #expect(enrolled.status == .created)
             #expect(try enrolled.json["userId"] == "u-grace")
-            let identified = try await client.send(.post, "/v1/cards/identify", token: environment.kiosk, json: Self.badge)
+            let identified = try await client.send(
+                .post, "/v1/cards/identify", token: environment.kiosk, json: Self.badge)
             #expect(try identified.json["displayName"] == "Grace")
             let again = try await client.send(.post, "/v1/cards/enrol", token: environment.kiosk, json: .object(body))
             #expect(again.status == .unprocessableContent)
             #expect(again.errorCode == "enrolment_code_invalid")
 
-            let late = try #require(try await client.send(.post, "/v1/cards/enrolments", token: environment.ops,
-                                                          json: ["userId": "u-bob"]).json["code"]?.stringValue)
+            let late = try #require(
+                try await client.send(
+                    .post, "/v1/cards/enrolments", token: environment.ops,
+                    json: ["userId": "u-bob"]
+                ).json["code"]?.stringValue)
             environment.clock.advance(by: 16 * 60)
             body["code"] = .string(late)
             body["identifier"] = "04000000000001"
             let expired = try await client.send(.post, "/v1/cards/enrol", token: environment.kiosk, json: .object(body))
             #expect(expired.errorCode == "enrolment_code_invalid")
-            let byKiosk = try await client.send(.post, "/v1/cards/enrolments", token: environment.kiosk,
-                                                json: ["userId": "u-bob"])
+            let byKiosk = try await client.send(
+                .post, "/v1/cards/enrolments", token: environment.kiosk,
+                json: ["userId": "u-bob"])
             #expect(byKiosk.status == .forbidden)
         }
     }

@@ -259,7 +259,9 @@ struct TicketEventStreamTests {
     func counted() async throws {
         let environment = try await TestEnvironment.make()
         try await withServer(environment) { port, client, services in
-            func metrics() async throws -> String { String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body) }
+            func metrics() async throws -> String {
+                String(buffer: try await client.send(.get, "/metrics", token: environment.ops).body)
+            }
             var first = try await TicketStream.open(port: port, Self.path, headers: kitchen(environment))
             var second = try await TicketStream.open(
                 port: port, Self.path + "?station=bar", headers: kitchen(environment))

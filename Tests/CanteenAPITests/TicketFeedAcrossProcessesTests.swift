@@ -25,25 +25,30 @@ struct TicketFeedAcrossProcessesTests {
             _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
             let first = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             let etag = try #require(first.headers[.eTag])
-            let again = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
-                                              headers: [.ifNoneMatch: etag])
+            let again = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
+                headers: [.ifNoneMatch: etag])
             #expect(again.status == .notModified)
             #expect(again.headers[.eTag] == etag)
             #expect(again.body.readableBytes == 0)
-            let station = try await client.send(.get, "/v1/cafes/testcafe/tickets?station=bar", token: environment.kitchen,
-                                                headers: [.ifNoneMatch: etag])
+            let station = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?station=bar", token: environment.kitchen,
+                headers: [.ifNoneMatch: etag])
             #expect(station.status == .notModified)
 
             _ = try await client.placeOrder(orderBody(name: "Grace"), token: environment.kiosk)
-            let changed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
-                                                headers: [.ifNoneMatch: etag])
+            let changed = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
+                headers: [.ifNoneMatch: etag])
             #expect(changed.status == .ok)
             #expect(try tickets(changed).count == 4)
             #expect(changed.headers[.eTag] != etag)
         }
     }
 
-    @Test("a display on one store sees every ticket two writers on the same data dir place, each once, and wakes for the other's")
+    @Test(
+        "a display on one store sees every ticket two writers on the same data dir place, each once, and wakes for the other's"
+    )
     func secondWriter() async throws {
         let directory = TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -78,7 +83,8 @@ struct TicketFeedAcrossProcessesTests {
                     for (client, name) in [(display, "First"), (other, "Other")] {
                         group.addTask {
                             for number in 1...ordersEach {
-                                let placed = try await client.placeOrder(orderBody(name: "\(name) \(number)"), token: first.kiosk)
+                                let placed = try await client.placeOrder(
+                                    orderBody(name: "\(name) \(number)"), token: first.kiosk)
                                 try #require(placed.status == .created)
                             }
                         }
@@ -86,8 +92,9 @@ struct TicketFeedAcrossProcessesTests {
                     let expected = 2 * (2 * ordersEach + 1)
                     let deadline = ContinuousClock.now + .seconds(60)
                     while seen.count < expected, ContinuousClock.now < deadline {
-                        let page = try await display.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=2",
-                                                          token: first.kitchen)
+                        let page = try await display.send(
+                            .get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=2",
+                            token: first.kitchen)
                         seen += try tickets(page).compactMap { $0["id"]?.stringValue }
                         cursor = try #require(try page.json["cursor"]?.stringValue)
                     }

@@ -75,20 +75,25 @@ struct TicketFeedTests {
             let etag = try #require(first.headers[.eTag])
             #expect(etag == "\"\(cursor)\"")
             // Without a cursor, the ETag just given answers 304 while nothing changed (issue 11, defect 2).
-            let unchanged = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
-                                                  headers: [.ifNoneMatch: etag])
+            let unchanged = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
+                headers: [.ifNoneMatch: etag])
             #expect(unchanged.status == .notModified)
             #expect(unchanged.body.readableBytes == 0)
-            let idle = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
+            let idle = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
             #expect(try tickets(idle).isEmpty)
             #expect(try idle.json["cursor"] == .string(cursor))
-            let notModified = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen,
-                                                    headers: [.ifNoneMatch: etag])
+            let notModified = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen,
+                headers: [.ifNoneMatch: etag])
             #expect(notModified.status == .notModified)
             let ticketID = try #require(try tickets(first)[0]["id"]?.stringValue)
-            _ = try await client.send(.post, "/v1/tickets/\(ticketID)/status", token: environment.kitchen, json: ["status": "preparing"])
-            let changed = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen,
-                                                headers: [.ifNoneMatch: etag])
+            _ = try await client.send(
+                .post, "/v1/tickets/\(ticketID)/status", token: environment.kitchen, json: ["status": "preparing"])
+            let changed = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen,
+                headers: [.ifNoneMatch: etag])
             #expect(changed.status == .ok)
             #expect(try tickets(changed).map { $0["id"] } == [.string(ticketID)])
             #expect(try tickets(changed)[0]["status"] == "preparing")
@@ -97,15 +102,18 @@ struct TicketFeedTests {
         }
     }
 
-    @Test("one page shared by displays of two languages: each answer carries its own language, the page's ETag and JSON type")
+    @Test(
+        "one page shared by displays of two languages: each answer carries its own language, the page's ETag and JSON type"
+    )
     func sharedPageHeaders() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
             var answers: [String: TestResponse] = [:]
             for language in ["fr", "en", "fr"] {
-                answers[language] = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
-                                                          headers: [.acceptLanguage: language])
+                answers[language] = try await client.send(
+                    .get, "/v1/cafes/testcafe/tickets", token: environment.kitchen,
+                    headers: [.acceptLanguage: language])
             }
             let french = try #require(answers["fr"]), english = try #require(answers["en"])
             #expect(french.headers[.contentLanguage]?.hasPrefix("fr") == true, "\(french.headers)")
@@ -132,7 +140,8 @@ struct TicketFeedTests {
             let cursor = try #require(try start.json["cursor"]?.stringValue)
             try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 group.addTask {
-                    try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
+                    try await client.send(
+                        .get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=30", token: environment.kitchen)
                 }
                 // Wait until the display is parked, then place the order.
                 while environment.services.feed.waitingDisplays == 0 {
@@ -149,27 +158,36 @@ struct TicketFeedTests {
         }
     }
 
-    @Test("parked displays of one station sleep through another station's order, then each wakes with its own station's ticket in its own language")
+    @Test(
+        "parked displays of one station sleep through another station's order, then each wakes with its own station's ticket in its own language"
+    )
     func parkedStations() async throws {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { sharedClient in
             let client = sharedClient
             let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             let cursor = try #require(try start.json["cursor"]?.stringValue)
-            let displays: [(station: String, language: String)] = [("bar", "fr"), ("bar", "en"), ("bar", "fr"), ("cold", "en")]
+            let displays: [(station: String, language: String)] = [
+                ("bar", "fr"), ("bar", "en"), ("bar", "fr"), ("cold", "en"),
+            ]
             try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
                 for (index, display) in displays.enumerated() {
                     group.addTask {
-                        (index, try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&station=\(display.station)&wait=30",
-                                                      token: environment.kitchen, headers: [.acceptLanguage: display.language]))
+                        (
+                            index,
+                            try await client.send(
+                                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)&station=\(display.station)&wait=30",
+                                token: environment.kitchen, headers: [.acceptLanguage: display.language])
+                        )
                     }
                 }
                 while environment.services.feed.waitingDisplays < displays.count {
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 // A salad only: the cold display answers, the bar displays go back to waiting.
-                let salad = try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]], name: "Cy"),
-                                                        token: environment.kiosk)
+                let salad = try await client.placeOrder(
+                    orderBody(lines: [["itemId": "salad", "quantity": 1]], name: "Cy"),
+                    token: environment.kiosk)
                 #expect(salad.status == .created)
                 let (coldIndex, cold) = try #require(try await group.next())
                 #expect(coldIndex == 3)
@@ -177,9 +195,11 @@ struct TicketFeedTests {
                 while environment.services.feed.waitingDisplays < 3 {
                     try await Task.sleep(for: .milliseconds(5))
                 }
-                let latte = try await client.placeOrder(orderBody(lines: [["itemId": "latte", "quantity": 1, "options": ["small"]]],
-                                                                  name: "Bo"),
-                                                        token: environment.kiosk)
+                let latte = try await client.placeOrder(
+                    orderBody(
+                        lines: [["itemId": "latte", "quantity": 1, "options": ["small"]]],
+                        name: "Bo"),
+                    token: environment.kiosk)
                 #expect(latte.status == .created)
                 var bar: [Int: TestResponse] = [:]
                 for _ in 0..<3 {
@@ -189,10 +209,12 @@ struct TicketFeedTests {
                 #expect(bar.keys.sorted() == [0, 1, 2])
                 for (index, answer) in bar {
                     #expect(answer.status == .ok)
-                    #expect(try tickets(answer).map { $0["station"] } == ["bar"], "display \(index) gets the latte only")
+                    #expect(
+                        try tickets(answer).map { $0["station"] } == ["bar"], "display \(index) gets the latte only")
                     #expect(try tickets(answer).map { $0["customerName"] } == ["Bo"])
-                    #expect(answer.headers[.contentLanguage]?.hasPrefix(displays[index].language) == true,
-                            "display \(index): \(answer.headers)")
+                    #expect(
+                        answer.headers[.contentLanguage]?.hasPrefix(displays[index].language) == true,
+                        "display \(index): \(answer.headers)")
                 }
                 // The two French displays asked the same question: the same answer, to the byte.
                 #expect(bar[0]?.body == bar[2]?.body)
@@ -207,8 +229,9 @@ struct TicketFeedTests {
         try await withRouter(environment) { client in
             let start = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             let cursor = try #require(try start.json["cursor"]?.stringValue)
-            let response = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=1", token: environment.kitchen,
-                                                 headers: [.acceptLanguage: "fr"])
+            let response = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)&wait=1", token: environment.kitchen,
+                headers: [.acceptLanguage: "fr"])
             #expect(response.status == .ok)
             #expect(try tickets(response).isEmpty)
             // The empty page is a whole answer: its cursor, ETag, type and the reader's language.
@@ -225,11 +248,13 @@ struct TicketFeedTests {
         let environment = try await TestEnvironment.make()
         try await withRouter(environment) { client in
             func newTicket() async throws -> String {
-                let order = try await client.placeOrder(orderBody(lines: [["itemId": "salad", "quantity": 1]]), token: environment.kiosk)
+                let order = try await client.placeOrder(
+                    orderBody(lines: [["itemId": "salad", "quantity": 1]]), token: environment.kiosk)
                 return try #require(try order.json["tickets", 0, "id"]?.stringValue)
             }
             func move(_ id: String, _ status: String) async throws -> TestResponse {
-                try await client.send(.post, "/v1/tickets/\(id)/status", token: environment.kitchen, json: ["status": .string(status)])
+                try await client.send(
+                    .post, "/v1/tickets/\(id)/status", token: environment.kitchen, json: ["status": .string(status)])
             }
             let paths: [[String]] = [
                 ["preparing", "ready", "picked_up"],
@@ -267,20 +292,27 @@ struct TicketFeedTests {
         }
     }
 
-    @Test("kiosks read the feed (the pickup board) but cannot move tickets; kitchens of another café get 403; bad queries 4xx")
+    @Test(
+        "kiosks read the feed (the pickup board) but cannot move tickets; kitchens of another café get 403; bad queries 4xx"
+    )
     func access() async throws {
         let environment = try await TestEnvironment.make()
-        let otherKitchen = try await environment.stores.tokens.createToken(role: .kitchen, cafeID: "othercafe", name: nil).secret
+        let otherKitchen = try await environment.stores.tokens.createToken(
+            role: .kitchen, cafeID: "othercafe", name: nil
+        ).secret
         try await withRouter(environment) { client in
             let order = try await client.placeOrder(orderBody(), token: environment.kiosk)
             let ticket = try #require(try order.json["tickets", 0, "id"]?.stringValue)
             #expect(try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kiosk).status == .ok)
             #expect(try await client.send(.get, "/v1/cafes/testcafe/tickets", token: otherKitchen).status == .forbidden)
-            let foreign = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: otherKitchen, json: ["status": "preparing"])
+            let foreign = try await client.send(
+                .post, "/v1/tickets/\(ticket)/status", token: otherKitchen, json: ["status": "preparing"])
             #expect(foreign.status == .forbidden)
-            let kiosk = try await client.send(.post, "/v1/tickets/\(ticket)/status", token: environment.kiosk, json: ["status": "preparing"])
+            let kiosk = try await client.send(
+                .post, "/v1/tickets/\(ticket)/status", token: environment.kiosk, json: ["status": "preparing"])
             #expect(kiosk.status == .forbidden)
-            let badCursor = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=abc", token: environment.kitchen)
+            let badCursor = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=abc", token: environment.kitchen)
             #expect(badCursor.status == .badRequest)
             #expect(badCursor.errorCode == "invalid_cursor")
             let badWait = try await client.send(.get, "/v1/cafes/testcafe/tickets?wait=31", token: environment.kitchen)
@@ -311,12 +343,17 @@ struct TicketFeedTests {
             let feed = try await client.send(.get, "/v1/cafes/testcafe/tickets", token: environment.kitchen)
             #expect(try tickets(feed).count == 2)
             #expect(try feed.json["cursor"] == .string(cursor))
-            let idle = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
+            let idle = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
             #expect(try tickets(idle).isEmpty)
             _ = try await client.placeOrder(orderBody(), token: environment.kiosk)
-            let next = try await client.send(.get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
+            let next = try await client.send(
+                .get, "/v1/cafes/testcafe/tickets?after=\(cursor)", token: environment.kitchen)
             #expect(try tickets(next).count == 2)
-            #expect(try tickets(next).allSatisfy { ($0["sequence"].flatMap { if case .int(let v) = $0 { v } else { nil } } ?? 0) > Int64(cursor)! })
+            #expect(
+                try tickets(next).allSatisfy {
+                    ($0["sequence"].flatMap { if case .int(let v) = $0 { v } else { nil } } ?? 0) > Int64(cursor)!
+                })
             #expect(try tickets(next)[0]["orderNumber"] == 2)
         }
     }

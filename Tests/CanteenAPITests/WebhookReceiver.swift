@@ -7,8 +7,9 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real HTTP server on loopback that receives webhook deliveries: it records every request
@@ -63,12 +64,13 @@ final class WebhookReceiver: Sendable {
             let json = try? JSONValue.parse(Data(bytes))
             let eventID = request.headers[HTTPField.Name("Canteen-Event-Id")!] ?? ""
             let incoming = self.received.withLock { received in
-                let entry = Request(path: request.uri.path, eventID: eventID,
-                                    eventType: request.headers[HTTPField.Name("Canteen-Event-Type")!] ?? "",
-                                    signature: request.headers[HTTPField.Name("Canteen-Signature")!] ?? "", body: bytes,
-                                    orderID: json?.objectValue?["data"]?.objectValue?["id"]?.stringValue ?? "",
-                                    sequence: json?.objectValue?["sequence"]?.intValue ?? -1,
-                                    earlier: received.filter { $0.eventID == eventID && $0.path == request.uri.path }.count)
+                let entry = Request(
+                    path: request.uri.path, eventID: eventID,
+                    eventType: request.headers[HTTPField.Name("Canteen-Event-Type")!] ?? "",
+                    signature: request.headers[HTTPField.Name("Canteen-Signature")!] ?? "", body: bytes,
+                    orderID: json?.objectValue?["data"]?.objectValue?["id"]?.stringValue ?? "",
+                    sequence: json?.objectValue?["sequence"]?.intValue ?? -1,
+                    earlier: received.filter { $0.eventID == eventID && $0.path == request.uri.path }.count)
                 received.append(entry)
                 return entry
             }
@@ -98,9 +100,10 @@ final class WebhookReceiver: Sendable {
         let bound = Mutex<Int?>(nil)
         var logger = Logger(label: "webhook-receiver")
         logger.logLevel = .error
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port } },
-                              logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port } },
+            logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -15,7 +15,8 @@ import Testing
 func verified(header: String, body: Data, secret: String, tolerance: TimeInterval = 300) -> Bool {
     let parts = header.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
     guard let stamp = parts.first(where: { $0.first == "t" })?.last, let timestamp = Int(stamp),
-          abs(Date().timeIntervalSince1970 - Double(timestamp)) <= tolerance else { return false }
+        abs(Date().timeIntervalSince1970 - Double(timestamp)) <= tolerance
+    else { return false }
     let key = SymmetricKey(data: Data(secret.utf8))
     let message = Data("\(timestamp).".utf8) + body
     return parts.filter { $0.count == 2 && $0[0] == "v1" }.contains { part in
@@ -48,8 +49,12 @@ struct WebhookVerificationExampleTests {
     /// The code block of docs/api.md that starts with `firstLine`.
     static func block(startingWith firstLine: String) throws -> String {
         let text = try String(contentsOf: page, encoding: .utf8)
-        guard let start = text.range(of: firstLine) else { throw TestFailure("docs/api.md has no block starting \(firstLine)") }
-        guard let end = text.range(of: "```", range: start.lowerBound..<text.endIndex) else { throw TestFailure("unclosed block") }
+        guard let start = text.range(of: firstLine) else {
+            throw TestFailure("docs/api.md has no block starting \(firstLine)")
+        }
+        guard let end = text.range(of: "```", range: start.lowerBound..<text.endIndex) else {
+            throw TestFailure("unclosed block")
+        }
         return String(text[start.lowerBound..<end.lowerBound])
     }
 
@@ -69,8 +74,9 @@ struct WebhookVerificationExampleTests {
         let python = try Self.block(startingWith: "import hashlib, hmac, time")
         try await receiver.serve { port in
             try await withRouter(environment) { client in
-                let hook = try await client.registerWebhook(url: "http://127.0.0.1:\(port)/hook", events: ["order.placed"],
-                                                            token: environment.ops)
+                let hook = try await client.registerWebhook(
+                    url: "http://127.0.0.1:\(port)/hook", events: ["order.placed"],
+                    token: environment.ops)
                 try await withDeliveryService(environment) {
                     _ = try await client.placed(saladOrder(), token: environment.kiosk)
                     #expect(try await eventually { receiver.accepted.count == 1 })
@@ -86,8 +92,9 @@ struct WebhookVerificationExampleTests {
                 ]
                 for (header, body, secret, expected) in cases {
                     #expect(verified(header: header, body: body, secret: secret) == expected, "Swift: \(header)")
-                    #expect(try Self.runPython(python, header: header, body: body, secret: secret) == expected,
-                            "Python: \(header)")
+                    #expect(
+                        try Self.runPython(python, header: header, body: body, secret: secret) == expected,
+                        "Python: \(header)")
                 }
             }
         }
@@ -97,12 +104,17 @@ struct WebhookVerificationExampleTests {
     static func runPython(_ code: String, header: String, body: Data, secret: String) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", code + """
+        process.arguments = [
+            "python3", "-c",
+            code + """
 
-            import os, sys
-            print(verified(os.environ["HEADER"], sys.stdin.buffer.read(), os.environ["SECRET"]))
-            """]
-        process.environment = ["HEADER": header, "SECRET": secret, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+                import os, sys
+                print(verified(os.environ["HEADER"], sys.stdin.buffer.read(), os.environ["SECRET"]))
+                """,
+        ]
+        process.environment = [
+            "HEADER": header, "SECRET": secret, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
+        ]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

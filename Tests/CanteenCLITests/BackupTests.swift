@@ -169,17 +169,21 @@ struct BackupTests {
         defer { try? FileManager.default.removeItem(at: other) }
         _ = try CanteenProcess.run(["tokens", "create", "--role", "ops", "--data-dir", other.path])
         let damaged = other.appendingPathComponent("canteen.sqlite")
-        _ = try Self.sqlite(damaged.path, """
+        _ = try Self.sqlite(
+            damaged.path,
+            """
             INSERT INTO userPreferences (userId, document, version, updatedAt) VALUES ('u-7', 'not json', 1, '2026-11-28')
             """)
         _ = try Self.sqlite(damaged.path, "PRAGMA wal_checkpoint(TRUNCATE)")
-        let tokensBefore = try Self.sqlite(data.appendingPathComponent("canteen.sqlite").path, "SELECT id FROM accessToken")
+        let tokensBefore = try Self.sqlite(
+            data.appendingPathComponent("canteen.sqlite").path, "SELECT id FROM accessToken")
         let unreadable = try CanteenProcess.run(["db", "restore", "--data-dir", data.path, "--from", damaged.path])
         #expect(unreadable.status != 0)
         #expect(unreadable.errors.contains("row 'u-7' of table userPreferences"), "\(unreadable.errors)")
         #expect(unreadable.errors.contains(damaged.path), "\(unreadable.errors)")
-        #expect(try Self.sqlite(data.appendingPathComponent("canteen.sqlite").path, "SELECT id FROM accessToken")
-            == tokensBefore)
+        #expect(
+            try Self.sqlite(data.appendingPathComponent("canteen.sqlite").path, "SELECT id FROM accessToken")
+                == tokensBefore)
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("canteen.sqlite.restoring").path))
     }
 

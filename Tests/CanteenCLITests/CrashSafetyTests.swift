@@ -1,8 +1,9 @@
 import CanteenTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canteen serve` killed with SIGKILL in the middle of a load, then started again on the same
@@ -24,7 +25,9 @@ struct CrashSafetyTests {
         var inFlight: String?
     }
 
-    @Test("every order answered 201 is there once, every key replays its order, capacity matches, the feed only moves forward, preferences stand")
+    @Test(
+        "every order answered 201 is there once, every key replays its order, capacity matches, the feed only moves forward, preferences stand"
+    )
     func killMidLoad() throws {
         let data = temporaryFolder("crash")
         let menus = try menusFolder(allDayCafe(id: Self.cafe))
@@ -46,15 +49,18 @@ struct CrashSafetyTests {
         var written: [String: String] = [:]
         for index in 0..<10 {
             let value = "\"before-\(index)\""
-            let response = try before.exchange("PUT", "/v1/users/p-\(index)/preferences/theme",
-                                               headers: [("Authorization", "Bearer \(kiosks[0])"), ("Content-Type", "application/json")],
-                                               body: value)
+            let response = try before.exchange(
+                "PUT", "/v1/users/p-\(index)/preferences/theme",
+                headers: [("Authorization", "Bearer \(kiosks[0])"), ("Content-Type", "application/json")],
+                body: value)
             try #require(response.status == 200, "\(response.text)")
             written["p-\(index)"] = value
         }
-        let firstFeed = try before.exchange("GET", "/v1/cafes/\(Self.cafe)/tickets", headers: [("Authorization", "Bearer \(kitchen)")])
-        let firstCursor = try #require(firstFeed.headers["etag"].flatMap { Int($0.trimmingCharacters(in: ["\""])) },
-                                       "\(firstFeed.status) \(firstFeed.headers)")
+        let firstFeed = try before.exchange(
+            "GET", "/v1/cafes/\(Self.cafe)/tickets", headers: [("Authorization", "Bearer \(kitchen)")])
+        let firstCursor = try #require(
+            firstFeed.headers["etag"].flatMap { Int($0.trimmingCharacters(in: ["\""])) },
+            "\(firstFeed.status) \(firstFeed.headers)")
         let cursors = Locked<[Int]>([firstCursor])
 
         // The load: four kiosks placing orders with their own keys, a display long-polling,
@@ -74,16 +80,21 @@ struct CrashSafetyTests {
                     outcomes.withLock { $0[key] = .unanswered }
                     guard let open = connection ?? (try? RawHTTP(port: port, timeout: 10)) else { break }
                     connection = open
-                    guard let response = try? open.exchange(
-                        "POST", "/v1/orders",
-                        headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
-                                  ("Idempotency-Key", key)],
-                        body: Self.orderBody(key))
+                    guard
+                        let response = try? open.exchange(
+                            "POST", "/v1/orders",
+                            headers: [
+                                ("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
+                                ("Idempotency-Key", key),
+                            ],
+                            body: Self.orderBody(key))
                     else {
                         connection = nil
                         continue
                     }
-                    if response.status == 201, let object = response.json as? [String: Any], let id = object["id"] as? String {
+                    if response.status == 201, let object = response.json as? [String: Any],
+                        let id = object["id"] as? String
+                    {
                         outcomes.withLock { $0[key] = .created(id) }
                         created.withLock { $0 += 1 }
                     }
@@ -94,10 +105,12 @@ struct CrashSafetyTests {
             guard let display = try? RawHTTP(port: port, timeout: 10) else { return }
             while !stop.current {
                 let after = cursors.withLock { $0.last! }
-                guard let response = try? display.exchange(
-                    "GET", "/v1/cafes/\(Self.cafe)/tickets?after=\(after)&wait=2",
-                    headers: [("Authorization", "Bearer \(kitchen)")]),
-                    let object = response.json as? [String: Any], let cursor = (object["cursor"] as? String).flatMap(Int.init)
+                guard
+                    let response = try? display.exchange(
+                        "GET", "/v1/cafes/\(Self.cafe)/tickets?after=\(after)&wait=2",
+                        headers: [("Authorization", "Bearer \(kitchen)")]),
+                    let object = response.json as? [String: Any],
+                    let cursor = (object["cursor"] as? String).flatMap(Int.init)
                 else { return }
                 cursors.withLock { $0.append(cursor) }
             }
@@ -109,9 +122,11 @@ struct CrashSafetyTests {
                 let value = "\"during-\(index)\""
                 index += 1
                 preferences.withLock { $0.inFlight = value }
-                guard let response = try? writer.exchange(
-                    "PUT", "/v1/users/p-load/preferences/theme",
-                    headers: [("Authorization", "Bearer \(kiosks[1])"), ("Content-Type", "application/json")], body: value),
+                guard
+                    let response = try? writer.exchange(
+                        "PUT", "/v1/users/p-load/preferences/theme",
+                        headers: [("Authorization", "Bearer \(kiosks[1])"), ("Content-Type", "application/json")],
+                        body: value),
                     response.status == 200,
                     let version = response.headers["etag"].flatMap({ Int($0.trimmingCharacters(in: ["\""])) })
                 else { return }
@@ -138,8 +153,10 @@ struct CrashSafetyTests {
         for key in outcomes.withLock({ $0.keys.sorted() }) {
             let replay = try after.exchange(
                 "POST", "/v1/orders",
-                headers: [("Authorization", "Bearer \(kioskFor(key))"), ("Content-Type", "application/json"),
-                          ("Idempotency-Key", key)],
+                headers: [
+                    ("Authorization", "Bearer \(kioskFor(key))"), ("Content-Type", "application/json"),
+                    ("Idempotency-Key", key),
+                ],
                 body: Self.orderBody(key))
             try #require(replay.status == 201, "\(key): \(replay.status) \(replay.text)")
             let id = try #require((replay.json as? [String: Any])?["id"] as? String)
@@ -147,7 +164,8 @@ struct CrashSafetyTests {
             if let original = answered[key] {
                 #expect(id == original, "\(key) answered \(original) before the crash, \(id) after")
                 #expect(replay.headers["idempotent-replayed"] == "true", "\(key) was not replayed")
-                let read = try after.exchange("GET", "/v1/orders/\(original)", headers: [("Authorization", "Bearer \(kioskFor(key))")])
+                let read = try after.exchange(
+                    "GET", "/v1/orders/\(original)", headers: [("Authorization", "Bearer \(kioskFor(key))")])
                 #expect(read.status == 200, "\(original) is gone")
             }
         }
@@ -157,8 +175,9 @@ struct CrashSafetyTests {
         var cursor = 0
         var ticketOrders: [String] = []
         while true {
-            let page = try after.exchange("GET", "/v1/cafes/\(Self.cafe)/tickets?after=\(cursor)",
-                                          headers: [("Authorization", "Bearer \(kitchen)")])
+            let page = try after.exchange(
+                "GET", "/v1/cafes/\(Self.cafe)/tickets?after=\(cursor)",
+                headers: [("Authorization", "Bearer \(kitchen)")])
             let object = try #require(page.json as? [String: Any], "\(page.status) \(page.text)")
             let tickets = try #require(object["tickets"] as? [[String: Any]])
             ticketOrders += tickets.compactMap { $0["orderId"] as? String }
@@ -169,32 +188,40 @@ struct CrashSafetyTests {
         }
         let seen = cursors.withLock { $0 }
         #expect(seen == seen.sorted(), "the feed's cursor went back before the crash: \(seen)")
-        #expect(cursor >= seen.max() ?? 0, "the feed's cursor went back across the crash: \(seen.max() ?? 0) → \(cursor)")
+        #expect(
+            cursor >= seen.max() ?? 0, "the feed's cursor went back across the crash: \(seen.max() ?? 0) → \(cursor)")
         #expect(ticketOrders.count == Set(ticketOrders).count, "an order's ticket is in the feed twice")
         #expect(Set(ticketOrders) == Set(orderOfKey.values), "orders stored and orders of keys differ")
 
         // Capacity used equals the orders stored.
-        let windows = try after.exchange("GET", "/v1/cafes/\(Self.cafe)/pickup-windows", headers: [("Authorization", "Bearer \(kiosks[0])")])
+        let windows = try after.exchange(
+            "GET", "/v1/cafes/\(Self.cafe)/pickup-windows", headers: [("Authorization", "Bearer \(kiosks[0])")])
         let list = try #require((windows.json as? [String: Any])?["windows"] as? [[String: Any]])
         let used = list.reduce(0) { $0 + (($1["capacity"] as? Int ?? 0) - ($1["remaining"] as? Int ?? 0)) }
         #expect(used == orderOfKey.count, "capacity used \(used), orders \(orderOfKey.count)")
 
         // Preferences: those written before the load intact, the one being written either value.
         for (user, value) in written {
-            let read = try after.exchange("GET", "/v1/users/\(user)/preferences/theme", headers: [("Authorization", "Bearer \(kiosks[0])")])
-            #expect(read.status == 200 && (read.json as? [String: Any])?["value"] as? String == String(value.dropFirst().dropLast()),
-                    "\(user): \(read.text)")
+            let read = try after.exchange(
+                "GET", "/v1/users/\(user)/preferences/theme", headers: [("Authorization", "Bearer \(kiosks[0])")])
+            #expect(
+                read.status == 200
+                    && (read.json as? [String: Any])?["value"] as? String == String(value.dropFirst().dropLast()),
+                "\(user): \(read.text)")
         }
         let history = preferences.withLock { $0 }
         if let acknowledged = history.acknowledged {
-            let read = try after.exchange("GET", "/v1/users/p-load/preferences/theme", headers: [("Authorization", "Bearer \(kiosks[0])")])
+            let read = try after.exchange(
+                "GET", "/v1/users/p-load/preferences/theme", headers: [("Authorization", "Bearer \(kiosks[0])")])
             let value = ((read.json as? [String: Any])?["value"] as? String).map { "\"\($0)\"" }
             let version = read.headers["etag"].flatMap { Int($0.trimmingCharacters(in: ["\""])) } ?? 0
             if version == acknowledged.version {
                 #expect(value == acknowledged.value)
             } else {
-                #expect(version == acknowledged.version + 1 && value == history.inFlight,
-                        "version \(version), value \(value ?? "nil"); acknowledged \(acknowledged), in flight \(history.inFlight ?? "nil")")
+                #expect(
+                    version == acknowledged.version + 1 && value == history.inFlight,
+                    "version \(version), value \(value ?? "nil"); acknowledged \(acknowledged), in flight \(history.inFlight ?? "nil")"
+                )
             }
         }
         #expect(server.terminate(signal: SIGTERM))

@@ -1,8 +1,9 @@
 import CanteenTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canteen serve` starting on damaged files, and stopping on SIGTERM.
@@ -20,10 +21,14 @@ struct ServeLifecycleTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ServerProcess(dataDirectory: data)
         let display = try RawHTTP(port: server.port, timeout: 40)
-        let first = try display.exchange("GET", "/v1/cafes/tokyo/tickets", headers: [("Authorization", "Bearer \(kitchen)")])
+        let first = try display.exchange(
+            "GET", "/v1/cafes/tokyo/tickets", headers: [("Authorization", "Bearer \(kitchen)")])
         let cursor = try #require(first.headers["etag"]?.trimmingCharacters(in: ["\""]))
-        #expect(display.send(RawHTTP.request("GET", "/v1/cafes/tokyo/tickets?after=\(cursor)&wait=30",
-                                             headers: [("Authorization", "Bearer \(kitchen)")])))
+        #expect(
+            display.send(
+                RawHTTP.request(
+                    "GET", "/v1/cafes/tokyo/tickets?after=\(cursor)&wait=30",
+                    headers: [("Authorization", "Bearer \(kitchen)")])))
         // Parked: the metrics count one waiting display.
         let metrics = try RawHTTP(port: server.port)
         var parked = false
@@ -55,9 +60,11 @@ struct ServeLifecycleTests {
     /// Runs `canteen serve` on `data` and expects it to refuse to start, naming `file`.
     func expectRefusal(_ data: URL, naming file: URL, mentioning words: [String]) throws {
         let before = try Data(contentsOf: file)
-        let result = try CanteenProcess.run(["serve", "--port", "0", "--data-dir", data.path,
-                                             "--menus", ServerProcess.repositoryRoot.appendingPathComponent("Menus").path,
-                                             "--locales", ServerProcess.repositoryRoot.appendingPathComponent("Locales").path])
+        let result = try CanteenProcess.run([
+            "serve", "--port", "0", "--data-dir", data.path,
+            "--menus", ServerProcess.repositoryRoot.appendingPathComponent("Menus").path,
+            "--locales", ServerProcess.repositoryRoot.appendingPathComponent("Locales").path,
+        ])
         #expect(result.status != 0, "serve started on a damaged file:\n\(result.output)")
         let said = result.errors + result.output
         #expect(said.contains(file.path), "the message does not name \(file.path):\n\(said)")
@@ -80,8 +87,10 @@ struct ServeLifecycleTests {
         let data = temporaryFolder("half")
         defer { try? FileManager.default.removeItem(at: data) }
         // A real database with the five sample cafés, closed cleanly (no WAL left).
-        let imported = try CanteenProcess.run(["menus", "import", ServerProcess.repositoryRoot.appendingPathComponent("Menus").path,
-                                               "--data-dir", data.path])
+        let imported = try CanteenProcess.run([
+            "menus", "import", ServerProcess.repositoryRoot.appendingPathComponent("Menus").path,
+            "--data-dir", data.path,
+        ])
         try #require(imported.status == 0, "\(imported.errors)")
         let file = data.appendingPathComponent("canteen.sqlite")
         let whole = try Data(contentsOf: file)
@@ -100,13 +109,16 @@ struct ServeLifecycleTests {
         // Half a document, as a torn write of another program would leave it.
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", """
+        python.arguments = [
+            "python3", "-c",
+            """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             db.execute("UPDATE userPreferences SET document = '{\\"theme\\": \\"da' WHERE userId = 'ana'")
             db.commit()
             db.close()
-            """, file.path]
+            """, file.path,
+        ]
         try python.run()
         python.waitUntilExit()
         try #require(python.terminationStatus == 0)
@@ -117,13 +129,15 @@ struct ServeLifecycleTests {
     func halfWrittenPreferenceFile() throws {
         let data = temporaryFolder("import")
         defer { try? FileManager.default.removeItem(at: data) }
-        #expect(try CanteenProcess.run(["prefs", "set", "ana", "theme", "\"dark\"", "--data-dir", data.path]).status == 0)
+        #expect(
+            try CanteenProcess.run(["prefs", "set", "ana", "theme", "\"dark\"", "--data-dir", data.path]).status == 0)
         let file = data.appendingPathComponent("ana.json")
         try Data(#"{"theme": "light", "locale": "fr-"#.utf8).write(to: file)
         let result = try CanteenProcess.run(["prefs", "import", "ana", file.path, "--data-dir", data.path])
         #expect(result.status != 0)
         #expect(result.errors.contains(file.path), "\(result.errors)")
         #expect(result.errors.contains("malformed_json"), "\(result.errors)")
-        #expect(try CanteenProcess.run(["prefs", "get", "ana", "theme", "--data-dir", data.path]).output.contains("dark"))
+        #expect(
+            try CanteenProcess.run(["prefs", "get", "ana", "theme", "--data-dir", data.path]).output.contains("dark"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `canteen serve` process, as an operator starts it: its port read from its own log, its
@@ -22,9 +23,12 @@ final class ServerProcess: @unchecked Sendable {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         }
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path,
-                             "--menus", (menus ?? Self.repositoryRoot.appendingPathComponent("Menus")).path,
-                             "--locales", Self.repositoryRoot.appendingPathComponent("Locales").path] + extra
+        process.arguments =
+            [
+                "serve", "--port", "0", "--data-dir", dataDirectory.path,
+                "--menus", (menus ?? Self.repositoryRoot.appendingPathComponent("Menus")).path,
+                "--locales", Self.repositoryRoot.appendingPathComponent("Locales").path,
+            ] + extra
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -88,25 +92,34 @@ func allDayCafe(id: String, capacity: Int = 100_000) -> [String: Any] {
     let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour!
     let offset = (12 - hour + 11) % 24 - 11
     // Zones without daylight saving time, by UTC offset (cafés take IANA city zones).
-    let zones = [-11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
-                 -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
-                 -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde", 0: "Africa/Abidjan",
-                 1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai", 5: "Asia/Karachi",
-                 6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
-                 11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa"]
+    let zones = [
+        -11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
+        -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
+        -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde", 0: "Africa/Abidjan",
+        1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai", 5: "Asia/Karachi",
+        6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
+        11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa",
+    ]
     let zone = zones[offset]!
     let names = ["en": "All-day café"]
     let day = [["open": "00:00", "close": "24:00"]]
     return [
         "id": id, "languages": ["en"], "names": names, "timeZone": zone, "currency": "USD", "defaultLocale": "en_US",
         "tax": ["rateBasisPoints": 0, "included": true],
-        "hours": Dictionary(uniqueKeysWithValues: ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                                                   "sunday"].map { ($0, day) }),
+        "hours": Dictionary(
+            uniqueKeysWithValues: [
+                "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                "sunday",
+            ].map { ($0, day) }),
         "beaconRegion": ["uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 700],
         "pickup": ["slotMinutes": 60, "capacity": capacity, "capacityUnit": "orders", "leadMinutes": 0],
         "categories": [["id": "coffee", "names": ["en": "Coffee"]]],
-        "items": [["id": "drip", "category": "coffee", "names": ["en": "Drip coffee"], "descriptions": ["en": "Hot"],
-                   "price": 250, "station": "bar", "allergens": []]],
+        "items": [
+            [
+                "id": "drip", "category": "coffee", "names": ["en": "Drip coffee"], "descriptions": ["en": "Hot"],
+                "price": 250, "station": "bar", "allergens": [],
+            ]
+        ],
     ]
 }
 

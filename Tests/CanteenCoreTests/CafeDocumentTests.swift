@@ -1,7 +1,7 @@
-import CanteenJSON
-import Foundation
 import CanteenCore
+import CanteenJSON
 import CanteenTestSupport
+import Foundation
 import Testing
 
 @Suite("Café file validation")
@@ -34,7 +34,10 @@ struct CafeDocumentTests {
         #expect(cafe.id == "testcafe")
         #expect(cafe.currency == .usd)
         #expect(cafe.tax == TaxPolicy(rateBasisPoints: 1025, included: false))
-        #expect(cafe.hours[.monday] == [LocalTimeRange(start: LocalTime(hour: 7, minute: 0), end: LocalTime(hour: 19, minute: 0))])
+        #expect(
+            cafe.hours[.monday] == [
+                LocalTimeRange(start: LocalTime(hour: 7, minute: 0), end: LocalTime(hour: 19, minute: 0))
+            ])
         #expect(cafe.hours[.saturday] == nil)
         #expect(menu.items.map(\.id) == ["latte", "burrito", "salad"])
         #expect(menu.item("latte")?.modifierGroups.map(\.id) == ["size", "shots"])
@@ -44,7 +47,8 @@ struct CafeDocumentTests {
     @Test("a misspelt field is reported as unknown with its path")
     func unknownField() {
         let found = problems { doc in item(&doc, 1) { $0["pirce"] = 5 } }
-        #expect(found.contains(ValidationProblem(path: "items[1].pirce", message: "unknown field", code: .unknownField)))
+        #expect(
+            found.contains(ValidationProblem(path: "items[1].pirce", message: "unknown field", code: .unknownField)))
     }
 
     @Test("a missing field is reported as required")
@@ -102,7 +106,9 @@ struct CafeDocumentTests {
     func minAboveMax() {
         let found = problems { doc in
             item(&doc, 0) { item in
-                guard case .array(var groups) = item["modifierGroups"], case .object(var group) = groups[1] else { return }
+                guard case .array(var groups) = item["modifierGroups"], case .object(var group) = groups[1] else {
+                    return
+                }
                 group["min"] = 3
                 group["max"] = 2
                 groups[1] = .object(group)
@@ -121,7 +127,9 @@ struct CafeDocumentTests {
     @Test("a day part outside every day's opening hours is rejected")
     func dayPartOutsideHours() {
         let found = problems { doc in
-            doc["dayParts"] = [["id": "breakfast", "names": ["en": "Early", "es": "Temprano"], "start": "05:00", "end": "06:30"]]
+            doc["dayParts"] = [
+                ["id": "breakfast", "names": ["en": "Early", "es": "Temprano"], "start": "05:00", "end": "06:30"]
+            ]
         }
         #expect(found.map(\.path) == ["dayParts[0]"])
         #expect(found.first?.code == .dayPartOutsideHours)
@@ -175,7 +183,9 @@ struct CafeDocumentTests {
     @Test("the sample cafés in Menus/ are all valid")
     func sampleCafes() throws {
         let fileManager = FileManager.default
-        let names = try fileManager.contentsOfDirectory(atPath: Fixtures.menusDirectory.path).filter { $0.hasSuffix(".json") }
+        let names = try fileManager.contentsOfDirectory(atPath: Fixtures.menusDirectory.path).filter {
+            $0.hasSuffix(".json")
+        }
         #expect(names.count >= 5)
         var currencies: Set<String> = []
         for name in names {

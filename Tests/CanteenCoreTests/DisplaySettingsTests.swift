@@ -26,7 +26,9 @@ struct DisplaySettingsTests {
     func defaults() throws {
         #expect(try parse(nil).display == .standard)
         #expect(try parse(.null).display == .standard)
-        #expect(DisplaySettings.standard == DisplaySettings(ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10))
+        #expect(
+            DisplaySettings.standard
+                == DisplaySettings(ticketWarningMinutes: 5, ticketLateMinutes: 8, boardReadyMinutes: 10))
     }
 
     @Test("each field given replaces its default; the others keep theirs")

@@ -10,9 +10,12 @@ import Testing
 struct JSONValueParsingTests {
     @Test("text that is not JSON is malformed_json naming the line and column")
     func malformed() {
-        #expect(throws: CanteenError(.malformed, code: .malformedJson,
-                                     message: "the body is not valid JSON: expected ',' or '}' after an object member"
-                                         + " (line 2, column 2)")) {
+        #expect(
+            throws: CanteenError(
+                .malformed, code: .malformedJson,
+                message: "the body is not valid JSON: expected ',' or '}' after an object member"
+                    + " (line 2, column 2)")
+        ) {
             try JSONValue.parse(Data("{\"a\":1\n \"b\":2}".utf8))
         }
     }

@@ -13,8 +13,10 @@ struct NetworkTests {
         #expect(IPAddress("2001:db8::1") == .v6(0x2001_0db8_0000_0000_0000_0000_0000_0001))
         #expect(IPAddress("::1")?.isLoopback == true)
         #expect(IPAddress("127.9.9.9")?.isLoopback == true)
-        for bad in ["", "10.20.3", "10.20.3.256", "010.1.1.1", "1.2.3.4.5", "2001:db8:::1", "2001:db8::1::2", "gggg::1",
-                    "10.0.0.1/8", " 10.0.0.1", "1:2:3:4:5:6:7:8:9", "::ffff:1.2.3"] {
+        for bad in [
+            "", "10.20.3", "10.20.3.256", "010.1.1.1", "1.2.3.4.5", "2001:db8:::1", "2001:db8::1::2", "gggg::1",
+            "10.0.0.1/8", " 10.0.0.1", "1:2:3:4:5:6:7:8:9", "::ffff:1.2.3",
+        ] {
             #expect(IPAddress(bad) == nil, "'\(bad)'")
         }
     }
@@ -38,9 +40,11 @@ struct NetworkTests {
 
     @Test("a network with host bits set, a bad prefix or a bad address is refused, saying why")
     func invalid() {
-        for (text, hint) in [("10.20.1.0/16", "10.20.0.0/16"), ("10.20.0.0/33", "0 to 32"), ("10.20.0.0/-1", "0 to 32"),
-                             ("2001:db8::/129", "0 to 128"), ("intranet", "IPv4 or IPv6 address"),
-                             ("10.20.0.0/", "0 to 32")] {
+        for (text, hint) in [
+            ("10.20.1.0/16", "10.20.0.0/16"), ("10.20.0.0/33", "0 to 32"), ("10.20.0.0/-1", "0 to 32"),
+            ("2001:db8::/129", "0 to 128"), ("intranet", "IPv4 or IPv6 address"),
+            ("10.20.0.0/", "0 to 32"),
+        ] {
             do {
                 _ = try IPAddressRange.network(text)
                 Issue.record("'\(text)' was accepted")

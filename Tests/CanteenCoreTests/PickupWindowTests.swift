@@ -34,8 +34,9 @@ struct PickupWindowTests {
     @Test("no window starts before now plus the lead time")
     func leadTime() throws {
         let cafe = try cafe(timeZone: "America/Chicago", hours: [.monday: [span("07:00", "19:00")]], lead: 10)
-        let offered = cafe.offeredPickupWindows(on: LocalDate(year: 2026, month: 11, day: 23),
-                                                now: Fixtures.chicagoMonday(hour: 9, minute: 5))
+        let offered = cafe.offeredPickupWindows(
+            on: LocalDate(year: 2026, month: 11, day: 23),
+            now: Fixtures.chicagoMonday(hour: 9, minute: 5))
         #expect(iso(offered[0].start, "America/Chicago") == "2026-11-23T09:15:00-06:00")
     }
 
@@ -46,7 +47,8 @@ struct PickupWindowTests {
         let starts = windows.map { iso($0.start, "America/Chicago") }
         #expect(starts.contains("2026-03-08T01:45:00-06:00"))
         #expect(!starts.contains { $0.contains("T02:") })
-        let quarterToTwo = try #require(windows.first { iso($0.start, "America/Chicago") == "2026-03-08T01:45:00-06:00" })
+        let quarterToTwo = try #require(
+            windows.first { iso($0.start, "America/Chicago") == "2026-03-08T01:45:00-06:00" })
         #expect(iso(quarterToTwo.end, "America/Chicago") == "2026-03-08T03:00:00-05:00")
         #expect(quarterToTwo.end.timeIntervalSince(quarterToTwo.start) == 900)
         #expect(windows.allSatisfy { $0.end.timeIntervalSince($0.start) == 900 })
@@ -95,7 +97,8 @@ struct PickupWindowTests {
                 let instant = Date(timeIntervalSince1970: -2_208_988_800 + Double(step) * 15_778_463.7)
                 let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: instant)
                 let date = LocalDate(instant, in: calendar)
-                #expect([date.year, date.month, date.day] == [parts.year, parts.month, parts.day], "\(zoneID) \(instant)")
+                #expect(
+                    [date.year, date.month, date.day] == [parts.year, parts.month, parts.day], "\(zoneID) \(instant)")
                 #expect(date.weekday == Weekday(gregorianWeekday: parts.weekday!), "\(zoneID) \(instant)")
             }
         }

@@ -7,7 +7,9 @@ import Testing
 struct PreferenceRulesTests {
     let cafes: Set<String> = ["testcafe"]
 
-    func apply(_ changes: [String: PreferenceChange], to values: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
+    func apply(_ changes: [String: PreferenceChange], to values: [String: JSONValue] = [:]) throws -> [String:
+        JSONValue]
+    {
         try PreferenceDocument(values: values, version: 1).applying(changes, cafeExists: { cafes.contains($0) })
     }
 
@@ -24,8 +26,9 @@ struct PreferenceRulesTests {
         #expect(try apply(["defaultLocation": .set("testcafe")]) == ["defaultLocation": "testcafe"])
     }
 
-    @Test("defaultLocation naming an unknown café, or not a string, is invalid_preference naming the key",
-          arguments: [JSONValue.string("nosuchcafe"), .string(""), .int(3), .array(["testcafe"]), .bool(true)])
+    @Test(
+        "defaultLocation naming an unknown café, or not a string, is invalid_preference naming the key",
+        arguments: [JSONValue.string("nosuchcafe"), .string(""), .int(3), .array(["testcafe"]), .bool(true)])
     func defaultLocationRejected(_ value: JSONValue) {
         let error = error { _ = try apply(["defaultLocation": .set(value)]) }
         #expect(error?.code == .invalidPreference)
@@ -38,8 +41,12 @@ struct PreferenceRulesTests {
         #expect(try apply(["locale": .set(.string(tag))]) == ["locale": .string(tag)])
     }
 
-    @Test("locale rejects anything that is not a language tag",
-          arguments: [JSONValue.string("english"), .string(""), .string("e"), .string("en--US"), .string("en-US-toolongsubtag"), .int(1)])
+    @Test(
+        "locale rejects anything that is not a language tag",
+        arguments: [
+            JSONValue.string("english"), .string(""), .string("e"), .string("en--US"), .string("en-US-toolongsubtag"),
+            .int(1),
+        ])
     func localeRejected(_ value: JSONValue) {
         let error = error { _ = try apply(["locale": .set(value)]) }
         #expect(error?.code == .invalidPreference)
@@ -112,7 +119,9 @@ struct PreferenceRulesTests {
     @Test("an oversized change names its largest value, and removals alone are never refused")
     func blameAndShrink() throws {
         let half = String(repeating: "y", count: 40_000)
-        let over = error { _ = try apply(["small": .set(1), "big": .set(.string(half)), "big2": .set(.string(half + "y"))]) }
+        let over = error {
+            _ = try apply(["small": .set(1), "big": .set(.string(half)), "big2": .set(.string(half + "y"))])
+        }
         #expect(over?.code == .preferenceTooLarge)
         #expect(over?.field == "big2")
         let crowded = Dictionary(uniqueKeysWithValues: (0..<300).map { ("k\($0)", JSONValue.int(1)) })
@@ -129,7 +138,10 @@ struct PreferenceRulesTests {
 
     @Test("a whole document is validated as a set of changes")
     func wholeDocument() throws {
-        #expect(try PreferenceDocument.validated(["locale": "en-GB", "x": [1]], cafeExists: { _ in false }) == ["locale": "en-GB", "x": [1]])
+        #expect(
+            try PreferenceDocument.validated(["locale": "en-GB", "x": [1]], cafeExists: { _ in false }) == [
+                "locale": "en-GB", "x": [1],
+            ])
         #expect(throws: CanteenError.self) { try PreferenceDocument.validated([1, 2], cafeExists: { _ in true }) }
         #expect(throws: CanteenError.self) { try PreferenceDocument.validated(["x": .null], cafeExists: { _ in true }) }
     }

@@ -10,7 +10,9 @@ struct PreferenceSearchListTests {
         let site: Bool
         let registered: Bool
 
-        var testDescription: String { "user \(user ? "has" : "lacks"), site \(site ? "has" : "lacks"), registered \(registered ? "has" : "lacks")" }
+        var testDescription: String {
+            "user \(user ? "has" : "lacks"), site \(site ? "has" : "lacks"), registered \(registered ? "has" : "lacks")"
+        }
 
         static let all: [Presence] = [false, true].flatMap { user in
             [false, true].flatMap { site in [false, true].map { Presence(user: user, site: site, registered: $0) } }
@@ -22,8 +24,9 @@ struct PreferenceSearchListTests {
         }
     }
 
-    @Test("a key is answered by the first domain holding it, and by none when no domain has it",
-          arguments: Presence.all)
+    @Test(
+        "a key is answered by the first domain holding it, and by none when no domain has it",
+        arguments: Presence.all)
     func fallThrough(_ presence: Presence) throws {
         let key = "app.theme"
         let list = PreferenceSearchList(
@@ -53,7 +56,9 @@ struct PreferenceSearchListTests {
     @Test("with nothing set, defaultLocation is the registered \"nearest\"")
     func registeredDefault() {
         let list = PreferenceSearchList(user: PreferenceDocument(), site: [:])
-        #expect(list.value(for: "defaultLocation") == ResolvedPreference(key: "defaultLocation", value: "nearest", source: .registered))
+        #expect(
+            list.value(for: "defaultLocation")
+                == ResolvedPreference(key: "defaultLocation", value: "nearest", source: .registered))
         #expect(list.defaultLocation == EffectiveDefaultLocation(location: .nearest, source: .registered))
         #expect(list.merged.values == ["defaultLocation": "nearest"])
         #expect(list.merged.version == 0)
@@ -63,15 +68,17 @@ struct PreferenceSearchListTests {
     func effectiveDefaultLocation() {
         let site = PreferenceSearchList(user: PreferenceDocument(), site: ["defaultLocation": "hq"])
         #expect(site.defaultLocation == EffectiveDefaultLocation(location: .cafe("hq"), source: .site))
-        let user = PreferenceSearchList(user: PreferenceDocument(values: ["defaultLocation": "nearest"], version: 1),
-                                        site: ["defaultLocation": "hq"])
+        let user = PreferenceSearchList(
+            user: PreferenceDocument(values: ["defaultLocation": "nearest"], version: 1),
+            site: ["defaultLocation": "hq"])
         #expect(user.defaultLocation == EffectiveDefaultLocation(location: .nearest, source: .user))
     }
 
     @Test("a defaultLocation that is not a location is skipped for the next domain")
     func unusableDefaultLocation() {
-        let list = PreferenceSearchList(user: PreferenceDocument(values: ["defaultLocation": 42], version: 1),
-                                        site: ["defaultLocation": "hq"])
+        let list = PreferenceSearchList(
+            user: PreferenceDocument(values: ["defaultLocation": 42], version: 1),
+            site: ["defaultLocation": "hq"])
         #expect(list.defaultLocation == EffectiveDefaultLocation(location: .cafe("hq"), source: .site))
     }
 }

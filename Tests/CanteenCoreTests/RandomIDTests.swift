@@ -41,7 +41,8 @@ import Testing
     @Test func timeOrderedIDsSortByTimeAndStayUnique() {
         // Ten ids in each of 200 consecutive milliseconds (mid-millisecond, clear of rounding).
         let ids = (0..<2000).map { index in
-            RandomID().timeOrdered("ord", at: Date(timeIntervalSince1970: Double(1_795_000_000_123 + index / 10) / 1000 + 0.0004))
+            RandomID().timeOrdered(
+                "ord", at: Date(timeIntervalSince1970: Double(1_795_000_000_123 + index / 10) / 1000 + 0.0004))
         }
         #expect(Set(ids).count == ids.count)
         for (earlier, later) in zip(ids, ids.dropFirst(10)) { #expect(earlier < later) }

@@ -43,18 +43,22 @@ struct AcceptLanguageTests {
         #expect(tags("en_US, es_UY;q=0.5") == ["en-US", "es-UY"])
     }
 
-    @Test("malformed parts are skipped and the rest kept",
-          arguments: [
+    @Test(
+        "malformed parts are skipped and the rest kept",
+        arguments: [
             "en;q=2, fr", "en;q=abc, fr", "en;q=, fr", "en;q=0.1234, fr", "123, fr", "toolongtag-x, fr",
             "en-, fr", "-en, fr", ", ,, fr", "e n, fr", "en;q, fr", "ja-JP-\u{00E9}, fr", "en;q=-1, fr", "😀, fr",
-          ])
+        ])
     func malformed(header: String) {
         #expect(tags(header) == ["fr"])
     }
 
-    @Test("hostile headers never crash and stay bounded",
-          arguments: ["", ",", ";", ";;;q=", "q=1", "*;q=0", String(repeating: "en,", count: 10_000),
-                      String(repeating: "a", count: 100_000), "\u{0000}\u{FFFF}", "en;q=0.5;q=0.6;foo=bar"])
+    @Test(
+        "hostile headers never crash and stay bounded",
+        arguments: [
+            "", ",", ";", ";;;q=", "q=1", "*;q=0", String(repeating: "en,", count: 10_000),
+            String(repeating: "a", count: 100_000), "\u{0000}\u{FFFF}", "en;q=0.5;q=0.6;foo=bar",
+        ])
     func hostile(header: String) {
         let parsed = AcceptLanguage(header: header)
         #expect(parsed.ranges.count <= AcceptLanguage.maximumRanges)

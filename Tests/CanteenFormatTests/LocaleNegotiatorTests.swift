@@ -22,7 +22,8 @@ struct LocaleNegotiatorTests {
 
     @Test("the reader's acceptable tags come back most wanted first, without * or refused ones")
     func readerTags() {
-        let negotiation = negotiator.negotiate(acceptLanguage: "en;q=0.2, fr-CA, *;q=0.5, de;q=0", defaultLocale: "ja_JP")
+        let negotiation = negotiator.negotiate(
+            acceptLanguage: "en;q=0.2, fr-CA, *;q=0.5, de;q=0", defaultLocale: "ja_JP")
         #expect(negotiation.readerTags == ["fr-CA", "en"])
         #expect(negotiator.negotiate(acceptLanguage: nil, defaultLocale: "ja_JP").readerTags.isEmpty)
     }
@@ -71,7 +72,7 @@ struct LocaleNegotiatorTests {
     @Test("q=0 refuses a language even when it would match")
     func refused() {
         #expect(negotiate("es-UY, es;q=0, fr;q=0.5").language == "fr")
-        #expect(negotiate("*, en;q=0", cafe: "en_US").language == "en") // nothing else acceptable: fallback
+        #expect(negotiate("*, en;q=0", cafe: "en_US").language == "en")  // nothing else acceptable: fallback
     }
 
     @Test("* stands for the café's language and locale")
@@ -86,7 +87,9 @@ struct LocaleNegotiatorTests {
         #expect(negotiate("fr;q=0.4, ja;q=0.9").language == "ja")
     }
 
-    @Test("garbage headers fall back without crashing", arguments: [";;;", "\u{0000}", "q=0.5", String(repeating: "x", count: 9000)])
+    @Test(
+        "garbage headers fall back without crashing",
+        arguments: [";;;", "\u{0000}", "q=0.5", String(repeating: "x", count: 9000)])
     func garbage(header: String) {
         #expect(negotiate(header, cafe: "es_UY").language == "es")
     }

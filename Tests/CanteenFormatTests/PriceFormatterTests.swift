@@ -14,8 +14,9 @@ struct PriceFormatterTests {
 
     // MARK: - Golden strings
 
-    @Test("13 locales × 6 currencies render as this toolchain's CLDR says",
-          arguments: PriceGoldens.grid)
+    @Test(
+        "13 locales × 6 currencies render as this toolchain's CLDR says",
+        arguments: PriceGoldens.grid)
     func grid(locale: String, currency: String, expected: String) throws {
         let text = formatter.format(try money(123_456_789, currency), locale: Locale(identifier: locale))
         #expect(text == expected, "locale \(locale), \(currency)")
@@ -55,16 +56,21 @@ struct PriceFormatterTests {
     @Test("ar_EG uses Arabic-Indic digits and ar-EG-u-nu-latn Latin ones")
     func arabicDigits() throws {
         let amount = try money(450, "EGP")
-        #expect(formatter.format(amount, locale: Locale(identifier: "ar_EG")) == "\u{200F}\u{0664}\u{066B}\u{0665}\u{0660}\u{00A0}\u{062C}.\u{0645}.\u{200F}")
-        #expect(formatter.format(amount, locale: Locale(identifier: "ar-EG-u-nu-latn")) == "\u{200F}4.50\u{00A0}\u{062C}.\u{0645}.\u{200F}")
+        #expect(
+            formatter.format(amount, locale: Locale(identifier: "ar_EG"))
+                == "\u{200F}\u{0664}\u{066B}\u{0665}\u{0660}\u{00A0}\u{062C}.\u{0645}.\u{200F}")
+        #expect(
+            formatter.format(amount, locale: Locale(identifier: "ar-EG-u-nu-latn"))
+                == "\u{200F}4.50\u{00A0}\u{062C}.\u{0645}.\u{200F}")
     }
 
     @Test("amounts ending in 5 are not rounded through Double (locale en_US)")
     func noDoubleRounding() throws {
         // Decimal(1.005) would be 1.00499999…; built from minor units it is exactly 1.005.
         #expect(formatter.format(try money(1_005, "KWD"), locale: Locale(identifier: "en_US")) == "KWD\u{00A0}1.005")
-        #expect(formatter.format(try money(1_234_567_890_123_456_789, "USD"), locale: Locale(identifier: "en_US"))
-            == "$12,345,678,901,234,567.89")
+        #expect(
+            formatter.format(try money(1_234_567_890_123_456_789, "USD"), locale: Locale(identifier: "en_US"))
+                == "$12,345,678,901,234,567.89")
     }
 
     @Test("where CLDR hides ISO digits, an amount they cannot show keeps them (locale en_US)")
@@ -95,7 +101,9 @@ struct PriceFormatterTests {
 
     @Test("a code from the ISO table formats through the checked entry point (locale de_DE)")
     func checkedEntryPoint() throws {
-        #expect(try formatter.format(minorUnits: 450, currencyCode: "EUR", locale: Locale(identifier: "de_DE")) == "4,50\u{00A0}€")
+        #expect(
+            try formatter.format(minorUnits: 450, currencyCode: "EUR", locale: Locale(identifier: "de_DE"))
+                == "4,50\u{00A0}€")
     }
 
     @Test("the style cache never grows past its capacity")
@@ -116,9 +124,11 @@ struct PriceFormatterTests {
             for task in 0..<8 {
                 group.addTask {
                     (0..<200).allSatisfy { i in
-                        let money = Money(minorUnits: Int64(task * 1000 + i), currency: currencies[i % currencies.count])
+                        let money = Money(
+                            minorUnits: Int64(task * 1000 + i), currency: currencies[i % currencies.count])
                         let locale = Locale(identifier: "fr_FR")
-                        return shared.format(money, locale: locale) == PriceFormatter(cacheCapacity: 1).format(money, locale: locale)
+                        return shared.format(money, locale: locale)
+                            == PriceFormatter(cacheCapacity: 1).format(money, locale: locale)
                     }
                 }
             }

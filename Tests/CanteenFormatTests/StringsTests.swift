@@ -28,7 +28,9 @@ struct StringsTests {
         for (language, table) in tables {
             let keys = Set(table.keys)
             #expect(english.subtracting(keys).isEmpty, "\(language).json misses \(english.subtracting(keys).sorted())")
-            #expect(keys.subtracting(english).isEmpty, "\(language).json has keys en lacks: \(keys.subtracting(english).sorted())")
+            #expect(
+                keys.subtracting(english).isEmpty,
+                "\(language).json has keys en lacks: \(keys.subtracting(english).sorted())")
         }
     }
 
@@ -89,8 +91,9 @@ struct StringsTests {
     func lookup() throws {
         let strings = try Self.catalog()
         #expect(strings.string("state.ready", language: "ja") == "受け取り可能")
-        #expect(strings.string("error.order_not_found", language: "fr", parameters: ["id": "A-17"])
-            == "Aucune commande avec l’identifiant A-17.")
+        #expect(
+            strings.string("error.order_not_found", language: "fr", parameters: ["id": "A-17"])
+                == "Aucune commande avec l’identifiant A-17.")
     }
 
     @Test("an error's message uses its code, parameters and field")

@@ -44,9 +44,12 @@ struct JSONParserTests {
             #expect(same(mine, theirs), "\(text): \(mine) vs \(theirs)")
         }
         // Whole numbers written with a fraction or exponent are integers, as JSONDecoder read them.
-        #expect(try parse("[450, 4.5, 450.0, 4.5e2, -0.0, 9223372036854775808, 1e300]")
-            == .array([.int(450), .double(4.5), .int(450), .int(450), .int(0), .double(9_223_372_036_854_775_808),
-                       .double(1e300)]))
+        #expect(
+            try parse("[450, 4.5, 450.0, 4.5e2, -0.0, 9223372036854775808, 1e300]")
+                == .array([
+                    .int(450), .double(4.5), .int(450), .int(450), .int(0), .double(9_223_372_036_854_775_808),
+                    .double(1e300),
+                ]))
         // A UTF-8 byte-order mark before the value is ignored; anywhere else it is an error.
         #expect(try parse(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)) == .object(["a": .int(1)]))
         #expect(throws: JSONSyntaxError.self) {
@@ -55,34 +58,39 @@ struct JSONParserTests {
         #expect(try parse(#"{"a":"\u00e9\ud83d\ude00"}"#) == .object(["a": .string("\u{E9}\u{1F600}")]))
     }
 
-    @Test("malformed text: a named error with line and column", arguments: [
-        ("", "the text ends where a value was expected (line 1, column 1)"),
-        ("{\"a\":1,}", "expected a member name in double quotes (line 1, column 8)"),
-        ("[1,]", "unexpected ']' where a value was expected (line 1, column 4)"),
-        ("{a:1}", "expected a member name in double quotes (line 1, column 2)"),
-        ("{'a':1}", "expected a member name in double quotes (line 1, column 2)"),
-        ("{\"a\" 1}", "expected ':' after the member name \"a\" (line 1, column 6)"),
-        ("{\"a\":1\n \"b\":2}", "expected ',' or '}' after an object member (line 2, column 2)"),
-        ("[1 2]", "expected ',' or ']' after an array element (line 1, column 4)"),
-        ("[01]", "a number may not have a leading zero (line 1, column 2)"),
-        ("[-]", "a number needs a digit after '-' (line 1, column 3)"),
-        ("[1.]", "a number needs a digit after '.' (line 1, column 4)"),
-        ("[1e]", "a number needs a digit in its exponent (line 1, column 4)"),
-        ("[1e400]", "the number 1e400 is too large (line 1, column 2)"),
-        ("[NaN]", "unexpected 'N' where a value was expected (line 1, column 2)"),
-        ("[tru]", "unexpected 't' where a value was expected (line 1, column 2)"),
-        ("\"open", "a string is not closed (line 1, column 1)"),
-        ("[\"a\tb\"]", "a control character (byte 0x9) must be escaped inside a string (line 1, column 4)"),
-        (#"["\x"]"#, #"\'x' is not a JSON escape (line 1, column 4)"#),
-        (#"["\u12"]"#, #"a \u escape needs four hexadecimal digits (line 1, column 7)"#),
-        (#"["\ud83d"]"#, #"a \u escape of a high surrogate must be followed by its low surrogate (line 1, column 9)"#),
-        (#"["\ude00"]"#, #"a \u escape of a low surrogate has no high surrogate before it (line 1, column 9)"#),
-        (#"{"a":1,"a":2}"#, "the member name \"a\" appears twice (line 1, column 8)"),
-        ("{} {}", "unexpected text after the JSON value (line 1, column 4)"),
-        ("[1]x", "unexpected text after the JSON value (line 1, column 4)"),
-        ("[1", "the text ends inside an array (line 1, column 3)"),
-        ("{\"a\":1", "the text ends inside an object (line 1, column 7)"),
-    ])
+    @Test(
+        "malformed text: a named error with line and column",
+        arguments: [
+            ("", "the text ends where a value was expected (line 1, column 1)"),
+            ("{\"a\":1,}", "expected a member name in double quotes (line 1, column 8)"),
+            ("[1,]", "unexpected ']' where a value was expected (line 1, column 4)"),
+            ("{a:1}", "expected a member name in double quotes (line 1, column 2)"),
+            ("{'a':1}", "expected a member name in double quotes (line 1, column 2)"),
+            ("{\"a\" 1}", "expected ':' after the member name \"a\" (line 1, column 6)"),
+            ("{\"a\":1\n \"b\":2}", "expected ',' or '}' after an object member (line 2, column 2)"),
+            ("[1 2]", "expected ',' or ']' after an array element (line 1, column 4)"),
+            ("[01]", "a number may not have a leading zero (line 1, column 2)"),
+            ("[-]", "a number needs a digit after '-' (line 1, column 3)"),
+            ("[1.]", "a number needs a digit after '.' (line 1, column 4)"),
+            ("[1e]", "a number needs a digit in its exponent (line 1, column 4)"),
+            ("[1e400]", "the number 1e400 is too large (line 1, column 2)"),
+            ("[NaN]", "unexpected 'N' where a value was expected (line 1, column 2)"),
+            ("[tru]", "unexpected 't' where a value was expected (line 1, column 2)"),
+            ("\"open", "a string is not closed (line 1, column 1)"),
+            ("[\"a\tb\"]", "a control character (byte 0x9) must be escaped inside a string (line 1, column 4)"),
+            (#"["\x"]"#, #"\'x' is not a JSON escape (line 1, column 4)"#),
+            (#"["\u12"]"#, #"a \u escape needs four hexadecimal digits (line 1, column 7)"#),
+            (
+                #"["\ud83d"]"#,
+                #"a \u escape of a high surrogate must be followed by its low surrogate (line 1, column 9)"#
+            ),
+            (#"["\ude00"]"#, #"a \u escape of a low surrogate has no high surrogate before it (line 1, column 9)"#),
+            (#"{"a":1,"a":2}"#, "the member name \"a\" appears twice (line 1, column 8)"),
+            ("{} {}", "unexpected text after the JSON value (line 1, column 4)"),
+            ("[1]x", "unexpected text after the JSON value (line 1, column 4)"),
+            ("[1", "the text ends inside an array (line 1, column 3)"),
+            ("{\"a\":1", "the text ends inside an object (line 1, column 7)"),
+        ])
     func malformed(text: String, message: String) {
         let error = #expect(throws: JSONSyntaxError.self) { try parse(text) }
         #expect(error?.description == message)
@@ -91,8 +99,10 @@ struct JSONParserTests {
 
     @Test("bytes that are not UTF-8 are refused, inside and outside strings")
     func notUTF8() {
-        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
-                               [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22], [0xFE, 0xFF, 0x7B, 0x7D]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
+            [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22], [0xFE, 0xFF, 0x7B, 0x7D],
+        ] {
             #expect(throws: JSONSyntaxError.self, "\(bytes)") { try parse(bytes: bytes) }
         }
     }
@@ -142,8 +152,9 @@ struct JSONParserTests {
             let value = try parse(text)
             #expect(value.encoded() == (try encoder.encode(value)), "\(text)")
         }
-        #expect(String(decoding: try parse(#"{"b":[1.0,2.5,1e300],"a":null,"Z":"/"}"#).encoded(), as: UTF8.self)
-            == #"{"Z":"/","a":null,"b":[1,2.5,1e+300]}"#)
+        #expect(
+            String(decoding: try parse(#"{"b":[1.0,2.5,1e300],"a":null,"Z":"/"}"#).encoded(), as: UTF8.self)
+                == #"{"Z":"/","a":null,"b":[1,2.5,1e+300]}"#)
         // Names are ordered by their UTF-8 bytes, as JSONEncoder orders them, also when not in NFC.
         let decomposed: JSONValue = .object(["e\u{301}": 1, "f": 2, "\u{E9}t\u{E9}": 3, "Z": 4])
         #expect(decomposed.encoded() == (try encoder.encode(decomposed)))

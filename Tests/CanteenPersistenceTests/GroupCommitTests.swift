@@ -1,8 +1,9 @@
-@testable import CanteenPersistence
 import CanteenTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import CanteenPersistence
 
 @Suite("Group commit")
 struct GroupCommitTests {

@@ -8,7 +8,9 @@ import Testing
 struct CafeNetworksStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
 
-    @Test("a café's networks are saved and read back; a café file without them has none", arguments: StoreBackend.available)
+    @Test(
+        "a café's networks are saved and read back; a café file without them has none",
+        arguments: StoreBackend.available)
     func roundTrip(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let stores = server.stores

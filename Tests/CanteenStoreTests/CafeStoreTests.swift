@@ -10,11 +10,13 @@ import Testing
 struct CafeStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
 
-    @Test("a café row whose zone, currency or capacity unit does not parse is an error naming the row",
-          arguments: StoreBackend.available, [
-              ("timeZone", "'Mars/Olympus'"), ("currency", "'XXQ'"), ("pickupCapacityUnit", "'plates'"),
-              ("names", "'not json'"),
-          ])
+    @Test(
+        "a café row whose zone, currency or capacity unit does not parse is an error naming the row",
+        arguments: StoreBackend.available,
+        [
+            ("timeZone", "'Mars/Olympus'"), ("currency", "'XXQ'"), ("pickupCapacityUnit", "'plates'"),
+            ("names", "'not json'"),
+        ])
     func corruptRows(backend: StoreBackend, corruption: (column: String, value: String)) async throws {
         let (column, value) = corruption
         try await backend.withStores(clock: clock) { server in
@@ -31,8 +33,9 @@ struct CafeStoreTests {
         }
     }
 
-    @Test("a token row with an unknown role, or a beacon row with a broken identity, is an error naming the row",
-          arguments: StoreBackend.available)
+    @Test(
+        "a token row with an unknown role, or a beacon row with a broken identity, is an error naming the row",
+        arguments: StoreBackend.available)
     func corruptTokenAndBeaconRows(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let tokens = server.stores.tokens
@@ -42,10 +45,12 @@ struct CafeStoreTests {
                 _ = try await tokens.authenticate(secret: secret)
             } throws: { error in
                 let error = try #require(error as? CanteenError)
-                return error.code == .storedDataInvalid && error.message.contains(token.id) && error.message.contains("root")
+                return error.code == .storedDataInvalid && error.message.contains(token.id)
+                    && error.message.contains("root")
             }
             try await server.stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
-            try await server.execute("""
+            try await server.execute(
+                """
                 INSERT INTO beacon (uuid, major, minor, cafeId, label, measuredPower) VALUES ('not-a-uuid', 1, 2, 'testcafe', '', -59)
                 """)
             await #expect {
@@ -105,8 +110,9 @@ struct CafeStoreTests {
         }
     }
 
-    @Test("a café or menu changed by another server (or process) is served by this one, its cache following the change",
-          arguments: StoreBackend.available)
+    @Test(
+        "a café or menu changed by another server (or process) is served by this one, its cache following the change",
+        arguments: StoreBackend.available)
     func changeOnAnotherServer(backend: StoreBackend) async throws {
         try await backend.withServers(2, clock: clock, onDisk: true) { servers in
             let (first, second) = (servers[0].stores, servers[1].stores)
@@ -126,8 +132,9 @@ struct CafeStoreTests {
         }
     }
 
-    @Test("sold-out marks survive a menu replacement for items that remain, and vanish with their item",
-          arguments: StoreBackend.available)
+    @Test(
+        "sold-out marks survive a menu replacement for items that remain, and vanish with their item",
+        arguments: StoreBackend.available)
     func soldOutAcrossReplace(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let store = server.stores.cafes
@@ -147,8 +154,9 @@ struct CafeStoreTests {
         }
     }
 
-    @Test("changing an unknown item or café is item_not_found / cafe_not_found and changes nothing",
-          arguments: StoreBackend.available)
+    @Test(
+        "changing an unknown item or café is item_not_found / cafe_not_found and changes nothing",
+        arguments: StoreBackend.available)
     func unknownItem(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let store = server.stores.cafes
@@ -175,7 +183,9 @@ struct CafeStoreTests {
         }
     }
 
-    @Test("servers starting together on an empty database import the sample cafés once", arguments: StoreBackend.available)
+    @Test(
+        "servers starting together on an empty database import the sample cafés once", arguments: StoreBackend.available
+    )
     func importOnce(backend: StoreBackend) async throws {
         try await backend.withServers(3, clock: clock, onDisk: true) { servers in
             let documents = [try Fixtures.cafeAndMenu(), try Fixtures.cafeAndMenu(id: "othercafe", major: 901)]
@@ -198,13 +208,16 @@ struct CafeStoreTests {
             switch backend {
             case .sqlite:
                 let types = try await #require(server.sqlite).writer.read { db in
-                    try String.fetchAll(db, sql: """
-                        SELECT DISTINCT typeof(price) FROM menuItem UNION SELECT DISTINCT typeof(priceDelta) FROM modifierOption
-                        """)
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT DISTINCT typeof(price) FROM menuItem UNION SELECT DISTINCT typeof(priceDelta) FROM modifierOption
+                            """)
                 }
                 #expect(types == ["integer"])
             case .postgres:
-                let nonInteger = try await server.integer("""
+                let nonInteger = try await server.integer(
+                    """
                     SELECT COUNT(*) FROM information_schema.columns
                     WHERE table_schema = current_schema() AND column_name IN ('price', 'pricedelta', 'subtotal', 'tax', 'total',
                         'unitprice', 'linetotal') AND data_type <> 'bigint'

@@ -12,7 +12,9 @@ struct CardStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
     static var key: SymmetricKey { SymmetricKey(data: Data(repeating: 7, count: 32)) }
 
-    @Test("a registered card identifies its user; the identifier is not stored in clear", arguments: StoreBackend.available)
+    @Test(
+        "a registered card identifies its user; the identifier is not stored in clear",
+        arguments: StoreBackend.available)
     func registerAndIdentify(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let store = server.cardStore(key: Self.key)
@@ -21,9 +23,11 @@ struct CardStoreTests {
                 CardRegistration(userID: "ana", displayName: "Ana", technology: .type2), identifier: identifier)
             let found = try await store.identify(technology: .type2, identifier: try CardIdentifier("04A25C1A2B3C80"))
             #expect(found == CardRegistration(userID: "ana", displayName: "Ana", technology: .type2))
-            #expect(try await server.integer("""
-                SELECT COUNT(*) FROM card WHERE upper(identifierHash) LIKE '%04A25C1A2B3C80%' OR userId <> 'ana'
-                """) == 0)
+            #expect(
+                try await server.integer(
+                    """
+                    SELECT COUNT(*) FROM card WHERE upper(identifierHash) LIKE '%04A25C1A2B3C80%' OR userId <> 'ana'
+                    """) == 0)
             #expect(try await server.integer("SELECT length(identifierHash) FROM card") == 64)
         }
     }
@@ -36,7 +40,9 @@ struct CardStoreTests {
             try await backend.withStores(clock: clock) { server in
                 _ = try await server.cardStore(key: Self.key).register(
                     CardRegistration(userID: "ana", displayName: nil, technology: .type2), identifier: identifier)
-                hashes.append(try await server.integer("SELECT COUNT(*) FROM card WHERE identifierHash = '\(Self.expectedHash)'") ?? -1)
+                hashes.append(
+                    try await server.integer("SELECT COUNT(*) FROM card WHERE identifierHash = '\(Self.expectedHash)'")
+                        ?? -1)
             }
         }
         #expect(hashes.allSatisfy { $0 == 1 })
@@ -44,12 +50,15 @@ struct CardStoreTests {
 
     /// HMAC-SHA256(key 0x07 × 32, "type2:04A25C1A2B3C80") as hex.
     static var expectedHash: String {
-        HMAC<SHA256>.authenticationCode(for: Data("type2:04A25C1A2B3C80".utf8), using: key).map { String(format: "%02x", $0) }
-            .joined()
+        HMAC<SHA256>.authenticationCode(for: Data("type2:04A25C1A2B3C80".utf8), using: key).map {
+            String(format: "%02x", $0)
+        }
+        .joined()
     }
 
-    @Test("the same identifier under another technology or another server key is not registered",
-          arguments: StoreBackend.available)
+    @Test(
+        "the same identifier under another technology or another server key is not registered",
+        arguments: StoreBackend.available)
     func keyed(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let identifier = try CardIdentifier("01010601CA0B4E21")
@@ -65,8 +74,9 @@ struct CardStoreTests {
         }
     }
 
-    @Test("a card of one user cannot be registered to another; bad identifiers are refused with their field",
-          arguments: StoreBackend.available)
+    @Test(
+        "a card of one user cannot be registered to another; bad identifiers are refused with their field",
+        arguments: StoreBackend.available)
     func conflicts(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let store = server.cardStore(key: Self.key)

@@ -1,9 +1,10 @@
-@testable import CanteenStore
 import CanteenApp
 import CanteenCore
 import Foundation
 import GRDB
 import Testing
+
+@testable import CanteenStore
 
 @Suite("JSON columns written on the order path")
 struct JSONTextTests {

@@ -11,11 +11,16 @@ struct OrderStoreTests {
     /// The first window the test café offers at 09:00 (lead time 10 minutes, 15-minute slots of 20 orders).
     var firstWindow: Date { Fixtures.chicagoMonday(hour: 9, minute: 15) }
 
-    static func request(_ items: [String] = ["salad"], pickup: PickupChoice = .asap, name: String = "Ada",
-                        userID: String? = nil) -> OrderRequest {
-        OrderRequest(cafeID: "testcafe",
-                     lines: items.map { OrderLineRequest(itemID: $0, quantity: 1, options: $0 == "latte" ? ["small"] : [], note: nil) },
-                     pickup: pickup, customer: Customer(name: name, userID: userID))
+    static func request(
+        _ items: [String] = ["salad"], pickup: PickupChoice = .asap, name: String = "Ada",
+        userID: String? = nil
+    ) -> OrderRequest {
+        OrderRequest(
+            cafeID: "testcafe",
+            lines: items.map {
+                OrderLineRequest(itemID: $0, quantity: 1, options: $0 == "latte" ? ["small"] : [], note: nil)
+            },
+            pickup: pickup, customer: Customer(name: name, userID: userID))
     }
 
     static func key(_ key: String, token: String = "tok_kiosk", body: String = "body") -> IdempotencyKey {
@@ -23,20 +28,26 @@ struct OrderStoreTests {
     }
 
     /// Runs `body` with `count` servers on one fresh database holding the test café.
-    func withServers(_ backend: StoreBackend, _ count: Int = 1, _ body: ([TestStores]) async throws -> Void) async throws {
+    func withServers(_ backend: StoreBackend, _ count: Int = 1, _ body: ([TestStores]) async throws -> Void)
+        async throws
+    {
         try await backend.withServers(count, clock: clock, onDisk: count > 1) { servers in
             try await servers[0].stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
             try await body(servers)
         }
     }
 
-    @Test("an order is priced, numbered, windowed and ticketed per station, and reads back the same",
-          arguments: StoreBackend.available)
+    @Test(
+        "an order is priced, numbered, windowed and ticketed per station, and reads back the same",
+        arguments: StoreBackend.available)
     func placeAndRead(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
             let server = servers[0]
             let stores = server.stores
-            guard case .placed(let order) = try await stores.orders.placeOrder(Self.request(["latte", "salad"]), key: nil) else {
+            guard
+                case .placed(let order) = try await stores.orders.placeOrder(
+                    Self.request(["latte", "salad"]), key: nil)
+            else {
                 Issue.record("not placed")
                 return
             }
@@ -48,13 +59,15 @@ struct OrderStoreTests {
             #expect(try await stores.orders.order(id: order.id) == order)
             #expect(try await stores.orders.latestOrderCafeID(userID: "nobody") == nil)
             let windows = try await stores.pickupCapacity.pickupWindows(
-                of: try Fixtures.cafeAndMenu().cafe, date: LocalDate(clock.now, in: try Fixtures.cafeAndMenu().cafe.calendar))
+                of: try Fixtures.cafeAndMenu().cafe,
+                date: LocalDate(clock.now, in: try Fixtures.cafeAndMenu().cafe.calendar))
             #expect(windows.first?.remaining == 19)
         }
     }
 
-    @Test("orders sent at once to two servers never overbook a window: exactly its capacity is placed",
-          arguments: StoreBackend.available)
+    @Test(
+        "orders sent at once to two servers never overbook a window: exactly its capacity is placed",
+        arguments: StoreBackend.available)
     func exactCapacity(backend: StoreBackend) async throws {
         try await withServers(backend, 2) { servers in
             let window = firstWindow
@@ -63,8 +76,9 @@ struct OrderStoreTests {
                     let stores = servers[number % 2].stores
                     group.addTask {
                         do {
-                            _ = try await stores.orders.placeOrder(Self.request(pickup: .window(start: window), name: "n\(number)"),
-                                                                   key: Self.key("k\(number)"))
+                            _ = try await stores.orders.placeOrder(
+                                Self.request(pickup: .window(start: window), name: "n\(number)"),
+                                key: Self.key("k\(number)"))
                             return "placed"
                         } catch let error as CanteenError {
                             return error.code.rawValue
@@ -84,8 +98,9 @@ struct OrderStoreTests {
         }
     }
 
-    @Test("a key retried on another server replays the first order; another request under it is idempotency_key_reused",
-          arguments: StoreBackend.available)
+    @Test(
+        "a key retried on another server replays the first order; another request under it is idempotency_key_reused",
+        arguments: StoreBackend.available)
     func replayAcrossServers(backend: StoreBackend) async throws {
         try await withServers(backend, 2) { servers in
             let first = try await servers[0].stores.orders.placeOrder(Self.request(), key: Self.key("retry"))
@@ -96,21 +111,25 @@ struct OrderStoreTests {
             let retried = try await servers[1].stores.orders.placeOrder(Self.request(), key: Self.key("retry"))
             #expect(retried == .replayed(order.asPlaced, answerLanguage: "en"))
             await #expect(throws: CanteenError.self) {
-                try await servers[1].stores.orders.placeOrder(Self.request(["latte"]), key: Self.key("retry", body: "other"))
+                try await servers[1].stores.orders.placeOrder(
+                    Self.request(["latte"]), key: Self.key("retry", body: "other"))
             }
             let probe = servers[0]
             #expect(try await probe.count("customerOrder") == 1)
         }
     }
 
-    @Test("the same key in flight on two servers at once places one order, and both answers name it",
-          arguments: StoreBackend.available)
+    @Test(
+        "the same key in flight on two servers at once places one order, and both answers name it",
+        arguments: StoreBackend.available)
     func sameKeyInFlight(backend: StoreBackend) async throws {
         try await withServers(backend, 2) { servers in
             for round in 0..<5 {
                 let placements = try await withThrowingTaskGroup(of: OrderPlacement.self) { group in
                     for server in servers {
-                        group.addTask { try await server.stores.orders.placeOrder(Self.request(), key: Self.key("race-\(round)")) }
+                        group.addTask {
+                            try await server.stores.orders.placeOrder(Self.request(), key: Self.key("race-\(round)"))
+                        }
                     }
                     return try await group.reduce(into: [OrderPlacement]()) { $0.append($1) }
                 }
@@ -137,8 +156,9 @@ struct OrderStoreTests {
                 for number in 0..<20 {
                     group.addTask {
                         do {
-                            _ = try await stores.orders.placeOrder(Self.request(number % 4 == 0 ? ["nosuch"] : ["salad"]),
-                                                                   key: Self.key("b\(number)"))
+                            _ = try await stores.orders.placeOrder(
+                                Self.request(number % 4 == 0 ? ["nosuch"] : ["salad"]),
+                                key: Self.key("b\(number)"))
                             return true
                         } catch is CanteenError {
                             return false
@@ -157,14 +177,18 @@ struct OrderStoreTests {
         }
     }
 
-    @Test("cancelling frees the capacity and cancels the open tickets once; a picked-up order is not cancellable",
-          arguments: StoreBackend.available)
+    @Test(
+        "cancelling frees the capacity and cancels the open tickets once; a picked-up order is not cancellable",
+        arguments: StoreBackend.available)
     func cancel(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
             let server = servers[0]
             let stores = server.stores
-            guard case .placed(let order) = try await stores.orders.placeOrder(Self.request(["latte", "salad"]), key: nil),
-                  case .placed(let other) = try await stores.orders.placeOrder(Self.request(), key: nil) else {
+            guard
+                case .placed(let order) = try await stores.orders.placeOrder(
+                    Self.request(["latte", "salad"]), key: nil),
+                case .placed(let other) = try await stores.orders.placeOrder(Self.request(), key: nil)
+            else {
                 Issue.record("not placed")
                 return
             }
@@ -179,7 +203,9 @@ struct OrderStoreTests {
             }
             let refused = await #expect(throws: CanteenError.self) { try await stores.orders.cancelOrder(id: other.id) }
             #expect(refused?.code == .orderNotCancellable)
-            await #expect(throws: CanteenError.notFound(.order, "ord_nope")) { try await stores.orders.cancelOrder(id: "ord_nope") }
+            await #expect(throws: CanteenError.notFound(.order, "ord_nope")) {
+                try await stores.orders.cancelOrder(id: "ord_nope")
+            }
         }
     }
 
@@ -199,8 +225,9 @@ struct OrderStoreTests {
         }
     }
 
-    @Test("idempotency records older than the cutoff are purged; the key then places a new order",
-          arguments: StoreBackend.available)
+    @Test(
+        "idempotency records older than the cutoff are purged; the key then places a new order",
+        arguments: StoreBackend.available)
     func purge(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
             let server = servers[0]
@@ -232,7 +259,8 @@ struct OrderStoreTests {
                 _ = try await stores.orders.order(id: order.id)
             } throws: { error in
                 let error = try #require(error as? CanteenError)
-                return error.code == .storedDataInvalid && error.message.contains(order.id) && error.message.contains("XXQ")
+                return error.code == .storedDataInvalid && error.message.contains(order.id)
+                    && error.message.contains("XXQ")
             }
             try await probe.execute("UPDATE ticket SET status = 'burnt'")
             await #expect {

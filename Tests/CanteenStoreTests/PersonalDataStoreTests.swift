@@ -26,10 +26,12 @@ struct PersonalDataStoreTests {
         var ana = Ana(sessionID: "", tokenID: "")
         for (user, name) in [("u-ana", "Ana Lovelace"), ("u-bob", "Bob Bobson")] {
             _ = try await stores.preferences.update(userID: user, changes: ["theme": .set("dark")], condition: nil)
-            _ = try await stores.cards.register(CardRegistration(userID: user, displayName: name, technology: .type2),
-                                                identifier: try CardIdentifier(user == "u-ana" ? "04A25C1A2B3C80" : "04A25C1A2B3C81"))
-            _ = try await stores.cards.createEnrolment(userID: user, displayName: name,
-                                                       expiresAt: clock.now.addingTimeInterval(600))
+            _ = try await stores.cards.register(
+                CardRegistration(userID: user, displayName: name, technology: .type2),
+                identifier: try CardIdentifier(user == "u-ana" ? "04A25C1A2B3C80" : "04A25C1A2B3C81"))
+            _ = try await stores.cards.createEnrolment(
+                userID: user, displayName: name,
+                expiresAt: clock.now.addingTimeInterval(600))
             let (session, _) = try await stores.sessions.createSession(
                 SessionSpec(userID: user, role: .user, name: name, email: "\(user.dropFirst(2))@example.com"))
             let (token, _) = try await stores.tokens.createToken(TokenSpec(role: .user, userID: user, name: name))
@@ -37,16 +39,20 @@ struct PersonalDataStoreTests {
                 let request = OrderRequest(
                     cafeID: "testcafe", lines: [OrderLineRequest(itemID: "salad", quantity: 1, options: [], note: nil)],
                     pickup: .asap, customer: Customer(name: name, userID: user))
-                _ = try await stores.orders.placeOrder(request, key: IdempotencyKey(
-                    tokenID: placer, key: "\(user)-\(index)", requestHash: Data("\(user)-\(index)".utf8), answerLanguage: "en"))
+                _ = try await stores.orders.placeOrder(
+                    request,
+                    key: IdempotencyKey(
+                        tokenID: placer, key: "\(user)-\(index)", requestHash: Data("\(user)-\(index)".utf8),
+                        answerLanguage: "en"))
             }
             if user == "u-ana" { ana = Ana(sessionID: session.id, tokenID: token.id) }
         }
         return ana
     }
 
-    @Test("the export holds the person's preferences, cards, card codes, sessions, tokens and orders, nobody else's",
-          arguments: StoreBackend.available)
+    @Test(
+        "the export holds the person's preferences, cards, card codes, sessions, tokens and orders, nobody else's",
+        arguments: StoreBackend.available)
     func export(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let ana = try await populate(server)
@@ -62,20 +68,25 @@ struct PersonalDataStoreTests {
             for id in data.orderIDs {
                 #expect(try await server.stores.orders.order(id: id)?.customer.userID == "u-ana")
             }
-            #expect(try await server.stores.personalData.recentOrderIDs(userID: "u-ana", limit: 1) == [data.orderIDs[0]])
+            #expect(
+                try await server.stores.personalData.recentOrderIDs(userID: "u-ana", limit: 1) == [data.orderIDs[0]])
             let nobody = try await server.stores.personalData.personalData(userID: "u-nobody")
-            #expect(nobody.preferences == nil && nobody.cards.isEmpty && nobody.orderIDs.isEmpty && nobody.sessions.isEmpty)
+            #expect(
+                nobody.preferences == nil && nobody.cards.isEmpty && nobody.orderIDs.isEmpty && nobody.sessions.isEmpty)
         }
     }
 
-    @Test("after erasure nothing in any table names the person; orders keep lines and totals; others keep everything",
-          arguments: StoreBackend.available)
+    @Test(
+        "after erasure nothing in any table names the person; orders keep lines and totals; others keep everything",
+        arguments: StoreBackend.available)
     func erase(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let ana = try await populate(server)
             let before = try await everyTable(server)
             for needle in ana.needles where needle != ana.tokenID {
-                #expect(try await rows(server, before, containing: needle).values.reduce(0, +) > 0, "\(needle) was never stored")
+                #expect(
+                    try await rows(server, before, containing: needle).values.reduce(0, +) > 0,
+                    "\(needle) was never stored")
             }
             let lines = try await server.count("orderLine")
             let total = try await server.integer("SELECT CAST(SUM(total) AS BIGINT) FROM customerOrder")
@@ -84,7 +95,8 @@ struct PersonalDataStoreTests {
             let erased = try await server.stores.personalData.erase(userID: "u-ana")
 
             // Then it says what went, and no table holds anything that names her
-            #expect(erased == Erasure(preferences: 1, cards: 1, enrolments: 1, sessions: 1, tokens: 1, ordersUnlinked: 2))
+            #expect(
+                erased == Erasure(preferences: 1, cards: 1, enrolments: 1, sessions: 1, tokens: 1, ordersUnlinked: 2))
             for needle in ana.needles {
                 let found = try await rows(server, before, containing: needle).filter { $0.value > 0 }
                 #expect(found.isEmpty, "'\(needle)' is still in \(found)")
@@ -93,7 +105,9 @@ struct PersonalDataStoreTests {
             #expect(try await server.count("customerOrder") == 4)
             #expect(try await server.count("orderLine") == lines)
             #expect(try await server.integer("SELECT CAST(SUM(total) AS BIGINT) FROM customerOrder") == total)
-            #expect(try await server.integer("SELECT COUNT(*) FROM customerOrder WHERE userId IS NULL AND customerName = ''") == 2)
+            #expect(
+                try await server.integer(
+                    "SELECT COUNT(*) FROM customerOrder WHERE userId IS NULL AND customerName = ''") == 2)
             // The kiosk that placed one of them is still its placer; her session is not.
             #expect(try await server.integer("SELECT COUNT(*) FROM customerOrder WHERE tokenId = 'tok_kiosk'") == 2)
             // Bob's data is untouched.
@@ -102,7 +116,8 @@ struct PersonalDataStoreTests {
             #expect(bob.orderIDs.count == 2)
             #expect(try await rows(server, before, containing: "Bob Bobson").values.reduce(0, +) >= 4)
             // Erasing again finds nothing.
-            #expect(try await server.stores.personalData.erase(userID: "u-ana")
+            #expect(
+                try await server.stores.personalData.erase(userID: "u-ana")
                     == Erasure(preferences: 0, cards: 0, enrolments: 0, sessions: 0, tokens: 0, ordersUnlinked: 0))
         }
     }
@@ -113,11 +128,13 @@ struct PersonalDataStoreTests {
     func everyTable(_ server: TestStores) async throws -> [String] {
         if let database = server.sqlite {
             return try await database.writer.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             }
         }
         let known = DatabaseCopy.tables + ["feedSequence", "serverKey", "canteenMigration"]
-        let count = try await server.integer("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()")
+        let count = try await server.integer(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()")
         #expect(Int(count ?? 0) == known.count, "a PostgreSQL table is not in DatabaseCopy.tables: read it here too")
         return known
     }

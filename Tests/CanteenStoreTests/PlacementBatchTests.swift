@@ -11,15 +11,22 @@ import Testing
 @Suite("Orders placed in one transaction")
 struct PlacementBatchTests {
     static func request(_ items: [String], name: String) -> OrderRequest {
-        OrderRequest(cafeID: "testcafe",
-                     lines: items.map { OrderLineRequest(itemID: $0, quantity: 1, options: $0 == "latte" ? ["small"] : [],
-                                                         note: nil) },
-                     pickup: .asap, customer: Customer(name: name, userID: nil))
+        OrderRequest(
+            cafeID: "testcafe",
+            lines: items.map {
+                OrderLineRequest(
+                    itemID: $0, quantity: 1, options: $0 == "latte" ? ["small"] : [],
+                    note: nil)
+            },
+            pickup: .asap, customer: Customer(name: name, userID: nil))
     }
 
-    @Test("concurrent orders take consecutive numbers, sequences, capacity and events; refused ones, even midway, take none")
+    @Test(
+        "concurrent orders take consecutive numbers, sequences, capacity and events; refused ones, even midway, take none"
+    )
     func refusedOrdersTakeNothing() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("canteen-test-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "canteen-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
         let database = try AppDatabase.open(directory: directory)
@@ -29,26 +36,30 @@ struct PlacementBatchTests {
         let published = Mutex<[OrderEvent]>([])
         events.onOrderEvents { batch in published.withLock { $0 += batch } }
         let tickets = TicketStore(database: database, events: events, clock: clock.closure)
-        let orders = OrderStore(database: database, cafes: cafes, tickets: tickets,
-                                capacity: PickupCapacityStore(database: database, planner: PickupWindowPlanner(),
-                                                              clock: clock.closure),
-                                events: events, clock: clock.closure)
+        let orders = OrderStore(
+            database: database, cafes: cafes, tickets: tickets,
+            capacity: PickupCapacityStore(
+                database: database, planner: PickupWindowPlanner(),
+                clock: clock.closure),
+            events: events, clock: clock.closure)
         // A salad's ticket cannot be written: such an order fails after taking its number, its
         // capacity and its first ticket's sequence (the latte's, written first).
         try await database.writer.write { db in
-            try db.execute(sql: """
-                CREATE TRIGGER refuseCold BEFORE INSERT ON ticket WHEN NEW.station = 'cold'
-                BEGIN SELECT RAISE(ABORT, 'no cold tickets today'); END
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuseCold BEFORE INSERT ON ticket WHEN NEW.station = 'cold'
+                    BEGIN SELECT RAISE(ABORT, 'no cold tickets today'); END
+                    """)
         }
         let outcomes = try await withThrowingTaskGroup(of: (Int, Order?).self) { group in
             for index in 0..<90 {
                 group.addTask {
-                    let items = switch index % 3 {
-                    case 0: ["latte", "burrito"]
-                    case 1: ["latte", "salad"]  // refused midway
-                    default: ["pizza"]  // refused before anything is taken
-                    }
+                    let items =
+                        switch index % 3 {
+                        case 0: ["latte", "burrito"]
+                        case 1: ["latte", "salad"]  // refused midway
+                        default: ["pizza"]  // refused before anything is taken
+                        }
                     let key = IdempotencyKey(tokenID: "tok", key: "k\(index)", requestHash: Data([UInt8(index)]))
                     do {
                         let placement = try await orders.placeOrder(
@@ -71,12 +82,14 @@ struct PlacementBatchTests {
         let sequences = placed.flatMap { $0.tickets.map(\.sequence) }.sorted()
         #expect(sequences == Array(1...60))
         let stored = try await database.writer.read { db in
-            (sequence: try Int64.fetchOne(db, sql: "SELECT value FROM feedSequence"),
-             tickets: try Int64.fetchAll(db, sql: "SELECT sequence FROM ticket ORDER BY sequence"),
-             lastNumber: try Int.fetchOne(db, sql: "SELECT MAX(last) FROM orderNumber"),
-             used: try Int.fetchAll(db, sql: "SELECT used FROM pickupSlot ORDER BY start"),
-             orders: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder"),
-             keys: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM idempotencyRecord"))
+            (
+                sequence: try Int64.fetchOne(db, sql: "SELECT value FROM feedSequence"),
+                tickets: try Int64.fetchAll(db, sql: "SELECT sequence FROM ticket ORDER BY sequence"),
+                lastNumber: try Int.fetchOne(db, sql: "SELECT MAX(last) FROM orderNumber"),
+                used: try Int.fetchAll(db, sql: "SELECT used FROM pickupSlot ORDER BY start"),
+                orders: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customerOrder"),
+                keys: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM idempotencyRecord")
+            )
         }
         #expect(stored.sequence == 60)
         #expect(stored.tickets == sequences)

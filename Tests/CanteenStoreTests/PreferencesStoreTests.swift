@@ -30,13 +30,19 @@ struct PreferencesStoreTests {
         await #expect(throws: CanteenError.self) { try await body() }
     }
 
-    @Test("a user who never wrote has an empty document at version 0 and sees the registered default", arguments: StoreBackend.available)
+    @Test(
+        "a user who never wrote has an empty document at version 0 and sees the registered default",
+        arguments: StoreBackend.available)
     func fresh(backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             #expect(try await store.document(userID: "ana") == PreferenceDocument())
-            #expect(try await store.merged(userID: "ana") == MergedPreferences(
-                values: ["defaultLocation": "nearest"], sources: ["defaultLocation": .registered], version: 0))
-            #expect(try await store.defaultLocation(userID: "ana") == EffectiveDefaultLocation(location: .nearest, source: .registered))
+            #expect(
+                try await store.merged(userID: "ana")
+                    == MergedPreferences(
+                        values: ["defaultLocation": "nearest"], sources: ["defaultLocation": .registered], version: 0))
+            #expect(
+                try await store.defaultLocation(userID: "ana")
+                    == EffectiveDefaultLocation(location: .nearest, source: .registered))
         }
     }
 
@@ -56,12 +62,15 @@ struct PreferencesStoreTests {
     func separateUsers(backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             _ = try await store.update(userID: "ana", changes: ["defaultLocation": .set("testcafe")], condition: nil)
-            #expect(try await store.defaultLocation(userID: "ana") == EffectiveDefaultLocation(location: .cafe("testcafe"), source: .user))
+            #expect(
+                try await store.defaultLocation(userID: "ana")
+                    == EffectiveDefaultLocation(location: .cafe("testcafe"), source: .user))
             #expect(try await store.defaultLocation(userID: "bo").source == .registered)
         }
     }
 
-    @Test("site defaults answer below the user's values and above the registered ones", arguments: StoreBackend.available)
+    @Test(
+        "site defaults answer below the user's values and above the registered ones", arguments: StoreBackend.available)
     func siteDomain(backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             try await store.setSiteDefault(key: "defaultLocation", value: "testcafe")
@@ -80,7 +89,9 @@ struct PreferencesStoreTests {
     @Test("a site default is validated as a user's value is", arguments: StoreBackend.available)
     func siteValidation(backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let error = await canteenError { try await store.setSiteDefault(key: "defaultLocation", value: "nosuchcafe") }
+            let error = await canteenError {
+                try await store.setSiteDefault(key: "defaultLocation", value: "nosuchcafe")
+            }
             #expect(error?.code == .invalidPreference)
             #expect(try await store.siteDefaults().isEmpty)
         }
@@ -91,7 +102,8 @@ struct PreferencesStoreTests {
         try await withStore(backend) { store async throws in
             _ = try await store.update(userID: "ana", changes: ["a": .set(1)], condition: nil)
             let error = await canteenError {
-                _ = try await store.update(userID: "ana", changes: ["b": .set(2), "defaultLocation": .set("nosuchcafe")], condition: nil)
+                _ = try await store.update(
+                    userID: "ana", changes: ["b": .set(2), "defaultLocation": .set("nosuchcafe")], condition: nil)
             }
             #expect(error?.code == .invalidPreference)
             #expect(error?.field == "defaultLocation")
@@ -112,8 +124,9 @@ struct PreferencesStoreTests {
         }
     }
 
-    @Test("of 20 concurrent writers with the same If-Match on two servers of one database, exactly one wins",
-          arguments: StoreBackend.available)
+    @Test(
+        "of 20 concurrent writers with the same If-Match on two servers of one database, exactly one wins",
+        arguments: StoreBackend.available)
     func concurrentWriters(backend: StoreBackend) async throws {
         try await backend.withServers(2, clock: clock, onDisk: true) { servers in
             try await servers[0].stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
@@ -125,8 +138,9 @@ struct PreferencesStoreTests {
                     let store = stores[writer % 2]
                     group.addTask {
                         do {
-                            _ = try await store.update(userID: "ana", changes: ["writer": .set(.int(Int64(writer)))],
-                                                       condition: .matches([1]))
+                            _ = try await store.update(
+                                userID: "ana", changes: ["writer": .set(.int(Int64(writer)))],
+                                condition: .matches([1]))
                             return "won"
                         } catch let error as CanteenError {
                             return error.code.rawValue
@@ -149,7 +163,8 @@ struct PreferencesStoreTests {
     func replace(backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             _ = try await store.update(userID: "ana", changes: ["old": .set(1)], condition: nil)
-            let replaced = try await store.replace(userID: "ana", values: ["new": "x", "locale": "fr-CA"], condition: nil)
+            let replaced = try await store.replace(
+                userID: "ana", values: ["new": "x", "locale": "fr-CA"], condition: nil)
             #expect(replaced == PreferenceDocument(values: ["new": "x", "locale": "fr-CA"], version: 2))
             let error = await canteenError {
                 _ = try await store.replace(userID: "ana", values: ["locale": "not a tag"], condition: nil)
@@ -185,7 +200,9 @@ struct PreferencesStoreTests {
         #expect(tables.contains("userPreferences"))
         #expect(tables.contains("sitePreferences"))
         #expect(tables.contains("cafe"))
-        let applied = try await database.writer.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        let applied = try await database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
         #expect(applied.firstIndex(of: "v3: preferences") == 2)
     }
 }

@@ -178,7 +178,8 @@ struct ReportStoreTests {
             #expect(figures[first.pickup.start] == WindowFigures(orders: 1, cancelled: 1, used: 1, refused: 1))
             let cafe = try Self.allDayCafe().cafe
             let report = WindowsReport(
-                cafe: cafe, windows: cafe.pickupWindows(on: LocalDate(year: 2026, month: 11, day: 10)), figures: figures)
+                cafe: cafe, windows: cafe.pickupWindows(on: LocalDate(year: 2026, month: 11, day: 10)), figures: figures
+            )
             #expect(report.rows.count == 96)
             #expect(report.rows.first { $0.window.start == first.pickup.start }?.figures.refused == 1)
         }

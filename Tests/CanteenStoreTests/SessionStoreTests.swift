@@ -8,8 +8,9 @@ import Testing
 struct SessionStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
 
-    @Test("a session authenticates by its secret, stored only as a hash, until it is ended",
-          arguments: StoreBackend.available)
+    @Test(
+        "a session authenticates by its secret, stored only as a hash, until it is ended",
+        arguments: StoreBackend.available)
     func lifecycle(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let store = server.stores.sessions
@@ -23,10 +24,12 @@ struct SessionStoreTests {
             #expect(try await store.authenticate(secret: secret + "x") == nil)
             // The secret is nowhere in the table
             let escaped = secret.replacingOccurrences(of: "'", with: "''")
-            #expect(try await server.integer("""
-                SELECT COUNT(*) FROM userSession WHERE id LIKE '%\(escaped)%' OR userId LIKE '%\(escaped)%'
-                    OR name LIKE '%\(escaped)%'
-                """) == 0)
+            #expect(
+                try await server.integer(
+                    """
+                    SELECT COUNT(*) FROM userSession WHERE id LIKE '%\(escaped)%' OR userId LIKE '%\(escaped)%'
+                        OR name LIKE '%\(escaped)%'
+                    """) == 0)
             let length = backend == .sqlite ? "length(secretHash)" : "octet_length(secretHash)"
             #expect(try await server.integer("SELECT \(length) FROM userSession") == 32)
             // When it is ended, it no longer opens
@@ -37,12 +40,14 @@ struct SessionStoreTests {
         }
     }
 
-    @Test("a session idle for more than 12 hours is over and deleted; use renews it (at most once a minute)",
-          arguments: StoreBackend.available)
+    @Test(
+        "a session idle for more than 12 hours is over and deleted; use renews it (at most once a minute)",
+        arguments: StoreBackend.available)
     func idle(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             let store = server.stores.sessions
-            let (_, secret) = try await store.createSession(SessionSpec(userID: "u-ana", role: .user, name: nil, email: nil))
+            let (_, secret) = try await store.createSession(
+                SessionSpec(userID: "u-ana", role: .user, name: nil, email: nil))
             clock.advance(by: 30)
             #expect(try await store.authenticate(secret: secret)?.lastSeenAt == clock.now.addingTimeInterval(-30))
             clock.advance(by: 11 * 3600)
@@ -65,15 +70,18 @@ struct SessionStoreTests {
             #expect(try await store.takeLogin(browserSecret: browser + "x") == nil)
             #expect(try await store.takeLogin(browserSecret: browser) == attempt)
             #expect(try await store.takeLogin(browserSecret: browser) == nil)
-            let late = try await store.beginLogin(LoginAttempt(state: "s2", nonce: "n2", codeVerifier: "v2", next: "/app",
-                                                               createdAt: clock.now))
+            let late = try await store.beginLogin(
+                LoginAttempt(
+                    state: "s2", nonce: "n2", codeVerifier: "v2", next: "/app",
+                    createdAt: clock.now))
             clock.advance(by: 601)
             #expect(try await store.takeLogin(browserSecret: late) == nil)
             #expect(try await server.count("loginAttempt") == 0)
         }
     }
 
-    @Test("a session made on one server is known to the others, and ended everywhere", arguments: StoreBackend.available)
+    @Test(
+        "a session made on one server is known to the others, and ended everywhere", arguments: StoreBackend.available)
     func acrossServers(backend: StoreBackend) async throws {
         try await backend.withServers(2, clock: clock, onDisk: true) { servers in
             let (_, secret) = try await servers[0].stores.sessions.createSession(

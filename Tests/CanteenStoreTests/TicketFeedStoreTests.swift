@@ -11,21 +11,28 @@ import Testing
 struct TicketFeedStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
 
-    func withServers(_ backend: StoreBackend, _ count: Int = 1, _ body: ([TestStores]) async throws -> Void) async throws {
+    func withServers(_ backend: StoreBackend, _ count: Int = 1, _ body: ([TestStores]) async throws -> Void)
+        async throws
+    {
         try await backend.withServers(count, clock: clock, onDisk: count > 1) { servers in
             var (cafe, menu) = try Fixtures.cafeAndMenu()
             cafe.pickup.capacity = 10_000
-            try await servers[0].stores.cafes.importCafes([(cafe, menu), try Fixtures.cafeAndMenu(id: "othercafe", major: 901)])
+            try await servers[0].stores.cafes.importCafes([
+                (cafe, menu), try Fixtures.cafeAndMenu(id: "othercafe", major: 901),
+            ])
             try await body(servers)
         }
     }
 
-    @Test("a move takes the next position; a move the state machine forbids names the current state",
-          arguments: StoreBackend.available)
+    @Test(
+        "a move takes the next position; a move the state machine forbids names the current state",
+        arguments: StoreBackend.available)
     func moves(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
             let stores = servers[0].stores
-            guard case .placed(let order) = try await stores.orders.placeOrder(OrderStoreTests.request(["latte"]), key: nil)
+            guard
+                case .placed(let order) = try await stores.orders.placeOrder(
+                    OrderStoreTests.request(["latte"]), key: nil)
             else { return }
             let ticket = order.tickets[0]
             let moved = try await stores.tickets.moveTicket(id: ticket.id, to: .preparing)
@@ -43,8 +50,9 @@ struct TicketFeedStoreTests {
         }
     }
 
-    @Test("open tickets counted in one read: by station and status, their orders, the oldest not yet ready",
-          arguments: StoreBackend.available)
+    @Test(
+        "open tickets counted in one read: by station and status, their orders, the oldest not yet ready",
+        arguments: StoreBackend.available)
     func openCounts(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
             let stores = servers[0].stores
@@ -52,7 +60,9 @@ struct TicketFeedStoreTests {
             var placed: [Order] = []
             for items in [["latte", "salad"], ["salad"], ["latte"]] {
                 clock.advance(by: 60)
-                if case .placed(let order) = try await stores.orders.placeOrder(OrderStoreTests.request(items), key: nil) {
+                if case .placed(let order) = try await stores.orders.placeOrder(
+                    OrderStoreTests.request(items), key: nil)
+                {
                     placed.append(order)
                 }
             }
@@ -67,7 +77,9 @@ struct TicketFeedStoreTests {
             }
             _ = try await stores.tickets.moveTicket(id: placed[1].tickets[0].id, to: .preparing)
             let latte = placed[2].tickets[0].id
-            for status in [TicketStatus.preparing, .ready, .pickedUp] { _ = try await stores.tickets.moveTicket(id: latte, to: status) }
+            for status in [TicketStatus.preparing, .ready, .pickedUp] {
+                _ = try await stores.tickets.moveTicket(id: latte, to: status)
+            }
 
             // Then the counts are the open tickets' (picked up and the other café's left out), as the full read says.
             let counts = try await stores.tickets.openTicketCounts(cafeID: "testcafe")
@@ -78,19 +90,24 @@ struct TicketFeedStoreTests {
             #expect(abs(oldest.timeIntervalSince(placed[1].tickets[0].createdAt)) < 0.001)
             let open = try await stores.tickets.ticketChanges(cafeID: "testcafe", after: nil, station: nil, limit: 500)
             #expect(open.tickets.count == counts.tickets)
-            #expect(try await stores.tickets.openTicketCounts(cafeID: "nowhere") == OpenTicketCounts(
-                byStation: [:], orders: 0, oldestNotReady: nil))
+            #expect(
+                try await stores.tickets.openTicketCounts(cafeID: "nowhere")
+                    == OpenTicketCounts(
+                        byStation: [:], orders: 0, oldestNotReady: nil))
         }
     }
 
-    @Test("a page lists changes after the cursor by station; its cursor is the feed's head when not full",
-          arguments: StoreBackend.available)
+    @Test(
+        "a page lists changes after the cursor by station; its cursor is the feed's head when not full",
+        arguments: StoreBackend.available)
     func pages(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
             let stores = servers[0].stores
             var placed: [Order] = []
             for items in [["latte", "salad"], ["salad"], ["latte"]] {
-                if case .placed(let order) = try await stores.orders.placeOrder(OrderStoreTests.request(items), key: nil) {
+                if case .placed(let order) = try await stores.orders.placeOrder(
+                    OrderStoreTests.request(items), key: nil)
+                {
                     placed.append(order)
                 }
             }
@@ -104,7 +121,8 @@ struct TicketFeedStoreTests {
             #expect(bar.tickets.map(\.ticket.orderID) == [placed[0].id, placed[2].id])
             let firstTwo = try await stores.tickets.ticketChanges(cafeID: "testcafe", after: 0, station: nil, limit: 2)
             #expect(firstTwo.cursor == 2)
-            let rest = try await stores.tickets.ticketChanges(cafeID: "testcafe", after: firstTwo.cursor, station: nil, limit: 2)
+            let rest = try await stores.tickets.ticketChanges(
+                cafeID: "testcafe", after: firstTwo.cursor, station: nil, limit: 2)
             #expect(rest.tickets.map(\.ticket.sequence) == [3, 4])
             let head = try await stores.tickets.changes(after: 3)
             #expect(head == FeedHead(latest: 5, cafes: ["testcafe": 4, "othercafe": 5]))
@@ -114,8 +132,9 @@ struct TicketFeedStoreTests {
         }
     }
 
-    @Test("two servers writing at once, commits landing out of order: a reader following the cursor sees every change exactly once",
-          arguments: StoreBackend.available)
+    @Test(
+        "two servers writing at once, commits landing out of order: a reader following the cursor sees every change exactly once",
+        arguments: StoreBackend.available)
     func neverSkips(backend: StoreBackend) async throws {
         try await withServers(backend, 2) { servers in
             let observation = FeedObservation()
@@ -124,14 +143,22 @@ struct TicketFeedStoreTests {
                     for writer in 0..<4 {
                         group.addTask {
                             for number in 0..<25 {
-                                let request = OrderStoreTests.request(number % 3 == 0 ? ["latte", "salad"] : ["salad"],
-                                                                      name: "s\(index)w\(writer)n\(number)")
-                                guard case .placed(let order) = try await server.stores.orders.placeOrder(request, key: nil)
+                                let request = OrderStoreTests.request(
+                                    number % 3 == 0 ? ["latte", "salad"] : ["salad"],
+                                    name: "s\(index)w\(writer)n\(number)")
+                                guard
+                                    case .placed(let order) = try await server.stores.orders.placeOrder(
+                                        request, key: nil)
                                 else { continue }
-                                observation.written.withLock { $0.formUnion(order.tickets.map { "\($0.id)@\($0.sequence)" }) }
+                                observation.written.withLock {
+                                    $0.formUnion(order.tickets.map { "\($0.id)@\($0.sequence)" })
+                                }
                                 if number % 5 == 0 {
-                                    let moved = try await server.stores.tickets.moveTicket(id: order.tickets[0].id, to: .preparing)
-                                    observation.written.withLock { _ = $0.insert("\(moved.ticket.id)@\(moved.ticket.sequence)") }
+                                    let moved = try await server.stores.tickets.moveTicket(
+                                        id: order.tickets[0].id, to: .preparing)
+                                    observation.written.withLock {
+                                        _ = $0.insert("\(moved.ticket.id)@\(moved.ticket.sequence)")
+                                    }
                                 }
                             }
                         }
@@ -142,8 +169,9 @@ struct TicketFeedStoreTests {
                     var cursor: Int64 = 0
                     var idle = 0
                     while observation.writing.load(ordering: .acquiring) || idle < 2 {
-                        let page = try await servers[0].stores.tickets.ticketChanges(cafeID: "testcafe", after: cursor,
-                                                                                     station: nil, limit: 7)
+                        let page = try await servers[0].stores.tickets.ticketChanges(
+                            cafeID: "testcafe", after: cursor,
+                            station: nil, limit: 7)
                         observation.seen.withLock { $0 += page.tickets.map { "\($0.ticket.id)@\($0.ticket.sequence)" } }
                         cursor = page.cursor
                         idle = observation.writing.load(ordering: .acquiring) || !page.tickets.isEmpty ? 0 : idle + 1
@@ -176,8 +204,9 @@ struct TicketFeedStoreTests {
         return (String(parts[0]), Int64(parts[1]) ?? 0)
     }
 
-    @Test("a change committed on another server reaches this server's observers (a notification, then a re-read)",
-          arguments: StoreBackend.postgresOnly)
+    @Test(
+        "a change committed on another server reaches this server's observers (a notification, then a re-read)",
+        arguments: StoreBackend.postgresOnly)
     func notifiedAcrossServers(backend: StoreBackend) async throws {
         try await withServers(backend, 2) { servers in
             let observation = FeedObservation()
@@ -187,7 +216,9 @@ struct TicketFeedStoreTests {
             try await eventually("the second server never listened") {
                 servers[1].stores.postgresDatabase?.changes.isFollowing == true
             }
-            guard case .placed(let order) = try await servers[0].stores.orders.placeOrder(OrderStoreTests.request(), key: nil)
+            guard
+                case .placed(let order) = try await servers[0].stores.orders.placeOrder(
+                    OrderStoreTests.request(), key: nil)
             else { return }
             try await eventually("the second server was never told of the order") {
                 observation.heard.withLock { $0["testcafe"] } == order.tickets[0].sequence

@@ -9,8 +9,9 @@ import Testing
 struct TokenStoreTests {
     let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
 
-    @Test("a created token authenticates with its role and café, and stops after revocation",
-          arguments: StoreBackend.available)
+    @Test(
+        "a created token authenticates with its role and café, and stops after revocation",
+        arguments: StoreBackend.available)
     func lifecycle(backend: StoreBackend) async throws {
         try await backend.withStores(clock: clock) { server in
             try await server.stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
@@ -28,8 +29,9 @@ struct TokenStoreTests {
         }
     }
 
-    @Test("a token authenticated (and so cached) stops working as soon as this store revokes it",
-          arguments: StoreBackend.available)
+    @Test(
+        "a token authenticated (and so cached) stops working as soon as this store revokes it",
+        arguments: StoreBackend.available)
     func revokeAfterCaching(backend: StoreBackend) async throws {
         try await backend.withServers(1, clock: clock, onDisk: true) { servers in
             try await withChangeWatchers(servers) {
@@ -43,8 +45,9 @@ struct TokenStoreTests {
         }
     }
 
-    @Test("a token revoked on one server (or by the command line) stops working on the others, their caches following",
-          arguments: StoreBackend.available)
+    @Test(
+        "a token revoked on one server (or by the command line) stops working on the others, their caches following",
+        arguments: StoreBackend.available)
     func revokeOnAnotherServer(backend: StoreBackend) async throws {
         try await backend.withServers(2, clock: clock, onDisk: true) { servers in
             try await withChangeWatchers(servers) {
@@ -65,7 +68,8 @@ struct TokenStoreTests {
         try await backend.withStores(clock: clock) { server in
             let (_, secret) = try await server.stores.tokens.createToken(role: .ops, cafeID: nil, name: nil)
             let escaped = secret.replacingOccurrences(of: "'", with: "''")
-            let clear = try await server.integer("""
+            let clear = try await server.integer(
+                """
                 SELECT COUNT(*) FROM accessToken WHERE id LIKE '%\(escaped)%' OR name LIKE '%\(escaped)%'
                     OR role LIKE '%\(escaped)%'
                 """)

@@ -14,8 +14,10 @@ public enum Fixtures {
 
     /// A test café in Chicago: USD, tax 10.25 % on top, open 07:00–19:00 on weekdays,
     /// breakfast 07:00–10:30, three categories, a latte with size and extra-shot groups.
-    public static func cafeDocument(id: String = "testcafe", currency: String = "USD",
-                                    timeZone: String = "America/Chicago", major: Int64 = 900) -> [String: JSONValue] {
+    public static func cafeDocument(
+        id: String = "testcafe", currency: String = "USD",
+        timeZone: String = "America/Chicago", major: Int64 = 900
+    ) -> [String: JSONValue] {
         let names: (String, String) -> JSONValue = { en, es in .object(["en": .string(en), "es": .string(es)]) }
         let weekday: JSONValue = .array([.object(["open": "07:00", "close": "19:00"])])
         return [
@@ -26,12 +28,16 @@ public enum Fixtures {
             "currency": .string(currency),
             "defaultLocale": "en_US",
             "tax": ["rateBasisPoints": 1025, "included": false],
-            "hours": .object(["monday": weekday, "tuesday": weekday, "wednesday": weekday,
-                              "thursday": weekday, "friday": weekday]),
+            "hours": .object([
+                "monday": weekday, "tuesday": weekday, "wednesday": weekday,
+                "thursday": weekday, "friday": weekday,
+            ]),
             "beaconRegion": ["uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": .int(major)],
             "beacons": [["minor": 1, "label": "Door", "measuredPower": -59]],
             "pickup": ["slotMinutes": 15, "capacity": 20, "capacityUnit": "orders", "leadMinutes": 10],
-            "dayParts": [["id": "breakfast", "names": names("Breakfast", "Desayuno"), "start": "07:00", "end": "10:30"]],
+            "dayParts": [
+                ["id": "breakfast", "names": names("Breakfast", "Desayuno"), "start": "07:00", "end": "10:30"]
+            ],
             "categories": [
                 ["id": "coffee", "names": names("Coffee", "Café")],
                 ["id": "food", "names": names("Food", "Comida")],
@@ -42,14 +48,23 @@ public enum Fixtures {
                     "descriptions": names("Espresso and milk", "Espresso con leche"),
                     "price": 450, "station": "bar", "allergens": ["milk"],
                     "modifierGroups": [
-                        ["id": "size", "names": names("Size", "Tamaño"), "min": 1, "max": 1, "options": [
-                            ["id": "small", "names": names("Small", "Pequeño"), "priceDelta": 0],
-                            ["id": "large", "names": names("Large", "Grande"), "priceDelta": 60],
-                        ]],
-                        ["id": "shots", "names": names("Extra shot", "Carga extra"), "min": 0, "max": 3, "options": [
-                            ["id": "shot", "names": names("Shot", "Carga"), "priceDelta": 75],
-                            ["id": "decaf-shot", "names": names("Decaf shot", "Carga descafeinada"), "priceDelta": 75],
-                        ]],
+                        [
+                            "id": "size", "names": names("Size", "Tamaño"), "min": 1, "max": 1,
+                            "options": [
+                                ["id": "small", "names": names("Small", "Pequeño"), "priceDelta": 0],
+                                ["id": "large", "names": names("Large", "Grande"), "priceDelta": 60],
+                            ],
+                        ],
+                        [
+                            "id": "shots", "names": names("Extra shot", "Carga extra"), "min": 0, "max": 3,
+                            "options": [
+                                ["id": "shot", "names": names("Shot", "Carga"), "priceDelta": 75],
+                                [
+                                    "id": "decaf-shot", "names": names("Decaf shot", "Carga descafeinada"),
+                                    "priceDelta": 75,
+                                ],
+                            ],
+                        ],
                     ],
                 ],
                 [
@@ -88,4 +103,3 @@ public enum Fixtures {
         return calendar.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: hour, minute: minute))!
     }
 }
-

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plain HTTP/1.1 client over one loopback socket, for tests that need what HTTP clients hide:
@@ -26,7 +27,8 @@ public final class RawHTTP: @unchecked Sendable {
         /// `error.code` of a JSON error body.
         public var errorCode: String? {
             guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-                  let error = object["error"] as? [String: Any] else { return nil }
+                let error = object["error"] as? [String: Any]
+            else { return nil }
             return error["code"] as? String
         }
         public var json: Any? { try? JSONSerialization.jsonObject(with: body) }
@@ -76,7 +78,9 @@ public final class RawHTTP: @unchecked Sendable {
     public func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { return false }
             sent += count
         }
@@ -90,8 +94,10 @@ public final class RawHTTP: @unchecked Sendable {
     public func finishSending() { Glibc.shutdown(socket, Int32(SHUT_WR)) }
 
     /// A whole request: `Content-Length` added for a body, `Host` always.
-    public static func request(_ method: String, _ path: String, headers: [(String, String)] = [],
-                               body: String? = nil) -> String {
+    public static func request(
+        _ method: String, _ path: String, headers: [(String, String)] = [],
+        body: String? = nil
+    ) -> String {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body {
@@ -103,8 +109,10 @@ public final class RawHTTP: @unchecked Sendable {
     }
 
     /// Sends a request and reads its response.
-    public func exchange(_ method: String, _ path: String, headers: [(String, String)] = [],
-                         body: String? = nil) throws -> Response {
+    public func exchange(
+        _ method: String, _ path: String, headers: [(String, String)] = [],
+        body: String? = nil
+    ) throws -> Response {
         guard send(Self.request(method, path, headers: headers, body: body)) else {
             throw Failure(description: "the server closed the connection before the request was sent")
         }

@@ -39,37 +39,49 @@ public enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConver
     }()
 
     /// Runs `body` on fresh, empty stores of this engine (on disk for SQLite when `onDisk`).
-    public func withStores<T: Sendable>(clock: TestClock, onDisk: Bool = false,
-                                        _ body: (TestStores) async throws -> T) async throws -> T {
+    public func withStores<T: Sendable>(
+        clock: TestClock, onDisk: Bool = false,
+        _ body: (TestStores) async throws -> T
+    ) async throws -> T {
         try await withServers(1, clock: clock, onDisk: onDisk) { try await body($0[0]) }
     }
 
     /// Runs `body` with `count` independent store sets on one fresh database, as `count` servers
     /// (or processes) would have: SQLite on one file, PostgreSQL on one database.
-    public func withServers<T: Sendable>(_ count: Int, clock: TestClock, onDisk: Bool = false,
-                                         _ body: ([TestStores]) async throws -> T) async throws -> T {
+    public func withServers<T: Sendable>(
+        _ count: Int, clock: TestClock, onDisk: Bool = false,
+        _ body: ([TestStores]) async throws -> T
+    ) async throws -> T {
         switch self {
         case .sqlite:
             if count == 1 && !onDisk {
-                return try await body([TestStores(stores: try CanteenStores.open(dataDirectory: nil, clock: clock.closure),
-                                                  backend: self)])
+                return try await body([
+                    TestStores(
+                        stores: try CanteenStores.open(dataDirectory: nil, clock: clock.closure),
+                        backend: self)
+                ])
             }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("canteen-store-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "canteen-store-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let servers = try (0..<count).map { _ in
-                TestStores(stores: try CanteenStores.open(dataDirectory: directory, clock: clock.closure), backend: self)
+                TestStores(
+                    stores: try CanteenStores.open(dataDirectory: directory, clock: clock.closure), backend: self)
             }
             defer { for server in servers { try? server.stores.sqliteDatabase?.close() } }
             return try await body(servers)
         case .postgres:
             guard let admin = Self.postgresURL else { throw TestDatabaseMissing() }
-            let name = "canteen_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+            let name =
+                "canteen_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
             try await PostgresDatabase.createDatabase(String(name), on: admin)
             // No fixed key: the servers share the key stored in the database, as real ones do.
             let servers = (0..<count).map { _ in
-                TestStores(stores: CanteenStores.open(postgres: admin.with(database: String(name)), cardKey: nil,
-                                                      maximumConnections: 8, logger: Self.quietLogger, clock: clock.closure),
-                           backend: self)
+                TestStores(
+                    stores: CanteenStores.open(
+                        postgres: admin.with(database: String(name)), cardKey: nil,
+                        maximumConnections: 8, logger: Self.quietLogger, clock: clock.closure),
+                    backend: self)
             }
             do {
                 let result = try await Self.running(servers[...], body: { try await body(servers) })
@@ -83,8 +95,10 @@ public enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConver
     }
 
     /// Runs every server's database service around `body`.
-    private static func running<T: Sendable>(_ servers: ArraySlice<TestStores>,
-                                             body: () async throws -> T) async throws -> T {
+    private static func running<T: Sendable>(
+        _ servers: ArraySlice<TestStores>,
+        body: () async throws -> T
+    ) async throws -> T {
         guard let first = servers.first else { return try await body() }
         return try await first.stores.withDatabase { stores in
             // As a server does before it serves: wait until the database is migrated (the server
@@ -142,9 +156,11 @@ public struct TestStores: Sendable {
 
 /// Waits until `condition` holds, checking every 10 ms, for at most `seconds` (then fails the
 /// test with `comment`). For effects that cross processes or servers: never a timing assertion.
-public func eventually(within seconds: Double = 60, _ comment: Comment,
-                       sourceLocation: SourceLocation = #_sourceLocation,
-                       _ condition: () async throws -> Bool) async throws {
+public func eventually(
+    within seconds: Double = 60, _ comment: Comment,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if try await condition() { return }

@@ -2,9 +2,9 @@ import CanteenAPI
 import CanteenApp
 import CanteenCore
 import CanteenFormat
+import CanteenStore
 import Foundation
 import GRDB
-import CanteenStore
 
 /// An in-memory Canteen with the test café (and optionally the sample cafés) and one token per role.
 public struct TestEnvironment: Sendable {
@@ -21,10 +21,13 @@ public struct TestEnvironment: Sendable {
     /// - Parameters:
     ///   - dataDirectory: a folder for a real SQLite file (WAL, pool); nil keeps it in memory.
     ///   - webhookPolicy: where webhooks may be registered to (tests with loopback receivers allow loopback).
-    public static func make(at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false,
-                            dataDirectory: URL? = nil,
-                            webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy())
-        async throws -> TestEnvironment {
+    public static func make(
+        at instant: Date = Fixtures.chicagoMonday(hour: 9), sampleCafes: Bool = false,
+        dataDirectory: URL? = nil,
+        webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy()
+    )
+        async throws -> TestEnvironment
+    {
         let clock = TestClock(instant)
         let stores = try CanteenStores.open(dataDirectory: dataDirectory, clock: clock.closure)
         var documents = [try Fixtures.cafeAndMenu()]

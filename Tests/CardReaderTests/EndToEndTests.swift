@@ -104,13 +104,14 @@ struct EndToEndTests {
     /// How a reader reports a card taken away mid-command (the emulator's `--removal`): vpcd's empty answer when
     /// the card closes its connection, pcsc-lite's SCARD_E_NOT_TRANSACTED (0x80100016) when it resets it, and the
     /// ACR122U's PN532 timeout status `D5 41 01 90 00` to a FeliCa exchange.
-    @Test("a card taken away mid-read gives card_removed and prints nothing, whatever it is and however it is said",
-          arguments: [
-              ("ntag215", 1, "close"), ("ntag215", 1, "reset"),
-              // A FeliCa card is read in two exchanges: balance, then history.
-              ("felica", 0, "close"), ("felica", 1, "close"), ("felica", 0, "reset"), ("felica", 1, "reset"),
-              ("felica", 0, "pn532-timeout"), ("felica", 1, "pn532-timeout"),
-          ])
+    @Test(
+        "a card taken away mid-read gives card_removed and prints nothing, whatever it is and however it is said",
+        arguments: [
+            ("ntag215", 1, "close"), ("ntag215", 1, "reset"),
+            // A FeliCa card is read in two exchanges: balance, then history.
+            ("felica", 0, "close"), ("felica", 1, "close"), ("felica", 0, "reset"), ("felica", 1, "reset"),
+            ("felica", 0, "pn532-timeout"), ("felica", 1, "pn532-timeout"),
+        ])
     func removedMidRead(card: String, afterReads: Int, removal: String) throws {
         let reader = try PrivateReader()
         defer { reader.stop() }

@@ -16,17 +16,22 @@ struct KioskAgentTests {
         defer { reader.stop() }
         let ops = try server.token(role: "ops")
         let kiosk = try server.token(role: "kiosk", cafe: "kiosktest")
-        let registered = try await server.request("POST", "/v1/cards", token: ops, json: [
-            "userId": "u-ada", "displayName": "Ada Lovelace", "technology": "type2", "identifier": "04A25C1A2B3C80",
-        ])
+        let registered = try await server.request(
+            "POST", "/v1/cards", token: ops,
+            json: [
+                "userId": "u-ada", "displayName": "Ada Lovelace", "technology": "type2", "identifier": "04A25C1A2B3C80",
+            ])
         #expect(registered.status == 201)
-        _ = try await server.request("PUT", "/v1/users/u-ada/preferences/defaultLocation", token: kiosk, json: "kiosktest")
+        _ = try await server.request(
+            "PUT", "/v1/users/u-ada/preferences/defaultLocation", token: kiosk, json: "kiosktest")
 
         let page = try await server.request("GET", "/v1/taps", token: kiosk)
         let cursor = try #require(page.json["cursor"] as? String)
         try reader.tap("ntag215")
-        let watch = try reader.canteen(["nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
-                                        "--count", "1"])
+        let watch = try reader.canteen([
+            "nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
+            "--count", "1",
+        ])
         #expect(watch.status == 0, "\(watch.error)")
         let tap = try #require(try JSONSerialization.jsonObject(with: Data(watch.output.utf8)) as? [String: Any])
         let user = try #require(tap["user"] as? [String: Any])
@@ -40,10 +45,12 @@ struct KioskAgentTests {
         #expect((taps.first?["user"] as? [String: Any])?["userId"] as? String == "u-ada")
 
         // The kiosk orders for the person the badge named.
-        let order = try await server.request("POST", "/v1/orders", token: kiosk, json: [
-            "cafeId": "kiosktest", "lines": [["itemId": "drip_coffee", "quantity": 1, "options": ["small"]]],
-            "customer": ["name": "Ada", "userId": user["userId"] as? String ?? ""],
-        ], headers: ["Idempotency-Key": "badge-1"])
+        let order = try await server.request(
+            "POST", "/v1/orders", token: kiosk,
+            json: [
+                "cafeId": "kiosktest", "lines": [["itemId": "drip_coffee", "quantity": 1, "options": ["small"]]],
+                "customer": ["name": "Ada", "userId": user["userId"] as? String ?? ""],
+            ], headers: ["Idempotency-Key": "badge-1"])
         #expect(order.status == 201, "\(order.text)")
         #expect((order.json["customer"] as? [String: Any])?["userId"] as? String == "u-ada")
     }
@@ -58,14 +65,18 @@ struct KioskAgentTests {
         defer { reader.stop() }
         let ops = try server.token(role: "ops")
         let kiosk = try server.token(role: "kiosk", cafe: "kiosktest")
-        let registered = try await server.request("POST", "/v1/cards", token: ops, json: [
-            "userId": "u-grace", "displayName": "Grace Hopper", "technology": "iso15693", "identifier": identifier,
-        ])
+        let registered = try await server.request(
+            "POST", "/v1/cards", token: ops,
+            json: [
+                "userId": "u-grace", "displayName": "Grace Hopper", "technology": "iso15693", "identifier": identifier,
+            ])
         #expect(registered.status == 201, "\(registered.text)")
         // The emulated reader gives the UID E0 last, as the air does.
         try reader.tap("icode-slix")
-        let watch = try reader.canteen(["nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
-                                        "--count", "1"])
+        let watch = try reader.canteen([
+            "nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
+            "--count", "1",
+        ])
         #expect(watch.status == 0, "\(watch.error)")
         let tap = try #require(try JSONSerialization.jsonObject(with: Data(watch.output.utf8)) as? [String: Any])
         #expect((tap["user"] as? [String: Any])?["userId"] as? String == "u-grace", "\(watch.output)")
@@ -79,16 +90,20 @@ struct KioskAgentTests {
         defer { reader.stop() }
         let ops = try server.token(role: "ops")
         let kiosk = try server.token(role: "kiosk", cafe: "kiosktest")
-        let minted = try await server.request("POST", "/v1/coupons", token: ops, json: [
-            "label": "1 $ off", "amountOff": ["amount": 100, "currency": "USD"], "cafeId": "kiosktest",
-        ])
+        let minted = try await server.request(
+            "POST", "/v1/coupons", token: ops,
+            json: [
+                "label": "1 $ off", "amountOff": ["amount": 100, "currency": "USD"], "cafeId": "kiosktest",
+            ])
         #expect(minted.status == 201, "\(minted.text)")
         let code = try #require(minted.json["code"] as? String)
 
         // The tag stays in the field: written, read back, then tapped at the kiosk.
         try reader.tap("ntag215")
-        let write = try reader.canteen(["nfc", "write-coupon", "--coupon", code, "--server", "https://canteen.example",
-                                        "--text", "1 $ off", "--format", "json"])
+        let write = try reader.canteen([
+            "nfc", "write-coupon", "--coupon", code, "--server", "https://canteen.example",
+            "--text", "1 $ off", "--format", "json",
+        ])
         #expect(write.status == 0, "\(write.error)")
         let read = try reader.canteen(["nfc", "read", "--format", "json"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any])
@@ -96,8 +111,10 @@ struct KioskAgentTests {
         #expect(records.first?["uri"] as? String == "https://canteen.example/kiosk?coupon=\(code)")
         #expect(records.last?["text"] as? String == "1 $ off")
 
-        let watch = try reader.canteen(["nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
-                                        "--count", "1"])
+        let watch = try reader.canteen([
+            "nfc", "watch", "--server", server.url, "--token", kiosk, "--format", "jsonl",
+            "--count", "1",
+        ])
         #expect(watch.status == 0, "\(watch.error)")
         let tap = try #require(try JSONSerialization.jsonObject(with: Data(watch.output.utf8)) as? [String: Any])
         #expect(tap["kind"] as? String == "coupon")
@@ -109,14 +126,16 @@ struct KioskAgentTests {
             "cafeId": "kiosktest", "lines": [["itemId": "drip_coffee", "quantity": 2, "options": ["small"]]],
             "customer": ["name": "Ada"], "coupon": code,
         ]
-        let first = try await server.request("POST", "/v1/orders", token: kiosk, json: body,
-                                             headers: ["Idempotency-Key": "coupon-1"])
+        let first = try await server.request(
+            "POST", "/v1/orders", token: kiosk, json: body,
+            headers: ["Idempotency-Key": "coupon-1"])
         #expect(first.status == 201, "\(first.text)")
         let lines = try #require(first.json["lines"] as? [[String: Any]])
         #expect(lines.last?["kind"] as? String == "discount")
         #expect((lines.last?["lineTotal"] as? [String: Any])?["amount"] as? Int == -100)
-        let second = try await server.request("POST", "/v1/orders", token: kiosk, json: body,
-                                              headers: ["Idempotency-Key": "coupon-2"])
+        let second = try await server.request(
+            "POST", "/v1/orders", token: kiosk, json: body,
+            headers: ["Idempotency-Key": "coupon-2"])
         #expect(second.status == 409)
         #expect((second.json["error"] as? [String: Any])?["code"] as? String == "coupon_used_up")
     }
@@ -126,16 +145,19 @@ struct KioskAgentTests {
         let reader = try PrivateReader()
         defer { reader.stop() }
         try reader.tap("felica")
-        let watch = try reader.canteen(["nfc", "watch", "--server", "http://127.0.0.1:9", "--token", "cnt_x",
-                                        "--format", "jsonl", "--count", "1"])
+        let watch = try reader.canteen([
+            "nfc", "watch", "--server", "http://127.0.0.1:9", "--token", "cnt_x",
+            "--format", "jsonl", "--count", "1",
+        ])
         #expect(watch.status == 0)
         #expect(watch.output.contains("\"server_unreachable\""), "\(watch.output)")
         let refused = try reader.canteen(["nfc", "watch", "--server", "ftp://x", "--token", "t"])
         #expect(refused.status == 64)
     }
 
-    @Test("watch writes each tap as a line the moment it happens, through a pipe, in every format; SIGTERM ends it",
-          arguments: ["jsonl", "table"])
+    @Test(
+        "watch writes each tap as a line the moment it happens, through a pipe, in every format; SIGTERM ends it",
+        arguments: ["jsonl", "table"])
     func linesThroughAPipe(format: String) throws {
         // Given the agent running as a kiosk runs it: stdout a pipe, no --count
         let reader = try PrivateReader()
@@ -185,9 +207,11 @@ final class LiveCanteen: @unchecked Sendable {
         try FileManager.default.createDirectory(at: menus, withIntermediateDirectories: true)
         try Self.alwaysOpenCafe().write(to: menus.appendingPathComponent("kiosktest.json"))
         process.executableURL = PrivateReader.canteen
-        process.arguments = ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0",
-                             "--menus", menus.path,
-                             "--locales", Self.repositoryRoot.appendingPathComponent("Locales").path]
+        process.arguments = [
+            "serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0",
+            "--menus", menus.path,
+            "--locales", Self.repositoryRoot.appendingPathComponent("Locales").path,
+        ]
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
@@ -202,7 +226,8 @@ final class LiveCanteen: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.1)
         }
         stop()
-        throw PrivateReaderFailure(description: "canteen serve did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        throw PrivateReaderFailure(
+            description: "canteen serve did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
     }
 
     /// Seattle's menu as café `kiosktest`, open all day every day in a zone without daylight saving time
@@ -210,13 +235,16 @@ final class LiveCanteen: @unchecked Sendable {
     static func alwaysOpenCafe() throws -> Data {
         let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("Menus/seattle.json"))
         var cafe = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let zones = [-11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
-                     -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
-                     -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde",
-                     0: "Africa/Abidjan", 1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai",
-                     5: "Asia/Karachi", 6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo",
-                     10: "Australia/Brisbane", 11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa"]
-        let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour ?? 0
+        let zones = [
+            -11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "Pacific/Gambier", -8: "Pacific/Pitcairn",
+            -7: "America/Phoenix", -6: "America/Regina", -5: "America/Bogota", -4: "America/La_Paz",
+            -3: "America/Argentina/Buenos_Aires", -2: "America/Noronha", -1: "Atlantic/Cape_Verde",
+            0: "Africa/Abidjan", 1: "Africa/Lagos", 2: "Africa/Johannesburg", 3: "Asia/Riyadh", 4: "Asia/Dubai",
+            5: "Asia/Karachi", 6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo",
+            10: "Australia/Brisbane", 11: "Pacific/Guadalcanal", 12: "Pacific/Tarawa",
+        ]
+        let hour =
+            Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour ?? 0
         let offset = ((8 - hour + 11) % 24 + 24) % 24 - 11
         cafe["id"] = "kiosktest"
         cafe["timeZone"] = zones[offset]
@@ -230,7 +258,8 @@ final class LiveCanteen: @unchecked Sendable {
     func token(role: String, cafe: String? = nil) throws -> String {
         let process = Process()
         process.executableURL = PrivateReader.canteen
-        process.arguments = ["tokens", "create", "--role", role, "--data-dir", folder.appendingPathComponent("data").path]
+        process.arguments =
+            ["tokens", "create", "--role", role, "--data-dir", folder.appendingPathComponent("data").path]
             + (cafe.map { ["--cafe", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
@@ -247,16 +276,19 @@ final class LiveCanteen: @unchecked Sendable {
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:] }
     }
 
-    func request(_ method: String, _ path: String, token: String, json: Any? = nil,
-                 headers: [String: String] = [:]) async throws -> Answer {
+    func request(
+        _ method: String, _ path: String, token: String, json: Any? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(
-                bytes: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
+            request.body = .bytes(
+                ByteBuffer(
+                    bytes: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         var body = try await response.body.collect(upTo: 1 << 20)

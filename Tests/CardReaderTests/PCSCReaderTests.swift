@@ -6,7 +6,9 @@ import Testing
 /// itself: pcsc-lite reads `PCSCLITE_CSOCK_NAME` once per process).
 @Suite("PC/SC reader in-process")
 struct PCSCReaderTests {
-    @Test("readers are listed (an unknown name is reader_not_found), a tap is seen, and a wait for a card that never comes is cancelled cleanly")
+    @Test(
+        "readers are listed (an unknown name is reader_not_found), a tap is seen, and a wait for a card that never comes is cancelled cleanly"
+    )
     func tapAndCancel() async throws {
         let reader = try PrivateReader()
         defer { reader.stop() }

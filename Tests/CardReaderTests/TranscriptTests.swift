@@ -53,8 +53,9 @@ struct TranscriptTests {
         #expect(card.remaining == 0)
     }
 
-    @Test("a FeliCa card that stops answering between exchanges (PN532 timeout D5 41 01) is card_removed",
-          arguments: [1, 2])
+    @Test(
+        "a FeliCa card that stops answering between exchanges (PN532 timeout D5 41 01) is card_removed",
+        arguments: [1, 2])
     func feliCaGoneMidRead(exchange: Int) async throws {
         let balance = TransitBalance.block(balance: 980).hexString
         let steps: [(command: String, answer: String)] = [

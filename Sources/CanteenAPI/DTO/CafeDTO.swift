@@ -37,8 +37,11 @@ struct CafeDTO: Encodable {
             hours[day.rawValue] = spans.map { ["open": $0.start.description, "close": $0.end.description] }
         }
         try container.encode(hours, forKey: .hours)
-        try container.encode(["uuid": JSONValue.string(cafe.beaconRegion.uuid.uuidString),
-                              "major": .int(Int64(cafe.beaconRegion.major))], forKey: .beaconRegion)
+        try container.encode(
+            [
+                "uuid": JSONValue.string(cafe.beaconRegion.uuid.uuidString),
+                "major": .int(Int64(cafe.beaconRegion.major)),
+            ], forKey: .beaconRegion)
         try container.encode(cafe.beacons, forKey: .beacons)
         try container.encode(cafe.pickup, forKey: .pickup)
         try container.encode(cafe.display, forKey: .display)

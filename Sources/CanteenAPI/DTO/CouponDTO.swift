@@ -46,13 +46,14 @@ struct CouponDTO: Encodable {
         maxUses = coupon.maxUses
         uses = coupon.uses
         remainingUses = coupon.remainingUses
-        status = switch coupon.unusable(at: now)?.code {
-        case nil: "active"
-        case .couponRevoked?: "revoked"
-        case .couponNotYetValid?: "not_yet_valid"
-        case .couponExpired?: "expired"
-        default: "used_up"
-        }
+        status =
+            switch coupon.unusable(at: now)?.code {
+            case nil: "active"
+            case .couponRevoked?: "revoked"
+            case .couponNotYetValid?: "not_yet_valid"
+            case .couponExpired?: "expired"
+            default: "used_up"
+            }
         createdAt = RFC3339.utcSeconds(coupon.createdAt)
         revokedAt = coupon.revokedAt.map(RFC3339.utcSeconds)
     }

@@ -29,20 +29,25 @@ struct LocateRequest: Sendable {
         let elements = reader.elements("sightings", required: sightingsRequired)
         reader.finish()
         if elements.count > maxSightings {
-            problems.add("sightings", "at most \(maxSightings) sightings per request, found \(elements.count)",
-                         code: .tooManySightings)
+            problems.add(
+                "sightings", "at most \(maxSightings) sightings per request, found \(elements.count)",
+                code: .tooManySightings)
             throw ValidationError(problems: problems.all)
         }
         var sightings: [LocateSighting] = []
         for (path, value) in elements {
-            if let sighting = readSighting(value, path: path, now: now, problems: problems) { sightings.append(sighting) }
+            if let sighting = readSighting(value, path: path, now: now, problems: problems) {
+                sightings.append(sighting)
+            }
         }
         try problems.throwIfAny()
         return LocateRequest(sightings: hasSightings ? sightings : nil, currentCafeID: currentCafeID)
     }
 
-    private static func readSighting(_ value: JSONValue, path: String, now: Date,
-                                     problems: ValidationProblems) -> LocateSighting? {
+    private static func readSighting(
+        _ value: JSONValue, path: String, now: Date,
+        problems: ValidationProblems
+    ) -> LocateSighting? {
         guard var reader = JSONObjectReader(value, path: path, problems: problems) else { return nil }
         let uuidText = reader.string("uuid")
         let major = reader.integer("major", in: 0...65_535)
@@ -61,12 +66,14 @@ struct LocateRequest: Sendable {
             if let parsed = RFC3339.parse(timeText) {
                 time = parsed
             } else {
-                problems.add(reader.childPath("time"),
-                             "'\(timeText.prefix(64))' is not an RFC 3339 date-time such as 2026-11-23T15:00:00.250Z")
+                problems.add(
+                    reader.childPath("time"),
+                    "'\(timeText.prefix(64))' is not an RFC 3339 date-time such as 2026-11-23T15:00:00.250Z")
             }
         }
         guard let uuid, let major, let minor else { return nil }
-        return LocateSighting(identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
-                              rssi: rssi.map { Int($0) }, txPower: txPower.map { Int($0) }, time: time)
+        return LocateSighting(
+            identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
+            rssi: rssi.map { Int($0) }, txPower: txPower.map { Int($0) }, time: time)
     }
 }

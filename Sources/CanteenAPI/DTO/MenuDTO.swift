@@ -65,35 +65,43 @@ struct MenuDTO: Encodable {
         version = stored.version
         currency = cafe.currency.code
         dayParts = stored.menu.dayParts.map {
-            DayPartDTO(id: $0.id, name: presentation.text($0.names), start: $0.start.description, end: $0.end.description)
+            DayPartDTO(
+                id: $0.id, name: presentation.text($0.names), start: $0.start.description, end: $0.end.description)
         }
         let localTime = cafe.localMoment(of: now).time
         let itemsByCategory = Dictionary(grouping: stored.menu.items, by: \.category)
         let timing = KitchenTiming(cafe: cafe, menu: stored.menu)
         categories = stored.menu.categories.map { category in
-            Category(id: category.id, name: presentation.text(category.names),
-                     items: (itemsByCategory[category.id] ?? []).map { item in
-                let soldOut = stored.soldOut[item.id]
-                let remaining = DailyStock.remaining(of: item, stored: stock[item.id])
-                let reason = stored.menu.unavailability(of: item, soldOut: soldOut, localTime: localTime, at: now)
-                    ?? (remaining == 0 ? .soldOut : nil)
-                return Item(
-                    id: item.id, name: presentation.text(item.names),
-                    description: presentation.text(item.descriptions),
-                    price: presentation.money(item.price, cafe.currency),
-                    station: item.station, allergens: item.allergens, dayParts: item.dayParts,
-                    available: reason == nil, unavailableReason: reason?.rawValue,
-                    unavailableLabel: reason.map { presentation.label($0 == .soldOut ? "label.sold_out" : "label.unavailable") },
-                    soldOutUntil: reason == .soldOut ? soldOut?.until : nil,
-                    modifierGroups: item.modifierGroups.map { group in
-                        Group(id: group.id, name: presentation.text(group.names), min: group.min, max: group.max,
-                              options: group.options.map {
-                                  Option(id: $0.id, name: presentation.text($0.names),
-                                         priceDelta: presentation.money($0.priceDelta, cafe.currency))
-                              })
-                    },
-                    prepSeconds: timing.prepSeconds(of: item), dailyQuantity: item.dailyQuantity, remaining: remaining)
-            })
+            Category(
+                id: category.id, name: presentation.text(category.names),
+                items: (itemsByCategory[category.id] ?? []).map { item in
+                    let soldOut = stored.soldOut[item.id]
+                    let remaining = DailyStock.remaining(of: item, stored: stock[item.id])
+                    let reason =
+                        stored.menu.unavailability(of: item, soldOut: soldOut, localTime: localTime, at: now)
+                        ?? (remaining == 0 ? .soldOut : nil)
+                    return Item(
+                        id: item.id, name: presentation.text(item.names),
+                        description: presentation.text(item.descriptions),
+                        price: presentation.money(item.price, cafe.currency),
+                        station: item.station, allergens: item.allergens, dayParts: item.dayParts,
+                        available: reason == nil, unavailableReason: reason?.rawValue,
+                        unavailableLabel: reason.map {
+                            presentation.label($0 == .soldOut ? "label.sold_out" : "label.unavailable")
+                        },
+                        soldOutUntil: reason == .soldOut ? soldOut?.until : nil,
+                        modifierGroups: item.modifierGroups.map { group in
+                            Group(
+                                id: group.id, name: presentation.text(group.names), min: group.min, max: group.max,
+                                options: group.options.map {
+                                    Option(
+                                        id: $0.id, name: presentation.text($0.names),
+                                        priceDelta: presentation.money($0.priceDelta, cafe.currency))
+                                })
+                        },
+                        prepSeconds: timing.prepSeconds(of: item), dailyQuantity: item.dailyQuantity,
+                        remaining: remaining)
+                })
         }
     }
 
@@ -116,8 +124,11 @@ extension MenuDTO {
                     hasher.add("\(item.id)=\(remaining)")
                     hasher.add("\u{1}")
                 }
-                guard stored.menu.unavailability(of: item, soldOut: stored.soldOut[item.id], localTime: localTime,
-                                                 at: now) != nil else { continue }
+                guard
+                    stored.menu.unavailability(
+                        of: item, soldOut: stored.soldOut[item.id], localTime: localTime,
+                        at: now) != nil
+                else { continue }
                 hasher.add(item.id)
                 hasher.add("\u{0}")
             }

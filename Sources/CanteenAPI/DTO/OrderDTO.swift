@@ -72,28 +72,36 @@ struct OrderDTO: Encodable {
         status = order.status.rawValue
         statusLabel = presentation.label("state.\(order.status.rawValue)")
         customer = order.customer
-        lines = order.lines.map { line in
-            Line(kind: "item", itemId: line.itemID, couponId: nil, name: presentation.text(line.names),
-                 station: line.station, quantity: line.quantity,
-                 options: line.options.map {
-                     Option(groupId: $0.groupID, id: $0.optionID, name: presentation.text($0.names),
+        lines =
+            order.lines.map { line in
+                Line(
+                    kind: "item", itemId: line.itemID, couponId: nil, name: presentation.text(line.names),
+                    station: line.station, quantity: line.quantity,
+                    options: line.options.map {
+                        Option(
+                            groupId: $0.groupID, id: $0.optionID, name: presentation.text($0.names),
                             priceDelta: presentation.money($0.priceDelta, currency))
-                 },
-                 note: line.note, unitPrice: presentation.money(line.unitPrice, currency),
-                 lineTotal: presentation.money(line.lineTotal, currency))
-        } + (order.discount.map { discount in
-            let amount = presentation.money(-discount.amount, currency)
-            return [Line(kind: "discount", itemId: nil, couponId: discount.couponID, name: discount.label, station: nil,
-                         quantity: 1, options: [], note: nil, unitPrice: amount, lineTotal: amount)]
-        } ?? [])
+                    },
+                    note: line.note, unitPrice: presentation.money(line.unitPrice, currency),
+                    lineTotal: presentation.money(line.lineTotal, currency))
+            }
+            + (order.discount.map { discount in
+                let amount = presentation.money(-discount.amount, currency)
+                return [
+                    Line(
+                        kind: "discount", itemId: nil, couponId: discount.couponID, name: discount.label, station: nil,
+                        quantity: 1, options: [], note: nil, unitPrice: amount, lineTotal: amount)
+                ]
+            } ?? [])
         subtotal = presentation.money(order.subtotal.minorUnits, currency)
         tax = presentation.money(order.tax.minorUnits, currency)
         total = presentation.money(order.total.minorUnits, currency)
         taxIncluded = cafe.tax.included
         pickup = PickupWindowDTO(order.pickup, cafe: cafe, presentation: presentation)
         tickets = order.tickets.map {
-            TicketRef(id: $0.id, station: $0.station, status: $0.status.rawValue,
-                      fireAt: $0.status == .held ? $0.fireAt : nil)
+            TicketRef(
+                id: $0.id, station: $0.station, status: $0.status.rawValue,
+                fireAt: $0.status == .held ? $0.fireAt : nil)
         }
         createdAt = order.createdAt
         readyAt = order.readyAt
@@ -141,8 +149,9 @@ struct TicketDTO: Encodable {
         customerName = view.customer.name
         pickup = PickupWindowDTO(view.pickup, cafe: cafe, presentation: presentation)
         lines = view.lines.map { line in
-            Line(itemId: line.itemID, name: presentation.text(line.names), quantity: line.quantity,
-                 options: line.options.map { presentation.text($0.names) }, note: line.note)
+            Line(
+                itemId: line.itemID, name: presentation.text(line.names), quantity: line.quantity,
+                options: line.options.map { presentation.text($0.names) }, note: line.note)
         }
         sequence = view.ticket.sequence
         createdAt = view.ticket.createdAt

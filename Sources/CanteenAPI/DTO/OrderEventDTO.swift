@@ -38,9 +38,14 @@ public struct OrderEventRenderer: Sendable {
 
     /// The JSON body of a webhook delivery of `event`, in its café's default language.
     public func webhookBody(_ event: OrderEvent) async throws -> [UInt8] {
-        guard let order = try await orders.order(id: event.orderID) else { throw CanteenError.notFound(.order, event.orderID) }
-        guard let cafe = try await cafes.cafe(id: event.cafeID)?.cafe else { throw CanteenError.notFound(.cafe, event.cafeID) }
+        guard let order = try await orders.order(id: event.orderID) else {
+            throw CanteenError.notFound(.order, event.orderID)
+        }
+        guard let cafe = try await cafes.cafe(id: event.cafeID)?.cafe else {
+            throw CanteenError.notFound(.cafe, event.cafeID)
+        }
         let presentation = presenter.presentation(acceptLanguage: nil, cafe: cafe)
-        return JSONWriter.encode(OrderEventDTO(event, order: order, cafe: cafe, presentation: presentation), capacity: 2048)
+        return JSONWriter.encode(
+            OrderEventDTO(event, order: order, cafe: cafe, presentation: presentation), capacity: 2048)
     }
 }

@@ -14,8 +14,10 @@ public struct IdentitySettings: Sendable {
     /// `--log-client-address`: request log lines carry the client's address (off by default).
     public var logClientAddress: Bool
 
-    public init(publicURL: PublicURL? = nil, provider: OpenIDProvider? = nil, trustedProxies: [IPAddressRange] = [],
-                logClientAddress: Bool = false) {
+    public init(
+        publicURL: PublicURL? = nil, provider: OpenIDProvider? = nil, trustedProxies: [IPAddressRange] = [],
+        logClientAddress: Bool = false
+    ) {
         self.publicURL = publicURL
         self.provider = provider
         self.clientAddresses = ClientAddressResolver(trustedProxies: trustedProxies)

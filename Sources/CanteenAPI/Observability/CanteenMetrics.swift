@@ -85,8 +85,10 @@ public final class CanteenMetrics: Sendable {
 
     /// A request was answered: `hb_requests` and `http_server_request_duration` (seconds) by route
     /// pattern, method and status (the names and labels of Hummingbird's `MetricsMiddleware`).
-    func requestAnswered(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status,
-                         since start: ContinuousClock.Instant) {
+    func requestAnswered(
+        route: String, method: HTTPRequest.Method, status: HTTPResponse.Status,
+        since start: ContinuousClock.Instant
+    ) {
         let metrics = request(RequestKey(route: route, method: method, status: status.code))
         metrics.counter.increment()
         metrics.duration.recordInterval(since: start)
@@ -95,8 +97,9 @@ public final class CanteenMetrics: Sendable {
 
     private func activeRequest(_ method: HTTPRequest.Method) -> CoreMetrics.Meter {
         activeRequests.metric(for: method) { method in
-            CoreMetrics.Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)],
-                              factory: factory)
+            CoreMetrics.Meter(
+                label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)],
+                factory: factory)
         }
     }
 
@@ -107,8 +110,10 @@ public final class CanteenMetrics: Sendable {
     // MARK: - Recording
 
     func orderPlaced(cafeID: String) {
-        placed.metric(["cafe": cafeID]) { CoreMetrics.Counter(label: "canteen_orders_placed_total", dimensions: $0, factory: factory) }
-            .increment()
+        placed.metric(["cafe": cafeID]) {
+            CoreMetrics.Counter(label: "canteen_orders_placed_total", dimensions: $0, factory: factory)
+        }
+        .increment()
     }
 
     func orderReplayed() { orderReplays.increment() }
@@ -128,8 +133,10 @@ public final class CanteenMetrics: Sendable {
     }
 
     func setOpenTickets(_ count: Int, cafeID: String) {
-        openTickets.metric(["cafe": cafeID]) { CoreMetrics.Gauge(label: "canteen_open_tickets", dimensions: $0, factory: factory) }
-            .record(count)
+        openTickets.metric(["cafe": cafeID]) {
+            CoreMetrics.Gauge(label: "canteen_open_tickets", dimensions: $0, factory: factory)
+        }
+        .record(count)
     }
 
     /// Counts sightings a device reported, and which of them are of registered beacons.
@@ -166,11 +173,13 @@ private struct RequestMetrics: Sendable {
     init(_ key: RequestKey, factory: any MetricsFactory) {
         let labels = [("http.route", key.route), ("http.request.method", key.method.rawValue)]
         let status = String(key.status)
-        counter = CoreMetrics.Counter(label: "hb.requests", dimensions: labels + [("http.response.status_code", status)],
-                                      factory: factory)
-        duration = CoreMetrics.Timer(label: "http.server.request.duration",
-                                     dimensions: labels + [("http.response.status_code", status)],
-                                     preferredDisplayUnit: .seconds, factory: factory)
+        counter = CoreMetrics.Counter(
+            label: "hb.requests", dimensions: labels + [("http.response.status_code", status)],
+            factory: factory)
+        duration = CoreMetrics.Timer(
+            label: "http.server.request.duration",
+            dimensions: labels + [("http.response.status_code", status)],
+            preferredDisplayUnit: .seconds, factory: factory)
     }
 }
 

@@ -35,20 +35,24 @@ struct BeaconRoutes {
         try context.require(.ops)
         let identity = try Self.identity(context)
         let target = "\(identity.uuid.uuidString)/\(identity.major)/\(identity.minor)"
-        try await services.beacons.deleteBeacon(uuid: identity.uuid, major: identity.major, minor: identity.minor,
-                                                audit: context.audit("beacon.remove", "beacon", target, cafe: nil))
+        try await services.beacons.deleteBeacon(
+            uuid: identity.uuid, major: identity.major, minor: identity.minor,
+            audit: context.audit("beacon.remove", "beacon", target, cafe: nil))
         return Response(status: .noContent)
     }
 
     // MARK: - Input
 
     /// The path's `UUID/MAJOR/MINOR`, each checked (422 naming the part).
-    static func identity(_ context: CanteenRequestContext) throws(CanteenError) -> (uuid: UUID, major: UInt16, minor: UInt16) {
+    static func identity(_ context: CanteenRequestContext) throws(CanteenError) -> (
+        uuid: UUID, major: UInt16, minor: UInt16
+    ) {
         let uuidText = try context.parameters.path("uuid")
         guard let uuid = UUID(uuidString: uuidText) else {
-            throw CanteenError(.invalid, code: .invalidField,
-                               message: "'\(uuidText.prefix(64))' is not a UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
-                               field: "uuid")
+            throw CanteenError(
+                .invalid, code: .invalidField,
+                message: "'\(uuidText.prefix(64))' is not a UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+                field: "uuid")
         }
         return (uuid, try number(context, "major"), try number(context, "minor"))
     }
@@ -56,15 +60,18 @@ struct BeaconRoutes {
     private static func number(_ context: CanteenRequestContext, _ name: String) throws(CanteenError) -> UInt16 {
         let text = try context.parameters.path(name)
         guard text.count <= 5, text.allSatisfy(\.isASCII), let value = UInt16(text) else {
-            throw CanteenError(.invalid, code: .outOfRange,
-                               message: "\(name) must be a whole number between 0 and 65535, found '\(text.prefix(64))'",
-                               field: name)
+            throw CanteenError(
+                .invalid, code: .outOfRange,
+                message: "\(name) must be a whole number between 0 and 65535, found '\(text.prefix(64))'",
+                field: name)
         }
         return value
     }
 
     /// The body of `PUT /v1/beacons/...`; every problem names its field.
-    static func readRegistration(_ body: JSONValue, uuid: UUID, major: UInt16, minor: UInt16) throws(ValidationError) -> BeaconRegistration {
+    static func readRegistration(_ body: JSONValue, uuid: UUID, major: UInt16, minor: UInt16) throws(ValidationError)
+        -> BeaconRegistration
+    {
         let problems = ValidationProblems()
         guard var reader = JSONObjectReader(body, path: "", problems: problems) else {
             throw ValidationError(problems: problems.all)
@@ -76,7 +83,8 @@ struct BeaconRoutes {
         reader.finish()
         try problems.throwIfAny()
         guard let cafeID, let power else { throw ValidationError(problems: problems.all) }
-        return BeaconRegistration(uuid: uuid, major: major, minor: minor, cafeID: cafeID, label: label ?? "",
-                                  measuredPower: Int(power))
+        return BeaconRegistration(
+            uuid: uuid, major: major, minor: minor, cafeID: cafeID, label: label ?? "",
+            measuredPower: Int(power))
     }
 }

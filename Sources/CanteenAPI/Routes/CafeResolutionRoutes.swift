@@ -17,22 +17,26 @@ struct CafeResolutionRoutes {
         let token = try context.requireToken()
         var request = request
         let now = services.clock()
-        let input = try await request.optionalJSONBody().map {
-            try LocateRequest.parse($0, now: now, sightingsRequired: false)
-        } ?? .empty
+        let input =
+            try await request.optionalJSONBody().map {
+                try LocateRequest.parse($0, now: now, sightingsRequired: false)
+            } ?? .empty
         // The client's address decides "nearest" without sightings; it is not kept.
         let address = services.identity.clientAddresses.client(peer: context.remoteAddress, headers: request.headers)
-        let choice = try await CafeResolver(services: services).resolve(userID: userID, request: input, token: token,
-                                                                        clientAddress: address)
+        let choice = try await CafeResolver(services: services).resolve(
+            userID: userID, request: input, token: token,
+            clientAddress: address)
         guard let menu = try await services.cafes.menu(cafeID: choice.cafe.cafe.id) else {
             throw CanteenError.notFound(.cafe, choice.cafe.cafe.id)
         }
         let presentation = services.presenter.presentation(for: request, cafe: menu.cafe)
-        let etag = MenuDTO.etag(menu, remaining: try await services.remaining(of: menu, now: now),
-                                variant: presentation.variant, now: now)
+        let etag = MenuDTO.etag(
+            menu, remaining: try await services.remaining(of: menu, now: now),
+            variant: presentation.variant, now: now)
         return try JSONResponse.make(
-            CafeChoiceDTO(cafe: CafeDTO(choice.cafe, presentation: presentation, now: now),
-                          reason: choice.reason.rawValue, detail: choice.detail, menuETag: etag),
+            CafeChoiceDTO(
+                cafe: CafeDTO(choice.cafe, presentation: presentation, now: now),
+                reason: choice.reason.rawValue, detail: choice.detail, menuETag: etag),
             headers: presentation.headers)
     }
 }

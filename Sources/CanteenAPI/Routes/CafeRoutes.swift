@@ -20,9 +20,10 @@ struct CafeRoutes {
         let cafes = try await services.cafes.cafes().filter { token.serves(cafeID: $0.cafe.id) }
         let neutral = services.presenter.presentation(for: request, cafe: nil)
         return try JSONResponse.make(
-            CafeListDTO(cafes: cafes.map {
-                CafeDTO($0, presentation: services.presenter.presentation(for: request, cafe: $0.cafe), now: now)
-            }),
+            CafeListDTO(
+                cafes: cafes.map {
+                    CafeDTO($0, presentation: services.presenter.presentation(for: request, cafe: $0.cafe), now: now)
+                }),
             headers: neutral.headers)
     }
 
@@ -31,8 +32,9 @@ struct CafeRoutes {
         try context.requireAccess(to: cafeID)
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let presentation = services.presenter.presentation(for: request, cafe: cafe.cafe)
-        return try JSONResponse.make(CafeDTO(cafe, presentation: presentation, now: services.clock()),
-                                     headers: presentation.headers)
+        return try JSONResponse.make(
+            CafeDTO(cafe, presentation: presentation, now: services.clock()),
+            headers: presentation.headers)
     }
 
     /// Creates (201) or replaces (200) a café's configuration; its menu is kept.
@@ -40,8 +42,9 @@ struct CafeRoutes {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops)
         guard Identifier.isValid(cafeID) else {
-            throw CanteenError(.invalid, code: .invalidField,
-                               message: "'\(cafeID)' is not an id: use 1–64 of a-z, 0-9, '-' and '_'", field: "cafeId")
+            throw CanteenError(
+                .invalid, code: .invalidField,
+                message: "'\(cafeID)' is not an id: use 1–64 of a-z, 0-9, '-' and '_'", field: "cafeId")
         }
         var request = request
         var body = try await request.jsonBody()
@@ -52,10 +55,12 @@ struct CafeRoutes {
         }
         let cafe = try CafeDocument.parseCafe(body, id: cafeID)
         let existed = try await services.cafes.cafe(id: cafeID) != nil
-        let saved = try await services.cafes.saveCafe(cafe, audit: context.audit("cafe.save", "cafe", cafeID, cafe: cafeID))
+        let saved = try await services.cafes.saveCafe(
+            cafe, audit: context.audit("cafe.save", "cafe", cafeID, cafe: cafeID))
         let presentation = services.presenter.presentation(for: request, cafe: saved.cafe)
-        return try JSONResponse.make(CafeDTO(saved, presentation: presentation, now: services.clock()),
-                                     status: existed ? .ok : .created, headers: presentation.headers)
+        return try JSONResponse.make(
+            CafeDTO(saved, presentation: presentation, now: services.clock()),
+            status: existed ? .ok : .created, headers: presentation.headers)
     }
 
     /// Deletes a café with its menu and beacons (ops); 409 `cafe_in_use` once it has orders.
@@ -63,7 +68,8 @@ struct CafeRoutes {
     func delete(_ context: CanteenRequestContext) async throws -> Response {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops)
-        try await services.cafes.deleteCafe(id: cafeID, audit: context.audit("cafe.delete", "cafe", cafeID, cafe: cafeID))
+        try await services.cafes.deleteCafe(
+            id: cafeID, audit: context.audit("cafe.delete", "cafe", cafeID, cafe: cafeID))
         return Response(status: .noContent)
     }
 }

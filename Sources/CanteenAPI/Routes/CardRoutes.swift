@@ -32,12 +32,17 @@ struct CardRoutes {
         let userID = try context.parameters.path("userId")
         try UserID.validate(userID)
         let cards = try await services.cards.cards(userID: userID)
-        let body: JSONValue = .object(["cards": .array(cards.map { card in
-            .object(["id": .string(card.id), "userId": .string(card.registration.userID),
-                     "displayName": card.registration.displayName.map(JSONValue.string) ?? .null,
-                     "technology": .string(card.registration.technology.rawValue),
-                     "createdAt": .string(RFC3339.utcSeconds(card.createdAt))])
-        })])
+        let body: JSONValue = .object([
+            "cards": .array(
+                cards.map { card in
+                    .object([
+                        "id": .string(card.id), "userId": .string(card.registration.userID),
+                        "displayName": card.registration.displayName.map(JSONValue.string) ?? .null,
+                        "technology": .string(card.registration.technology.rawValue),
+                        "createdAt": .string(RFC3339.utcSeconds(card.createdAt)),
+                    ])
+                })
+        ])
         return JSONResponse.make(encoded: body.encoded())
     }
 
@@ -47,8 +52,9 @@ struct CardRoutes {
         let userID = try context.parameters.path("userId")
         try UserID.validate(userID)
         let cardID = try context.parameters.path("cardId")
-        try await services.cards.removeCard(userID: userID, cardID: cardID,
-                                            audit: context.audit("card.remove", "card", cardID, cafe: nil))
+        try await services.cards.removeCard(
+            userID: userID, cardID: cardID,
+            audit: context.audit("card.remove", "card", cardID, cafe: nil))
         return Response(status: .noContent)
     }
 
@@ -71,8 +77,9 @@ struct CardRoutes {
         let code = try await services.cards.createEnrolment(
             userID: userID, displayName: displayName, expiresAt: expiresAt,
             audit: context.audit("card.enrolment", "user", userID, cafe: nil))
-        return try JSONResponse.make(EnrolmentDTO(code: code, userId: userID, expiresAt: RFC3339.utcSeconds(expiresAt)),
-                                     status: .created)
+        return try JSONResponse.make(
+            EnrolmentDTO(code: code, userId: userID, expiresAt: RFC3339.utcSeconds(expiresAt)),
+            status: .created)
     }
 
     /// `{"code", "technology", "identifier"}` (kiosk): registers the tapped card to the code's user.
@@ -84,16 +91,18 @@ struct CardRoutes {
             throw CanteenError(.invalid, code: .unknownField, message: "unknown field \(key)", field: key)
         }
         guard let code = body["code"]?.stringValue, (1...32).contains(code.count) else {
-            throw CanteenError(.invalid, code: .invalidField,
-                               message: "code is the one-time code ops gave (12 characters, such as 7KQM-X2PA-9RTD)",
-                               field: "code")
+            throw CanteenError(
+                .invalid, code: .invalidField,
+                message: "code is the one-time code ops gave (12 characters, such as 7KQM-X2PA-9RTD)",
+                field: "code")
         }
         let (technology, identifier) = try Self.card(body)
         let saved = try await enrolmentGuesses.guess(by: token, isFailure: { $0.code == .enrolmentCodeInvalid }) {
             try await services.cards.enrol(code: code, technology: technology, identifier: identifier)
         }
         return try JSONResponse.make(
-            RegistrationDTO(userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),
+            RegistrationDTO(
+                userId: saved.userID, displayName: saved.displayName, technology: saved.technology.rawValue),
             status: .created)
     }
 
@@ -177,8 +186,10 @@ struct CardRoutes {
 
     /// Whose card this is, with their preferred café; `card_not_registered` when nobody's (a failed
     /// guess of `token`'s), `too_many_attempts` after too many of those.
-    func identification(technology: CardTechnology, identifier: CardIdentifier,
-                        by token: AccessToken) async throws -> RegistrationDTO {
+    func identification(
+        technology: CardTechnology, identifier: CardIdentifier,
+        by token: AccessToken
+    ) async throws -> RegistrationDTO {
         let found = try await cardGuesses.guess(by: token, isFailure: { $0.code == .cardNotRegistered }) {
             try await services.cards.identify(technology: technology, identifier: identifier)
         }
@@ -186,7 +197,8 @@ struct CardRoutes {
         if case .cafe(let cafeID) = try await services.preferences.defaultLocation(userID: found.userID).location {
             preferred = cafeID
         }
-        return RegistrationDTO(userId: found.userID, displayName: found.displayName, technology: technology.rawValue,
-                               preferredCafeId: preferred)
+        return RegistrationDTO(
+            userId: found.userID, displayName: found.displayName, technology: technology.rawValue,
+            preferredCafeId: preferred)
     }
 }

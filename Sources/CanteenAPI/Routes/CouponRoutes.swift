@@ -22,12 +22,14 @@ struct CouponRoutes {
     func create(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
         var request = request
-        let coupon = try Self.readCoupon(try await request.jsonBody(), now: services.clock(),
-                                         newID: { Self.newID() })
+        let coupon = try Self.readCoupon(
+            try await request.jsonBody(), now: services.clock(),
+            newID: { Self.newID() })
         let created = try await services.coupons.createCoupon(
             coupon, audit: context.audit("coupon.create", "coupon", coupon.id, cafe: coupon.cafeID))
-        return try JSONResponse.make(try dto(created), status: .created,
-                                     headers: [.location: "/v1/coupons/\(created.id)"])
+        return try JSONResponse.make(
+            try dto(created), status: .created,
+            headers: [.location: "/v1/coupons/\(created.id)"])
     }
 
     func list(_ context: CanteenRequestContext) async throws -> Response {
@@ -47,8 +49,11 @@ struct CouponRoutes {
         try context.require(.ops)
         let id = try context.parameters.path("couponId")
         let cafeID = try await services.coupons.coupon(id: id)?.cafeID
-        let revoked = try await services.coupons.revokeCoupon(id: id, audit: context.audit("coupon.revoke", "coupon", id,
-                                                                                           cafe: cafeID))
+        let revoked = try await services.coupons.revokeCoupon(
+            id: id,
+            audit: context.audit(
+                "coupon.revoke", "coupon", id,
+                cafe: cafeID))
         return try JSONResponse.make(try dto(revoked))
     }
 
@@ -84,8 +89,9 @@ struct CouponRoutes {
         if reason == nil, let cafeID {
             try context.requireAccess(to: cafeID)
             if let only = coupon.cafeID, only != cafeID {
-                reason = CanteenError(.invalid, code: .couponNotApplicable,
-                                      message: "coupon \(coupon.id) is good at café \(only) only")
+                reason = CanteenError(
+                    .invalid, code: .couponNotApplicable,
+                    message: "coupon \(coupon.id) is good at café \(only) only")
             }
         }
         var answer = try dto(coupon)
@@ -125,8 +131,9 @@ struct CouponRoutes {
                 if let currency = try? Currency(code: code) {
                     if let minor { amountOff = Money(minorUnits: minor, currency: currency) }
                 } else {
-                    problems.add("amountOff.currency", "'\(code.prefix(16))' is not an ISO 4217 currency code",
-                                 code: .unknownCurrency)
+                    problems.add(
+                        "amountOff.currency", "'\(code.prefix(16))' is not an ISO 4217 currency code",
+                        code: .unknownCurrency)
                 }
             }
         }
@@ -146,18 +153,24 @@ struct CouponRoutes {
         }
         try problems.throwIfAny()
         let benefit: Coupon.Benefit
-        if let amountOff { benefit = .amountOff(amountOff) } else if let itemID { benefit = .itemFree(itemID: itemID) } else {
+        if let amountOff {
+            benefit = .amountOff(amountOff)
+        } else if let itemID {
+            benefit = .itemFree(itemID: itemID)
+        } else {
             throw ValidationError(problems: problems.all)
         }
-        return Coupon(id: id ?? newID(), label: label ?? "", benefit: benefit, cafeID: cafeID, validFrom: validFrom,
-                      validUntil: validUntil, maxUses: Int(maxUses ?? 1), createdAt: now)
+        return Coupon(
+            id: id ?? newID(), label: label ?? "", benefit: benefit, cafeID: cafeID, validFrom: validFrom,
+            validUntil: validUntil, maxUses: Int(maxUses ?? 1), createdAt: now)
     }
 
     private static func date(_ reader: inout JSONObjectReader, _ key: String, _ problems: ValidationProblems) -> Date? {
         guard let text = reader.string(key, required: false) else { return nil }
         guard let date = RFC3339.parse(text) else {
-            problems.add(key, "'\(text.prefix(40))' is not an RFC 3339 date-time such as 2026-12-01T00:00:00Z",
-                         code: .invalidTimestamp)
+            problems.add(
+                key, "'\(text.prefix(40))' is not an RFC 3339 date-time such as 2026-12-01T00:00:00Z",
+                code: .invalidTimestamp)
             return nil
         }
         return date

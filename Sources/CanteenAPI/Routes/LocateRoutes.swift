@@ -19,8 +19,9 @@ struct LocateRoutes {
         let input = try LocateRequest.parse(body, now: services.clock(), sightingsRequired: true)
         let registry = try await services.beacons.registry()
         services.metrics.beaconSightings(input.sightings ?? [], registry: registry)
-        let result = BeaconLocator.locate(sightings: input.sightings ?? [], registry: registry,
-                                          currentCafeID: input.currentCafeID)
+        let result = BeaconLocator.locate(
+            sightings: input.sightings ?? [], registry: registry,
+            currentCafeID: input.currentCafeID)
         return try JSONResponse.make(LocateResultDTO(result: result))
     }
 }

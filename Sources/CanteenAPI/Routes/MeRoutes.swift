@@ -33,9 +33,10 @@ struct MeRoutes {
     private func person(_ context: CanteenRequestContext) throws(CanteenError) -> (token: AccessToken, userID: String) {
         let token = try context.requireToken()
         guard let userID = token.userID else {
-            throw CanteenError(.forbidden, code: .forbidden,
-                               message: "a \(token.role.rawValue) token acts for no person; sign in, or use a user token",
-                               parameters: ["role": token.role.rawValue])
+            throw CanteenError(
+                .forbidden, code: .forbidden,
+                message: "a \(token.role.rawValue) token acts for no person; sign in, or use a user token",
+                parameters: ["role": token.role.rawValue])
         }
         return (token, userID)
     }
@@ -47,8 +48,10 @@ struct MeRoutes {
         let person = context.person
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        return try JSONResponse.make(MeDTO(userId: userID, name: person?.name ?? token.name, email: person?.email,
-                                           role: token.role.rawValue), headers: headers)
+        return try JSONResponse.make(
+            MeDTO(
+                userId: userID, name: person?.name ?? token.name, email: person?.email,
+                role: token.role.rawValue), headers: headers)
     }
 
     // MARK: - Orders
@@ -58,8 +61,9 @@ struct MeRoutes {
         var limit = 20
         if let text = request.uri.queryParameters.get("limit") {
             guard let value = Int(text), (1...Self.maxOrders).contains(value) else {
-                throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "limit is a whole number from 1 to \(Self.maxOrders)", field: "limit")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery,
+                    message: "limit is a whole number from 1 to \(Self.maxOrders)", field: "limit")
             }
             limit = value
         }
@@ -75,9 +79,12 @@ struct MeRoutes {
         var orders: [OrderDTO] = []
         for id in ids {
             guard let order = try await services.orders.order(id: id) else { continue }
-            if cafes[order.cafeID] == nil { cafes[order.cafeID] = try await services.cafes.cafe(id: order.cafeID)?.cafe }
+            if cafes[order.cafeID] == nil {
+                cafes[order.cafeID] = try await services.cafes.cafe(id: order.cafeID)?.cafe
+            }
             guard let cafe = cafes[order.cafeID] else { continue }
-            orders.append(OrderDTO(order, cafe: cafe, presentation: services.presenter.presentation(for: request, cafe: cafe)))
+            orders.append(
+                OrderDTO(order, cafe: cafe, presentation: services.presenter.presentation(for: request, cafe: cafe)))
         }
         return orders
     }
@@ -90,13 +97,22 @@ struct MeRoutes {
         let document = PersonalDataDTO(
             userId: userID, exportedAt: services.clock(), person: context.person.map(PersonDTO.init),
             preferences: data.preferences.map { PreferencesExportDTO(values: $0.values, version: $0.version) },
-            cards: data.cards.map { CardExportDTO(technology: $0.technology, displayName: $0.displayName,
-                                                   registeredAt: $0.createdAt, identifierHash: $0.identifierHash) },
-            cardCodes: data.enrolments.map { CardCodeExportDTO(displayName: $0.displayName, expiresAt: $0.expiresAt,
-                                                              usedAt: $0.usedAt) },
+            cards: data.cards.map {
+                CardExportDTO(
+                    technology: $0.technology, displayName: $0.displayName,
+                    registeredAt: $0.createdAt, identifierHash: $0.identifierHash)
+            },
+            cardCodes: data.enrolments.map {
+                CardCodeExportDTO(
+                    displayName: $0.displayName, expiresAt: $0.expiresAt,
+                    usedAt: $0.usedAt)
+            },
             sessions: data.sessions.map { SessionExportDTO($0, current: $0.id == token.id) },
-            tokens: data.tokens.map { TokenExportDTO(id: $0.id, name: $0.name, createdAt: $0.createdAt,
-                                                     revokedAt: $0.revokedAt) },
+            tokens: data.tokens.map {
+                TokenExportDTO(
+                    id: $0.id, name: $0.name, createdAt: $0.createdAt,
+                    revokedAt: $0.revokedAt)
+            },
             orders: try await rendered(data.orderIDs, request))
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
@@ -111,10 +127,12 @@ struct MeRoutes {
             try await services.tokens.revokeToken(id: token.id)
         }
         let erased = try await services.personalData.erase(userID: userID)
-        context.logger.notice("personal data erased", metadata: [
-            "preferences": "\(erased.preferences)", "cards": "\(erased.cards)", "sessions": "\(erased.sessions)",
-            "tokens": "\(erased.tokens)", "orders_unlinked": "\(erased.ordersUnlinked)",
-        ])
+        context.logger.notice(
+            "personal data erased",
+            metadata: [
+                "preferences": "\(erased.preferences)", "cards": "\(erased.cards)", "sessions": "\(erased.sessions)",
+                "tokens": "\(erased.tokens)", "orders_unlinked": "\(erased.ordersUnlinked)",
+            ])
         return Response(status: .noContent, headers: AuthRoutes.clearingSession(services.identity))
     }
 }

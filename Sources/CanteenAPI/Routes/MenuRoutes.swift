@@ -29,7 +29,9 @@ struct MenuRoutes {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.ops, cafe: cafeID)
         let menu = try await loadMenu(cafeID)
-        let soldOut = menu.soldOut.mapValues { mark in mark.until.map { JSONValue.string(RFC3339.utcSeconds($0)) } ?? .null }
+        let soldOut = menu.soldOut.mapValues { mark in
+            mark.until.map { JSONValue.string(RFC3339.utcSeconds($0)) } ?? .null
+        }
         let body: JSONValue = .object([
             "cafeId": .string(cafeID), "version": .int(menu.version), "currency": .string(menu.cafe.currency.code),
             "currencyExponent": .int(Int64(menu.cafe.currency.minorUnits)),
@@ -63,9 +65,10 @@ struct MenuRoutes {
         guard let cafe = try await services.cafes.cafe(id: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
         let changes = try Self.readItemChanges(body, currency: cafe.cafe.currency, now: services.clock())
         if token.role == .kitchen, changes.contains(where: { if case .price = $0 { true } else { false } }) {
-            throw CanteenError(.forbidden, code: .forbidden,
-                               message: "a kitchen token may mark items sold out and back, not change prices",
-                               field: "price", parameters: ["role": token.role.rawValue])
+            throw CanteenError(
+                .forbidden, code: .forbidden,
+                message: "a kitchen token may mark items sold out and back, not change prices",
+                field: "price", parameters: ["role": token.role.rawValue])
         }
         _ = try await services.cafes.updateItem(
             cafeID: cafeID, itemID: itemID, changes: changes,
@@ -73,15 +76,18 @@ struct MenuRoutes {
         return try await respond(with: try await loadMenu(cafeID), request: request, conditional: false)
     }
 
-    static func readItemChanges(_ body: JSONValue, currency: Currency, now: Date) throws(ValidationError) -> [MenuItemChange] {
+    static func readItemChanges(_ body: JSONValue, currency: Currency, now: Date) throws(ValidationError)
+        -> [MenuItemChange]
+    {
         let problems = ValidationProblems()
         guard var reader = JSONObjectReader(body, path: "", problems: problems) else {
             throw ValidationError(problems: problems.all)
         }
         let soldOut = reader.bool("soldOut", required: false)
         let untilText = reader.string("soldOutUntil", required: false)
-        let price = reader.integer("price", required: false, in: 0...1_000_000_000_000,
-                                   fractionalMessage: CafeDocument.fractionalMessage(currency))
+        let price = reader.integer(
+            "price", required: false, in: 0...1_000_000_000_000,
+            fractionalMessage: CafeDocument.fractionalMessage(currency))
         reader.finish()
         var until: Date?
         if let untilText {
@@ -104,7 +110,9 @@ struct MenuRoutes {
     }
 
     private func loadMenu(_ cafeID: String) async throws -> CafeMenu {
-        guard let menu = try await services.cafes.menu(cafeID: cafeID) else { throw CanteenError.notFound(.cafe, cafeID) }
+        guard let menu = try await services.cafes.menu(cafeID: cafeID) else {
+            throw CanteenError.notFound(.cafe, cafeID)
+        }
         return menu
     }
 
@@ -119,7 +127,8 @@ struct MenuRoutes {
         if conditional, let condition = request.headers[.ifNoneMatch], EntityTags.noneMatch(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        return try JSONResponse.make(MenuDTO(menu, remaining: remaining, presentation: presentation, now: now),
-                                     headers: headers)
+        return try JSONResponse.make(
+            MenuDTO(menu, remaining: remaining, presentation: presentation, now: now),
+            headers: headers)
     }
 }

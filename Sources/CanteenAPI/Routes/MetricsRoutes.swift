@@ -18,10 +18,12 @@ struct MetricsRoutes {
         metrics.setOrderFollowers(services.feed.orderFollowers)
         metrics.setFeedStreams(services.feed.openStreams)
         for cafe in try await services.cafes.cafes() {
-            metrics.setOpenTickets(try await services.tickets.openTicketCount(cafeID: cafe.cafe.id), cafeID: cafe.cafe.id)
+            metrics.setOpenTickets(
+                try await services.tickets.openTicketCount(cafeID: cafe.cafe.id), cafeID: cafe.cafe.id)
         }
-        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }
 
 }
@@ -34,13 +36,15 @@ public enum MetricsAccess {
     public static func authorize(token: AccessToken?, metricsArePublic: Bool) throws(CanteenError) {
         if metricsArePublic { return }
         guard let token else {
-            throw CanteenError(.unauthenticated, code: .unauthenticated,
-                               message: "metrics need an ops or metrics token (or canteen serve --metrics-public)")
+            throw CanteenError(
+                .unauthenticated, code: .unauthenticated,
+                message: "metrics need an ops or metrics token (or canteen serve --metrics-public)")
         }
         guard token.role == .ops || token.role == .metrics else {
-            throw CanteenError(.forbidden, code: .forbidden,
-                               message: "a \(token.role.rawValue) token cannot read metrics; it needs ops or metrics",
-                               parameters: ["role": token.role.rawValue])
+            throw CanteenError(
+                .forbidden, code: .forbidden,
+                message: "a \(token.role.rawValue) token cannot read metrics; it needs ops or metrics",
+                parameters: ["role": token.role.rawValue])
         }
     }
 }

@@ -45,19 +45,22 @@ struct OrderEventRoutes {
         headers[.cacheControl] = "no-cache"
         // HEAD: the stream's head alone (its body lasts until the order is picked up).
         if request.method == .head { return Response(status: .ok, headers: headers) }
-        let stream = OrderEventStream(follower: follower, order: followed.order, finished: finished, history: history,
-                                      lastEventID: lastEventID ?? 0, events: services.orderEvents, cafe: cafe,
-                                      presentation: presentation, heartbeat: services.feed.heartbeat)
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await stream.write(to: &writer) })
+        let stream = OrderEventStream(
+            follower: follower, order: followed.order, finished: finished, history: history,
+            lastEventID: lastEventID ?? 0, events: services.orderEvents, cafe: cafe,
+            presentation: presentation, heartbeat: services.feed.heartbeat)
+        return Response(
+            status: .ok, headers: headers, body: ResponseBody { writer in try await stream.write(to: &writer) })
     }
 
     /// `Last-Event-ID`: a sequence this stream gave out (a whole number), or nil.
     static func lastEventID(_ request: Request) throws(CanteenError) -> Int64? {
         guard let text = request.headers[lastEventIDHeader] else { return nil }
         guard let sequence = Int64(text.trimmingCharacters(in: .whitespaces)), sequence >= 0 else {
-            throw CanteenError(.malformed, code: .invalidCursor,
-                               message: "Last-Event-ID '\(text.prefix(40))' is not an event id this stream gave out",
-                               field: "Last-Event-ID")
+            throw CanteenError(
+                .malformed, code: .invalidCursor,
+                message: "Last-Event-ID '\(text.prefix(40))' is not an event id this stream gave out",
+                field: "Last-Event-ID")
         }
         return sequence
     }
@@ -105,7 +108,8 @@ struct OrderEventStream: Sendable {
             guard let first = pending.first else { continue }
             // Each event names the one before it: a gap (events published out of order, a client's
             // Last-Event-ID that is no event of this order) is filled from the database.
-            let gap = (first.previousSequence ?? 0) != last
+            let gap =
+                (first.previousSequence ?? 0) != last
                 || zip(pending, pending.dropFirst()).contains { $1.previousSequence != $0.sequence }
             if gap { pending = try await events.events(orderID: order.id, after: last) }
             if try await send(pending, after: &last, to: &writer) { break }
@@ -114,11 +118,14 @@ struct OrderEventStream: Sendable {
     }
 
     /// Writes `events` in order; true when the last one written was final.
-    private func send(_ events: [OrderEvent], after last: inout Int64,
-                      to writer: inout any ResponseBodyWriter) async throws -> Bool {
+    private func send(
+        _ events: [OrderEvent], after last: inout Int64,
+        to writer: inout any ResponseBodyWriter
+    ) async throws -> Bool {
         for event in events where event.sequence > last {
-            let data = JSONWriter.encode(OrderEventDTO(event, order: order, cafe: cafe, presentation: presentation),
-                                         capacity: 2048)
+            let data = JSONWriter.encode(
+                OrderEventDTO(event, order: order, cafe: cafe, presentation: presentation),
+                capacity: 2048)
             var buffer = ByteBuffer(string: "id: \(event.sequence)\nevent: \(event.type.rawValue)\ndata: ")
             buffer.writeBytes(data)
             buffer.writeString("\n\n")
@@ -143,13 +150,15 @@ extension CanteenRequestContext {
             try requireAccess(to: order.order.cafeID)
         case .kiosk:
             guard token.id == order.placedBy else {
-                throw CanteenError(.forbidden, code: .forbidden,
-                                   message: "only the kiosk token that placed this order, ops and its café's kitchen may follow it",
-                                   parameters: ["role": token.role.rawValue])
+                throw CanteenError(
+                    .forbidden, code: .forbidden,
+                    message: "only the kiosk token that placed this order, ops and its café's kitchen may follow it",
+                    parameters: ["role": token.role.rawValue])
             }
         case .user:
             guard let userID = order.order.customer.userID, userID == token.userID else {
-                throw CanteenError(.forbidden, code: .forbidden, message: "a user token follows its own user's orders only")
+                throw CanteenError(
+                    .forbidden, code: .forbidden, message: "a user token follows its own user's orders only")
             }
         case .metrics:
             throw .metricsOnly

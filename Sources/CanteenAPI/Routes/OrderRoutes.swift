@@ -40,8 +40,10 @@ struct OrderRoutes {
         }
     }
 
-    private func placeCounted(_ request: Request, _ context: CanteenRequestContext,
-                              token: AccessToken) async throws -> Response {
+    private func placeCounted(
+        _ request: Request, _ context: CanteenRequestContext,
+        token: AccessToken
+    ) async throws -> Response {
         let key = try Self.idempotencyKey(request)
         return try await gate.run(tokenID: token.id, key: key) {
             var request = request
@@ -51,12 +53,16 @@ struct OrderRoutes {
             if token.role == .user { try Self.placeForSelf(&orderRequest, token: token) }
             if let code = orderRequest.couponCode { orderRequest.couponID = try services.coupons.couponID(code: code) }
             let fingerprint = Data(SHA256.hash(data: body.encoded()))
-            let language = request.headers.value(of: .acceptLanguage).map { String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self) }
+            let language = request.headers.value(of: .acceptLanguage).map {
+                String(decoding: $0.utf8.prefix(AcceptLanguage.maximumLength), as: UTF8.self)
+            }
             let placement: OrderPlacement
             do {
                 placement = try await services.orders.placeOrder(
-                    orderRequest, key: IdempotencyKey(tokenID: token.id, key: key, requestHash: fingerprint,
-                                                      answerLanguage: language))
+                    orderRequest,
+                    key: IdempotencyKey(
+                        tokenID: token.id, key: key, requestHash: fingerprint,
+                        answerLanguage: language))
             } catch var error as CanteenError where error.code == .idempotencyKeyReused {
                 error.field = Self.idempotencyHeader.rawName
                 error.message = "this Idempotency-Key was already used with a different request"
@@ -65,12 +71,14 @@ struct OrderRoutes {
             switch placement {
             case .placed(let order):
                 services.metrics.orderPlaced(cafeID: order.cafeID)
-                return try await answer(order, acceptLanguage: language, status: .created,
-                                        headers: [.location: "/v1/orders/\(order.id)"])
+                return try await answer(
+                    order, acceptLanguage: language, status: .created,
+                    headers: [.location: "/v1/orders/\(order.id)"])
             case .replayed(let order, let firstLanguage):
                 services.metrics.orderReplayed()
-                return try await answer(order, acceptLanguage: firstLanguage, status: .created,
-                                        headers: [Self.replayedHeader: "true"])
+                return try await answer(
+                    order, acceptLanguage: firstLanguage, status: .created,
+                    headers: [Self.replayedHeader: "true"])
             case .replayedAnswer(let body, let contentLanguage):
                 services.metrics.orderReplayed()
                 var headers: HTTPFields = [Self.replayedHeader: "true"]
@@ -84,37 +92,44 @@ struct OrderRoutes {
     }
 
     /// An order's answer in the language negotiated from `acceptLanguage` at its café.
-    private func answer(_ order: Order, acceptLanguage: String?, status: HTTPResponse.Status,
-                        headers extra: HTTPFields) async throws -> Response {
+    private func answer(
+        _ order: Order, acceptLanguage: String?, status: HTTPResponse.Status,
+        headers extra: HTTPFields
+    ) async throws -> Response {
         guard let cafe = try await services.cafes.cafe(id: order.cafeID)?.cafe else {
             throw CanteenError.notFound(.cafe, order.cafeID)
         }
         let presentation = services.presenter.presentation(acceptLanguage: acceptLanguage, cafe: cafe)
         var headers = presentation.headers
         for field in extra { headers[field.name] = field.value }
-        return JSONResponse.make(writing: OrderDTO(order, cafe: cafe, presentation: presentation), status: status,
-                                 headers: headers)
+        return JSONResponse.make(
+            writing: OrderDTO(order, cafe: cafe, presentation: presentation), status: status,
+            headers: headers)
     }
 
     /// A person orders for themselves: the order's `customer.userId` is theirs (filled in when absent).
     static func placeForSelf(_ order: inout OrderRequest, token: AccessToken) throws(CanteenError) {
         guard let own = token.userID else { throw CanteenError.unauthenticated }
         if let named = order.customer.userID, named != own {
-            throw CanteenError(.forbidden, code: .forbidden, message: "a person orders for themselves, not for '\(named.prefix(128))'",
-                               field: "customer.userId", parameters: ["role": token.role.rawValue])
+            throw CanteenError(
+                .forbidden, code: .forbidden, message: "a person orders for themselves, not for '\(named.prefix(128))'",
+                field: "customer.userId", parameters: ["role": token.role.rawValue])
         }
         order.customer.userID = own
     }
 
     static func idempotencyKey(_ request: Request) throws(CanteenError) -> String {
         guard let key = request.headers.value(of: idempotencyHeader) else {
-            throw CanteenError(.malformed, code: .idempotencyKeyMissing,
-                               message: "POST /v1/orders needs an Idempotency-Key header (1–255 characters)",
-                               field: "Idempotency-Key")
+            throw CanteenError(
+                .malformed, code: .idempotencyKeyMissing,
+                message: "POST /v1/orders needs an Idempotency-Key header (1–255 characters)",
+                field: "Idempotency-Key")
         }
-        guard (1...255).contains(key.count), key.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }) else {
-            throw CanteenError(.malformed, code: .idempotencyKeyInvalid,
-                               message: "an Idempotency-Key is 1–255 visible ASCII characters", field: "Idempotency-Key")
+        guard (1...255).contains(key.count), key.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F })
+        else {
+            throw CanteenError(
+                .malformed, code: .idempotencyKeyInvalid,
+                message: "an Idempotency-Key is 1–255 visible ASCII characters", field: "Idempotency-Key")
         }
         return key
     }
@@ -162,8 +177,9 @@ struct OrderRoutes {
     static func waitSeconds(_ parameters: Parameters) throws(CanteenError) -> Int {
         guard let text = parameters.get("wait") else { return 0 }
         guard let seconds = Int(text), (0...maxWait).contains(seconds) else {
-            throw CanteenError(.invalid, code: .invalidQuery,
-                               message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
+            throw CanteenError(
+                .invalid, code: .invalidQuery,
+                message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
         }
         return seconds
     }

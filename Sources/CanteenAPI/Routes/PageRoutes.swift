@@ -18,7 +18,8 @@ struct PageRoutes {
     static let stringPrefixes = ["web.", "state.", "label.", "allergen.", "error."]
 
     /// Every page answer forbids what the pages never do: inline scripts, other origins, frames.
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
         + "img-src 'self' data:; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; "
         + "frame-ancestors 'none'"
 
@@ -36,15 +37,17 @@ struct PageRoutes {
     func render(_ page: String, _ request: Request) async throws -> Response {
         let assets = try loaded()
         guard let template = assets.template(page: page) else {
-            throw CanteenError(.notFound, code: .assetNotFound, message: "no page '\(page)'",
-                               parameters: ["name": page])
+            throw CanteenError(
+                .notFound, code: .assetNotFound, message: "no page '\(page)'",
+                parameters: ["name": page])
         }
         let query = request.uri.queryParameters
         var chosenLanguage: String?
         if let text = query.get("lang") {
             guard LanguageTag.isWellFormed(text) else {
-                throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "'\(text)' is not a language tag such as en or ar-KW", field: "lang")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery,
+                    message: "'\(text)' is not a language tag such as en or ar-KW", field: "lang")
             }
             chosenLanguage = text
         }
@@ -102,15 +105,17 @@ struct PageRoutes {
     func asset(_ request: Request, _ context: CanteenRequestContext) throws -> Response {
         let name = try context.parameters.path("name")
         guard !name.hasSuffix(".html"), let asset = try loaded().asset(named: name) else {
-            throw CanteenError(.notFound, code: .assetNotFound, message: "no file '\(name)' under /assets",
-                               parameters: ["name": name])
+            throw CanteenError(
+                .notFound, code: .assetNotFound, message: "no file '\(name)' under /assets",
+                parameters: ["name": name])
         }
         return Self.answer(asset, to: request)
     }
 
     func serviceWorker(_ request: Request) throws -> Response {
         guard let asset = try loaded().asset(named: "app-sw.js") else {
-            throw CanteenError(.notFound, code: .assetNotFound, message: "no service worker", parameters: ["name": "app-sw.js"])
+            throw CanteenError(
+                .notFound, code: .assetNotFound, message: "no service worker", parameters: ["name": "app-sw.js"])
         }
         return Self.answer(asset, to: request)
     }

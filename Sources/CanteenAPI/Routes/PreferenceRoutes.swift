@@ -14,7 +14,9 @@ struct PreferenceRoutes {
         routes.on(.patch, "/v1/users/:userId/preferences") { request, context in try await merge(request, context) }
         routes.on(.get, "/v1/users/:userId/preferences/:key") { _, context in try await read(context) }
         routes.on(.put, "/v1/users/:userId/preferences/:key") { request, context in try await write(request, context) }
-        routes.on(.delete, "/v1/users/:userId/preferences/:key") { request, context in try await remove(request, context) }
+        routes.on(.delete, "/v1/users/:userId/preferences/:key") { request, context in
+            try await remove(request, context)
+        }
     }
 
     // MARK: - Reads
@@ -41,13 +43,15 @@ struct PreferenceRoutes {
         var request = request
         let body = try await request.jsonBody()
         guard let object = body.objectValue else {
-            throw CanteenError(.invalid, code: .invalidPreferences,
-                               message: "PATCH takes a JSON object of keys to values (null removes a key), not \(body.typeName)")
+            throw CanteenError(
+                .invalid, code: .invalidPreferences,
+                message: "PATCH takes a JSON object of keys to values (null removes a key), not \(body.typeName)")
         }
         let changes = object.mapValues { $0 == .null ? PreferenceChange.remove : .set($0) }
         try Self.checkShapes(changes)
-        let document = try await services.preferences.update(userID: userID, changes: changes,
-                                                             condition: Self.condition(request))
+        let document = try await services.preferences.update(
+            userID: userID, changes: changes,
+            condition: Self.condition(request))
         // The document just written, so the values match the ETag even if another write follows.
         let merged = PreferenceSearchList(user: document, site: try await services.preferences.siteDefaults()).merged
         return try JSONResponse.make(MergedPreferencesDTO(merged), headers: Self.etag(document.version))
@@ -60,10 +64,12 @@ struct PreferenceRoutes {
         var request = request
         let value = try await request.jsonBody()
         try Self.checkShapes([key: .set(value)])
-        let document = try await services.preferences.update(userID: userID, changes: [key: .set(value)],
-                                                             condition: Self.condition(request))
-        return try JSONResponse.make(PreferenceDTO(ResolvedPreference(key: key, value: value, source: .user)),
-                                     headers: Self.etag(document.version))
+        let document = try await services.preferences.update(
+            userID: userID, changes: [key: .set(value)],
+            condition: Self.condition(request))
+        return try JSONResponse.make(
+            PreferenceDTO(ResolvedPreference(key: key, value: value, source: .user)),
+            headers: Self.etag(document.version))
     }
 
     /// Removes the user's own value (404 when they have none), so the key falls through to the
@@ -73,8 +79,9 @@ struct PreferenceRoutes {
         let key = try Self.key(context)
         let current = try await services.preferences.document(userID: userID)
         guard current.values[key] != nil else { throw PreferenceKey.notFound(key) }
-        let document = try await services.preferences.update(userID: userID, changes: [key: .remove],
-                                                             condition: Self.condition(request))
+        let document = try await services.preferences.update(
+            userID: userID, changes: [key: .remove],
+            condition: Self.condition(request))
         return Response(status: .noContent, headers: Self.etag(document.version))
     }
 
@@ -105,8 +112,9 @@ struct PreferenceRoutes {
     static func decodedPath(_ context: CanteenRequestContext, _ name: String) throws(CanteenError) -> String {
         let raw = try context.parameters.path(name)
         guard let decoded = raw.removingPercentEncoding else {
-            throw CanteenError(.invalid, code: .invalidField, message: "'\(raw.prefix(140))' has a broken %-escape",
-                               field: name)
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "'\(raw.prefix(140))' has a broken %-escape",
+                field: name)
         }
         return decoded
     }

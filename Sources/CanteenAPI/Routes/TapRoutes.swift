@@ -51,8 +51,9 @@ struct TapRoutes {
         if let code = body["coupon"] {
             kind = "coupon"
             guard body.count == 1, let code = code.stringValue, code.count <= 100 else {
-                throw CanteenError(.invalid, code: .invalidField,
-                                   message: "a coupon tap is {\"coupon\": CODE} (at most 100 characters)", field: "coupon")
+                throw CanteenError(
+                    .invalid, code: .invalidField,
+                    message: "a coupon tap is {\"coupon\": CODE} (at most 100 characters)", field: "coupon")
             }
             do {
                 (coupon, problem) = try await coupons.checked(code: code, cafeID: token.cafeID, context: context)
@@ -70,8 +71,9 @@ struct TapRoutes {
         }
         var answer: Data = Data()
         relay.add(tokenID: token.id) { id in
-            let dto = TapDTO(id: id, kind: kind, at: RFC3339.utcSeconds(services.clock()), user: user, coupon: coupon,
-                             error: problem.map { TapDTO.Problem(code: $0.code.rawValue, message: $0.message) })
+            let dto = TapDTO(
+                id: id, kind: kind, at: RFC3339.utcSeconds(services.clock()), user: user, coupon: coupon,
+                error: problem.map { TapDTO.Problem(code: $0.code.rawValue, message: $0.message) })
             answer = (try? JSONResponse.encoder.encode(dto)) ?? Data()
             return answer
         }

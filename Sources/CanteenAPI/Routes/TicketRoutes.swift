@@ -24,11 +24,14 @@ struct TicketRoutes {
         let cafeID = try context.parameters.path("cafeId")
         try context.require(.kitchen, .ops, .kiosk, cafe: cafeID)
         let query = try FeedQuery(request.uri.queryParameters)
-        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else { throw CanteenError.notFound(.cafe, cafeID) }
+        guard let cafe = try await services.cafes.cafe(id: cafeID)?.cafe else {
+            throw CanteenError.notFound(.cafe, cafeID)
+        }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
         let known = request.headers.value(of: .ifNoneMatch).flatMap(EntityTags.cursor(ifNoneMatch:))
-        let answer = try await services.feed.page(cafe: cafe, after: query.after, station: query.station, known: known,
-                                                  wait: .seconds(query.wait), presentation: presentation)
+        let answer = try await services.feed.page(
+            cafe: cafe, after: query.after, station: query.station, known: known,
+            wait: .seconds(query.wait), presentation: presentation)
         switch answer {
         case .unchanged(let cursor):
             var headers = presentation.headers
@@ -52,7 +55,9 @@ struct TicketRoutes {
             if let text = reader.string("status") {
                 status = TicketStatus(rawValue: text)
                 if status == nil {
-                    problems.add("status", "'\(text)' is not one of \(TicketStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                    problems.add(
+                        "status",
+                        "'\(text)' is not one of \(TicketStatus.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
             }
             reader.finish()
@@ -65,8 +70,9 @@ struct TicketRoutes {
             throw CanteenError.notFound(.cafe, moved.ticket.cafeID)
         }
         let presentation = services.presenter.presentation(for: request, cafe: cafe)
-        return JSONResponse.make(writing: TicketDTO(moved, cafe: cafe, presentation: presentation),
-                                 headers: presentation.headers)
+        return JSONResponse.make(
+            writing: TicketDTO(moved, cafe: cafe, presentation: presentation),
+            headers: presentation.headers)
     }
 }
 
@@ -80,22 +86,25 @@ struct FeedQuery {
     init(_ parameters: Parameters, maxWait: Int = TicketRoutes.maxWait) throws(CanteenError) {
         if let text = parameters.get("after") {
             guard let cursor = Int64(text), cursor >= 0 else {
-                throw CanteenError(.malformed, code: .invalidCursor,
-                                   message: "'\(text)' is not a cursor this feed gave out", field: "after")
+                throw CanteenError(
+                    .malformed, code: .invalidCursor,
+                    message: "'\(text)' is not a cursor this feed gave out", field: "after")
             }
             after = cursor
         }
         if let text = parameters.get("station") {
             guard Identifier.isValid(text) else {
-                throw CanteenError(.invalid, code: .invalidQuery, message: "'\(text)' is not a station id", field: "station")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery, message: "'\(text)' is not a station id", field: "station")
             }
             station = text
         }
         wait = 0
         if let text = parameters.get("wait") {
             guard let seconds = Int(text), (0...maxWait).contains(seconds) else {
-                throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery,
+                    message: "wait is a whole number of seconds from 0 to \(maxWait)", field: "wait")
             }
             wait = seconds
         }

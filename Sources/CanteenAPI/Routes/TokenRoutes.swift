@@ -29,8 +29,9 @@ struct TokenRoutes {
         let spec = try Self.readSpec(try await request.jsonBody())
         let (token, secret) = try await services.tokens.createToken(
             spec, audit: context.audit("token.create", "token", "", cafe: spec.cafeID))
-        return try JSONResponse.make(CreatedTokenDTO(token: TokenDTO(token), secret: secret), status: .created,
-                                     headers: [.location: "/v1/tokens/\(token.id)"])
+        return try JSONResponse.make(
+            CreatedTokenDTO(token: TokenDTO(token), secret: secret), status: .created,
+            headers: [.location: "/v1/tokens/\(token.id)"])
     }
 
     /// Revokes at once (204); revoking a revoked token again is 204 too.
@@ -55,7 +56,9 @@ struct TokenRoutes {
         if let roleText {
             role = Role(rawValue: roleText)
             if role == nil {
-                problems.add("role", "'\(roleText.prefix(40))' is not one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))")
+                problems.add(
+                    "role",
+                    "'\(roleText.prefix(40))' is not one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
         try problems.throwIfAny()
@@ -63,7 +66,9 @@ struct TokenRoutes {
         do {
             try spec.validate()
         } catch {
-            throw ValidationError(problems: [ValidationProblem(path: error.field ?? "", message: error.message, code: error.code)])
+            throw ValidationError(problems: [
+                ValidationProblem(path: error.field ?? "", message: error.message, code: error.code)
+            ])
         }
         return spec
     }

@@ -20,8 +20,12 @@ struct WebhookRoutes {
         routes.on(.get, "/v1/webhooks") { request, context in try await list(request, context) }
         routes.on(.get, "/v1/webhooks/:webhookId") { request, context in try await read(request, context) }
         routes.on(.delete, "/v1/webhooks/:webhookId") { request, context in try await delete(request, context) }
-        routes.on(.post, "/v1/webhooks/:webhookId/rotate-secret") { request, context in try await rotate(request, context) }
-        routes.on(.get, "/v1/webhooks/:webhookId/deliveries") { request, context in try await deliveries(request, context) }
+        routes.on(.post, "/v1/webhooks/:webhookId/rotate-secret") { request, context in
+            try await rotate(request, context)
+        }
+        routes.on(.get, "/v1/webhooks/:webhookId/deliveries") { request, context in
+            try await deliveries(request, context)
+        }
         routes.on(.post, "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver") { request, context in
             try await redeliver(request, context)
         }
@@ -54,14 +58,16 @@ struct WebhookRoutes {
         }
         try problems.throwIfAny()
         if let cafeID, !Identifier.isValid(cafeID) {
-            throw CanteenError(.invalid, code: .invalidField, message: "'\(cafeID.prefix(100))' is not a café id", field: "cafeId")
+            throw CanteenError(
+                .invalid, code: .invalidField, message: "'\(cafeID.prefix(100))' is not a café id", field: "cafeId")
         }
         let registration = try WebhookRegistration(url: url!, cafeID: cafeID, events: names)
         try await checkDestination(registration.url)
         let (endpoint, secret) = try await services.webhooks.createEndpoint(
             registration, audit: context.audit("webhook.create", "webhook", "", cafe: registration.cafeID))
-        return JSONResponse.make(writing: WebhookDTO(endpoint, secret: secret), status: .created,
-                                 headers: [.location: "/v1/webhooks/\(endpoint.id)"])
+        return JSONResponse.make(
+            writing: WebhookDTO(endpoint, secret: secret), status: .created,
+            headers: [.location: "/v1/webhooks/\(endpoint.id)"])
     }
 
     /// Refuses (`webhook_address_not_allowed`, field `url`) a URL whose host is an internal
@@ -81,10 +87,11 @@ struct WebhookRoutes {
             return first
         }
         guard case .refused(let reason) = verdict else { return }
-        throw CanteenError(.invalid, code: .webhookAddressNotAllowed,
-                           message: "webhooks are not sent to internal addresses: \(reason); a server started with "
-                               + "--webhook-allow-private CIDR sends to that range",
-                           field: "url", parameters: ["reason": reason])
+        throw CanteenError(
+            .invalid, code: .webhookAddressNotAllowed,
+            message: "webhooks are not sent to internal addresses: \(reason); a server started with "
+                + "--webhook-allow-private CIDR sends to that range",
+            field: "url", parameters: ["reason": reason])
     }
 
     func list(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
@@ -96,7 +103,9 @@ struct WebhookRoutes {
     func read(_ request: Request, _ context: CanteenRequestContext) async throws -> Response {
         try context.require(.ops)
         let id = try context.parameters.path("webhookId")
-        guard let endpoint = try await services.webhooks.endpoint(id: id) else { throw CanteenError.notFound(.webhook, id) }
+        guard let endpoint = try await services.webhooks.endpoint(id: id) else {
+            throw CanteenError.notFound(.webhook, id)
+        }
         return JSONResponse.make(writing: WebhookDTO(endpoint))
     }
 
@@ -104,7 +113,8 @@ struct WebhookRoutes {
         try context.require(.ops)
         let id = try context.parameters.path("webhookId")
         let cafeID = try await services.webhooks.endpoint(id: id)?.cafeID
-        try await services.webhooks.deleteEndpoint(id: id, audit: context.audit("webhook.delete", "webhook", id, cafe: cafeID))
+        try await services.webhooks.deleteEndpoint(
+            id: id, audit: context.audit("webhook.delete", "webhook", id, cafe: cafeID))
         return Response(status: .noContent)
     }
 
@@ -125,8 +135,9 @@ struct WebhookRoutes {
         var limit = 50
         if let text = request.uri.queryParameters.get("limit") {
             guard let value = Int(text), (1...Self.maxDeliveries).contains(value) else {
-                throw CanteenError(.invalid, code: .invalidQuery,
-                                   message: "limit is a whole number from 1 to \(Self.maxDeliveries)", field: "limit")
+                throw CanteenError(
+                    .invalid, code: .invalidQuery,
+                    message: "limit is a whole number from 1 to \(Self.maxDeliveries)", field: "limit")
             }
             limit = value
         }

@@ -41,8 +41,10 @@ public struct PersonalData: Sendable {
     /// Their orders' ids, newest first.
     public var orderIDs: [String]
 
-    public init(userID: String, preferences: PreferenceDocument?, cards: [StoredCard], enrolments: [StoredEnrolment],
-                sessions: [UserSession], tokens: [AccessToken], orderIDs: [String]) {
+    public init(
+        userID: String, preferences: PreferenceDocument?, cards: [StoredCard], enrolments: [StoredEnrolment],
+        sessions: [UserSession], tokens: [AccessToken], orderIDs: [String]
+    ) {
         self.userID = userID
         self.preferences = preferences
         self.cards = cards

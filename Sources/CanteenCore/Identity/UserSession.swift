@@ -15,8 +15,10 @@ public struct UserSession: Hashable, Sendable {
     /// The last request made with the session (renewed at most once a minute).
     public var lastSeenAt: Date
 
-    public init(id: String, userID: String, role: Role, name: String?, email: String?, createdAt: Date,
-                lastSeenAt: Date) {
+    public init(
+        id: String, userID: String, role: Role, name: String?, email: String?, createdAt: Date,
+        lastSeenAt: Date
+    ) {
         self.id = id
         self.userID = userID
         self.role = role

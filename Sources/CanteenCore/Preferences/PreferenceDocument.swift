@@ -29,8 +29,10 @@ extension PreferenceDocument {
 
     /// The values after `changes`, every set value validated and the limits checked; throws the
     /// first problem (naming its key) and changes nothing.
-    public func applying(_ changes: [String: PreferenceChange],
-                         cafeExists: (String) throws -> Bool) throws -> [String: JSONValue] {
+    public func applying(
+        _ changes: [String: PreferenceChange],
+        cafeExists: (String) throws -> Bool
+    ) throws -> [String: JSONValue] {
         var values = self.values
         var added: [String] = []
         var replaced: [String] = []
@@ -55,11 +57,14 @@ extension PreferenceDocument {
 
     /// Validates a whole document (what `import` and a site-wide replacement take): an object of
     /// keys to non-null values within the limits.
-    public static func validated(_ document: JSONValue,
-                                 cafeExists: (String) throws -> Bool) throws -> [String: JSONValue] {
+    public static func validated(
+        _ document: JSONValue,
+        cafeExists: (String) throws -> Bool
+    ) throws -> [String: JSONValue] {
         guard let object = document.objectValue else {
-            throw CanteenError(.invalid, code: .invalidPreferences,
-                               message: "a preference document is a JSON object of keys to values, not \(document.typeName)")
+            throw CanteenError(
+                .invalid, code: .invalidPreferences,
+                message: "a preference document is a JSON object of keys to values, not \(document.typeName)")
         }
         return try PreferenceDocument().applying(object.mapValues { .set($0) }, cafeExists: cafeExists)
     }

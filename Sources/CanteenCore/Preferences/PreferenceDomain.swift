@@ -13,6 +13,6 @@ public enum PreferenceDomain: String, Sendable, Hashable, CaseIterable, Codable 
 public enum RegisteredDefaults {
     /// Every built-in default, by key.
     public static let values: [String: JSONValue] = [
-        PreferenceKey.defaultLocation: .string(DefaultLocation.nearestValue),
+        PreferenceKey.defaultLocation: .string(DefaultLocation.nearestValue)
     ]
 }

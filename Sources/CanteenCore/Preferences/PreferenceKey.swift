@@ -16,18 +16,23 @@ public enum PreferenceKey {
     /// Throws `invalid_preference_key` for an empty key and `preference_key_too_long` above 128 characters.
     public static func validate(_ key: String) throws(CanteenError) {
         if key.isEmpty {
-            throw CanteenError(.invalid, code: .invalidPreferenceKey, message: "a preference key must not be empty",
-                               field: key)
+            throw CanteenError(
+                .invalid, code: .invalidPreferenceKey, message: "a preference key must not be empty",
+                field: key)
         }
         if key.count > maxLength || key.utf8.count > maxLength * TextLimits.bytesPerCharacter {
-            throw CanteenError(.invalid, code: .preferenceKeyTooLong,
-                               message: "a preference key has at most \(maxLength) characters and \(maxLength * TextLimits.bytesPerCharacter) bytes; this one has \(key.count) characters, \(key.utf8.count) bytes",
-                               field: shown(key), parameters: ["limit": "\(maxLength)"])
+            throw CanteenError(
+                .invalid, code: .preferenceKeyTooLong,
+                message:
+                    "a preference key has at most \(maxLength) characters and \(maxLength * TextLimits.bytesPerCharacter) bytes; this one has \(key.count) characters, \(key.utf8.count) bytes",
+                field: shown(key), parameters: ["limit": "\(maxLength)"])
         }
         if let control = TextLimits.forbiddenControl(in: key, kind: .name) {
-            throw CanteenError(.invalid, code: .invalidPreferenceKey,
-                               message: "a preference key holds no control characters; this one has U+\(String(control.value, radix: 16, uppercase: true))",
-                               field: shown(key))
+            throw CanteenError(
+                .invalid, code: .invalidPreferenceKey,
+                message:
+                    "a preference key holds no control characters; this one has U+\(String(control.value, radix: 16, uppercase: true))",
+                field: shown(key))
         }
     }
 
@@ -36,8 +41,10 @@ public enum PreferenceKey {
     /// Checks a value about to be stored under `key`: null is refused (remove the key instead),
     /// known keys must hold what they mean. `cafeExists` answers whether a café id is known.
     /// Throws `invalid_preference` naming the key.
-    public static func validate(_ value: JSONValue, for key: String,
-                                cafeExists: (String) throws -> Bool) throws {
+    public static func validate(
+        _ value: JSONValue, for key: String,
+        cafeExists: (String) throws -> Bool
+    ) throws {
         try validate(key)
         if value == .null {
             throw invalid(key, "null is not a preference value; remove the key instead")
@@ -87,8 +94,9 @@ public enum PreferenceKey {
 
     /// 404 `preference_not_found` naming the key.
     public static func notFound(_ key: String) -> CanteenError {
-        CanteenError(.notFound, code: .preferenceNotFound, message: "no preference '\(key)'", field: key,
-                     parameters: ["key": key])
+        CanteenError(
+            .notFound, code: .preferenceNotFound, message: "no preference '\(key)'", field: key,
+            parameters: ["key": key])
     }
 
     /// The key as an error names it: cut after 256 characters or 512 bytes, so a huge key is not
@@ -107,7 +115,8 @@ public enum PreferenceKey {
     }
 
     private static func invalid(_ key: String, _ message: String, parameters: [String: String] = [:]) -> CanteenError {
-        CanteenError(.invalid, code: .invalidPreference, message: message, field: key,
-                     parameters: parameters)
+        CanteenError(
+            .invalid, code: .invalidPreference, message: message, field: key,
+            parameters: parameters)
     }
 }

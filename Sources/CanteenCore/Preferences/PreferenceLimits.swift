@@ -14,16 +14,19 @@ public enum PreferenceLimits {
     public static func check(_ values: [String: JSONValue], blame: [String]) throws(CanteenError) {
         if values.count > maxKeys {
             let field = blame.first
-            throw CanteenError(.invalid, code: .tooManyPreferences,
-                               message: "a preference document holds at most \(maxKeys) keys; this one would hold \(values.count)",
-                               field: field, parameters: ["limit": "\(maxKeys)"])
+            throw CanteenError(
+                .invalid, code: .tooManyPreferences,
+                message: "a preference document holds at most \(maxKeys) keys; this one would hold \(values.count)",
+                field: field, parameters: ["limit": "\(maxKeys)"])
         }
         let size = JSONValue.object(values).encoded().count
         if size > maxDocumentBytes {
             let field = blame.max { (values[$0]?.encoded().count ?? 0) < (values[$1]?.encoded().count ?? 0) }
-            throw CanteenError(.invalid, code: .preferenceTooLarge,
-                               message: "a preference document is at most \(maxDocumentBytes) bytes of JSON; this one would be \(size)",
-                               field: field, parameters: ["limit": "\(maxDocumentBytes)", "size": "\(size)"])
+            throw CanteenError(
+                .invalid, code: .preferenceTooLarge,
+                message:
+                    "a preference document is at most \(maxDocumentBytes) bytes of JSON; this one would be \(size)",
+                field: field, parameters: ["limit": "\(maxDocumentBytes)", "size": "\(size)"])
         }
     }
 }

@@ -33,8 +33,10 @@ public struct PreferenceSearchList: Sendable {
     public var site: [String: JSONValue]
     public var registered: [String: JSONValue]
 
-    public init(user: PreferenceDocument, site: [String: JSONValue],
-                registered: [String: JSONValue] = RegisteredDefaults.values) {
+    public init(
+        user: PreferenceDocument, site: [String: JSONValue],
+        registered: [String: JSONValue] = RegisteredDefaults.values
+    ) {
         self.user = user
         self.site = site
         self.registered = registered

@@ -16,9 +16,10 @@ public enum UserID {
     /// Throws 422 `invalid_field` naming `userId` for an id outside the safe set.
     public static func validate(_ id: String) throws(CanteenError) {
         guard isValid(id) else {
-            throw CanteenError(.invalid, code: .invalidField,
-                               message: "'\(id.prefix(140))' is not a user id: use 1–128 of letters, digits, '-', '_', '.' and '@'",
-                               field: "userId")
+            throw CanteenError(
+                .invalid, code: .invalidField,
+                message: "'\(id.prefix(140))' is not a user id: use 1–128 of letters, digits, '-', '_', '.' and '@'",
+                field: "userId")
         }
     }
 }

@@ -17,8 +17,9 @@ public enum VersionPrecondition: Hashable, Sendable {
 
     /// The `version_mismatch` error for a document now at `version`.
     public static func mismatch(current version: Int64) -> CanteenError {
-        CanteenError(.preconditionFailed, code: .versionMismatch,
-                     message: "the preferences changed since you read them; they are now at version \(version)",
-                     parameters: ["version": "\(version)"])
+        CanteenError(
+            .preconditionFailed, code: .versionMismatch,
+            message: "the preferences changed since you read them; they are now at version \(version)",
+            parameters: ["version": "\(version)"])
     }
 }

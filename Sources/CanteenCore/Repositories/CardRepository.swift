@@ -5,12 +5,15 @@ import Foundation
 public protocol CardRepository: Sendable {
     /// Registers the card to `userID`; `card_already_registered` when the card belongs to someone already.
     /// `audit` (when given, here and below) is recorded in the same transaction.
-    func register(_ registration: CardRegistration, identifier: CardIdentifier,
-                  audit: AuditEntry?) async throws -> CardRegistration
+    func register(
+        _ registration: CardRegistration, identifier: CardIdentifier,
+        audit: AuditEntry?
+    ) async throws -> CardRegistration
     /// The card's registration, or `card_not_registered`.
     func identify(technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration
     /// A one-time code with which the user registers a card of their own at a kiosk, until `expiresAt`.
-    func createEnrolment(userID: String, displayName: String?, expiresAt: Date, audit: AuditEntry?) async throws -> String
+    func createEnrolment(userID: String, displayName: String?, expiresAt: Date, audit: AuditEntry?) async throws
+        -> String
     /// Registers the card to the user a one-time code was made for, and spends the code;
     /// `enrolment_code_invalid` when the code is unknown, spent or expired.
     func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws -> CardRegistration
@@ -21,7 +24,8 @@ public protocol CardRepository: Sendable {
 }
 
 extension CardRepository {
-    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration {
+    public func register(_ registration: CardRegistration, identifier: CardIdentifier) async throws -> CardRegistration
+    {
         try await register(registration, identifier: identifier, audit: nil)
     }
 

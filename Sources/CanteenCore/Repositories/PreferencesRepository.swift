@@ -11,11 +11,15 @@ public protocol PreferencesRepository: Sendable {
     func searchList(userID: String) async throws -> PreferenceSearchList
     /// Applies `changes` to the user's document in one transaction; returns the new document.
     /// Throws `version_mismatch` (412) when `condition` does not hold.
-    func update(userID: String, changes: [String: PreferenceChange],
-                condition: VersionPrecondition?) async throws -> PreferenceDocument
+    func update(
+        userID: String, changes: [String: PreferenceChange],
+        condition: VersionPrecondition?
+    ) async throws -> PreferenceDocument
     /// Replaces the user's whole document with validated `values`; returns the new document.
-    func replace(userID: String, values: [String: JSONValue],
-                 condition: VersionPrecondition?) async throws -> PreferenceDocument
+    func replace(
+        userID: String, values: [String: JSONValue],
+        condition: VersionPrecondition?
+    ) async throws -> PreferenceDocument
 
     /// The site defaults ops set, by key.
     func siteDefaults() async throws -> [String: JSONValue]

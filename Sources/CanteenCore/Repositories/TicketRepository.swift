@@ -10,7 +10,8 @@ public protocol TicketRepository: Sendable {
     /// At most `limit` tickets of a café changed after `cursor`, oldest change first, optionally
     /// of one station; without a cursor, the open tickets. The cursor of the page is the last
     /// change it holds (or, when the page is not full, the latest change of the whole feed).
-    func ticketChanges(cafeID: String, after cursor: Int64?, station: String?, limit: Int) async throws -> TicketFeedPage
+    func ticketChanges(cafeID: String, after cursor: Int64?, station: String?, limit: Int) async throws
+        -> TicketFeedPage
     /// The latest change committed by any writer, with the latest change of every café changed
     /// after `sequence` (all cafés with tickets for 0).
     func changes(after sequence: Int64) async throws -> FeedHead

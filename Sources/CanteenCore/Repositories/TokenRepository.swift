@@ -23,7 +23,9 @@ extension TokenRepository {
     public func revokeToken(id: String) async throws { try await revokeToken(id: id, audit: nil) }
 
     /// Creates a kiosk, kitchen or ops token.
-    public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (token: AccessToken, secret: String) {
+    public func createToken(role: Role, cafeID: String?, name: String?) async throws -> (
+        token: AccessToken, secret: String
+    ) {
         try await createToken(TokenSpec(role: role, cafeID: cafeID, name: name))
     }
 }

@@ -72,17 +72,20 @@ struct CafeRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONColumn
         guard let unit = PickupSchedule.Unit(rawValue: pickupCapacityUnit) else {
             throw invalid("'\(pickupCapacityUnit)' is not a capacity unit")
         }
-        return Cafe(id: id, languages: languages, names: names, timeZone: zone, currency: currency,
-                    defaultLocale: defaultLocale,
-                    tax: TaxPolicy(rateBasisPoints: taxRateBasisPoints, included: taxIncluded),
-                    hours: hours, beaconRegion: BeaconRegion(uuid: uuid, major: major), beacons: beacons,
-                    pickup: PickupSchedule(slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
-                                           leadMinutes: pickupLeadMinutes),
-                    display: DisplaySettings(ticketWarningMinutes: displayTicketWarningMinutes,
-                                             ticketLateMinutes: displayTicketLateMinutes,
-                                             boardReadyMinutes: displayBoardReadyMinutes,
-                                             ticketAllowanceMinutes: displayTicketAllowanceMinutes),
-                    networks: networks,
-                    kitchen: KitchenSettings(stations: stations, fireByPrepTime: fireByPrepTime))
+        return Cafe(
+            id: id, languages: languages, names: names, timeZone: zone, currency: currency,
+            defaultLocale: defaultLocale,
+            tax: TaxPolicy(rateBasisPoints: taxRateBasisPoints, included: taxIncluded),
+            hours: hours, beaconRegion: BeaconRegion(uuid: uuid, major: major), beacons: beacons,
+            pickup: PickupSchedule(
+                slotMinutes: pickupSlotMinutes, capacity: pickupCapacity, capacityUnit: unit,
+                leadMinutes: pickupLeadMinutes),
+            display: DisplaySettings(
+                ticketWarningMinutes: displayTicketWarningMinutes,
+                ticketLateMinutes: displayTicketLateMinutes,
+                boardReadyMinutes: displayBoardReadyMinutes,
+                ticketAllowanceMinutes: displayTicketAllowanceMinutes),
+            networks: networks,
+            kitchen: KitchenSettings(stations: stations, fireByPrepTime: fireByPrepTime))
     }
 }

@@ -105,7 +105,8 @@ struct AccessTokenRecord: Codable, FetchableRecord, PersistableRecord {
         if role == .user, userId == nil {
             throw StoredRow.invalid(table: Self.databaseTableName, id: id, "a user token names no user")
         }
-        return AccessToken(id: id, name: name, role: role, cafeID: cafeId, userID: userId, createdAt: createdAt,
-                           revokedAt: revokedAt)
+        return AccessToken(
+            id: id, name: name, role: role, cafeID: cafeId, userID: userId, createdAt: createdAt,
+            revokedAt: revokedAt)
     }
 }

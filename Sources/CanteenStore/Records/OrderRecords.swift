@@ -34,7 +34,8 @@ struct OrderRecord: Codable, FetchableRecord, PersistableRecord {
     func orderDiscount() throws -> OrderDiscount? {
         guard let couponId else { return nil }
         guard let discountLabel, discount >= 0 else {
-            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "coupon \(couponId) without a label or amount")
+            throw StoredRow.invalid(
+                table: Self.databaseTableName, id: id, "coupon \(couponId) without a label or amount")
         }
         return OrderDiscount(couponID: couponId, label: discountLabel, amount: discount)
     }
@@ -42,7 +43,8 @@ struct OrderRecord: Codable, FetchableRecord, PersistableRecord {
     /// The order's currency; a code that is not ISO 4217 is an error naming the row.
     func currencyValue() throws -> Currency {
         guard let currency = try? Currency(code: currency) else {
-            throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(currency)' is not an ISO 4217 currency code")
+            throw StoredRow.invalid(
+                table: Self.databaseTableName, id: id, "'\(currency)' is not an ISO 4217 currency code")
         }
         return currency
     }
@@ -64,8 +66,9 @@ struct OrderLineRecord: Codable, FetchableRecord, PersistableRecord, SharedJSONC
     var note: String?
 
     var line: OrderLine {
-        OrderLine(itemID: itemId, names: names, station: station, quantity: quantity, options: options,
-                  note: note, unitPrice: unitPrice, lineTotal: lineTotal)
+        OrderLine(
+            itemID: itemId, names: names, station: station, quantity: quantity, options: options,
+            note: note, unitPrice: unitPrice, lineTotal: lineTotal)
     }
 }
 
@@ -107,9 +110,10 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
         guard let status = TicketStatus(rawValue: status) else {
             throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(status)' is not a ticket status")
         }
-        return Ticket(id: id, orderID: orderId, cafeID: cafeId, station: station, status: status, sequence: sequence,
-                      createdAt: createdAt, updatedAt: updatedAt, prepSeconds: prepSeconds, fireAt: fireAt,
-                      firedAt: firedAt, startedAt: startedAt, finishedAt: finishedAt)
+        return Ticket(
+            id: id, orderID: orderId, cafeID: cafeId, station: station, status: status, sequence: sequence,
+            createdAt: createdAt, updatedAt: updatedAt, prepSeconds: prepSeconds, fireAt: fireAt,
+            firedAt: firedAt, startedAt: startedAt, finishedAt: finishedAt)
     }
 }
 

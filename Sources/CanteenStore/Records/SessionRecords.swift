@@ -20,8 +20,9 @@ struct UserSessionRecord: Codable, FetchableRecord, PersistableRecord {
         guard let role = Role(rawValue: role), role == .user || role == .ops else {
             throw StoredRow.invalid(table: Self.databaseTableName, id: id, "'\(role)' is not a session role")
         }
-        return UserSession(id: id, userID: userId, role: role, name: name, email: email, createdAt: createdAt,
-                           lastSeenAt: lastSeenAt)
+        return UserSession(
+            id: id, userID: userId, role: role, name: name, email: email, createdAt: createdAt,
+            lastSeenAt: lastSeenAt)
     }
 }
 

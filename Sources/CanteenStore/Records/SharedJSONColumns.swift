@@ -23,15 +23,16 @@ struct StoredJSONColumnError: Error, CustomStringConvertible {
     let underlying: any Error
 
     var description: String {
-        let reason = (underlying as? DecodingError).flatMap { error -> String? in
-            switch error {
-            case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
-                 .keyNotFound(_, let context):
-                context.debugDescription
-            @unknown default:
-                nil
-            }
-        } ?? "\(underlying)"
+        let reason =
+            (underlying as? DecodingError).flatMap { error -> String? in
+                switch error {
+                case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+                    .keyNotFound(_, let context):
+                    context.debugDescription
+                @unknown default:
+                    nil
+                }
+            } ?? "\(underlying)"
         return "column \(column) does not decode: \(reason)"
     }
 }

@@ -39,7 +39,7 @@ extension FetchableRecord where Self: TableRecord {
         if let error = error as? DecodingError {
             switch error {
             case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
-                 .keyNotFound(_, let context):
+                .keyNotFound(_, let context):
                 let column = context.codingPath.first?.stringValue ?? "?"
                 return "column \(column) does not decode: \(context.debugDescription)"
             @unknown default:

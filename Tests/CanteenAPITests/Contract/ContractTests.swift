@@ -20,7 +20,9 @@ struct ContractTests {
 
     // MARK: - The document and the router
 
-    @Test("every route the router serves is documented with the same path parameters, and every documented route is served")
+    @Test(
+        "every route the router serves is documented with the same path parameters, and every documented route is served"
+    )
     func routesMatchDocument() async throws {
         let environment = try await TestEnvironment.make()
         let served = CanteenRouter.build(environment.services).openAPIOperations
@@ -33,8 +35,9 @@ struct ContractTests {
     @Test("every path parameter of a route's pattern is documented as a required path parameter, and no other")
     func pathParametersMatchPatterns() {
         for operation in document.operations.values {
-            let inPattern = Set(operation.path.split(separator: "/").filter { $0.hasPrefix("{") }
-                .map { String($0.dropFirst().dropLast()) })
+            let inPattern = Set(
+                operation.path.split(separator: "/").filter { $0.hasPrefix("{") }
+                    .map { String($0.dropFirst().dropLast()) })
             let pathParameters = operation.parameters.filter { $0.location == "path" }
             #expect(Set(pathParameters.map(\.name)) == inPattern, "\(operation.key)")
             #expect(pathParameters.allSatisfy { $0.required }, "\(operation.key): path parameters are required")
@@ -111,7 +114,8 @@ struct ContractTests {
         var services = environment.services
         services.identity = try await SignInFixture.identity(environment, provider)
         try await Application(router: CanteenRouter.build(services).router).test(.router) { client in
-            try await ContractTour(client: client, environment: environment, contract: contract, provider: provider).run()
+            try await ContractTour(client: client, environment: environment, contract: contract, provider: provider)
+                .run()
         }
         let report = contract.report()
         #expect(report.problems == [])
@@ -146,8 +150,9 @@ struct ContractTests {
                 form[.contentType] = "application/x-www-form-urlencoded"
                 let wrongType = try await client.send(method, uri, token: token, rawBody: "a=1", headers: form)
                 contract.check(operation.key, wrongType, expecting: 415)
-                let huge = try await client.send(method, uri, token: token,
-                                                 rawBody: "\"" + String(repeating: "a", count: 1_100_000) + "\"", headers: key)
+                let huge = try await client.send(
+                    method, uri, token: token,
+                    rawBody: "\"" + String(repeating: "a", count: 1_100_000) + "\"", headers: key)
                 contract.check(operation.key, huge, expecting: 413)
             }
         }
@@ -156,9 +161,11 @@ struct ContractTests {
 
     /// A concrete URI for a documented path: each `{parameter}` filled with a plausible value.
     static func sampleURI(_ path: String) -> String {
-        let samples = ["cafeId": "testcafe", "itemId": "latte", "orderId": "ord_unknown", "ticketId": "tkt_unknown",
-                       "userId": "u-ada", "key": "defaultLocation", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
-                       "major": "900", "minor": "1"]
+        let samples = [
+            "cafeId": "testcafe", "itemId": "latte", "orderId": "ord_unknown", "ticketId": "tkt_unknown",
+            "userId": "u-ada", "key": "defaultLocation", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+            "major": "900", "minor": "1",
+        ]
         return path.split(separator: "/", omittingEmptySubsequences: false).map { part in
             guard part.hasPrefix("{") else { return String(part) }
             return samples[String(part.dropFirst().dropLast())] ?? "x"
@@ -184,8 +191,10 @@ final class ContractRecorder: Sendable {
     }
 
     /// Checks one answer of `operation` (`GET /v1/cafes/{cafeId}`); with `expecting`, also its status.
-    func check(_ operation: String, _ response: TestResponse, expecting expected: Int? = nil,
-               sourceLocation: SourceLocation = #_sourceLocation) {
+    func check(
+        _ operation: String, _ response: TestResponse, expecting expected: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let problems = problems(operation, response, expecting: expected)
         for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
         let status = Int(response.status.code)

@@ -90,9 +90,10 @@ struct OpenAPIDocument: Sendable {
                 }
                 let security = operation["security"] ?? globalSecurity
                 let needsToken = security.map { $0 != .array([]) } ?? false
-                let entry = Operation(method: method.uppercased(), path: path, parameters: parameters,
-                                      requestBody: requestBody, requestBodyRequired: requestBodyRequired,
-                                      responses: responses, needsToken: needsToken)
+                let entry = Operation(
+                    method: method.uppercased(), path: path, parameters: parameters,
+                    requestBody: requestBody, requestBodyRequired: requestBodyRequired,
+                    responses: responses, needsToken: needsToken)
                 operations[entry.key] = entry
             }
         }
@@ -127,8 +128,9 @@ struct OpenAPIDocument: Sendable {
             guard let name = parameter["name"]?.stringValue, let location = parameter["in"]?.stringValue else {
                 throw DocumentError("a parameter without name or in: \(parameter)")
             }
-            return Parameter(name: name, location: location, required: parameter["required"] == .bool(true),
-                             schema: parameter["schema"])
+            return Parameter(
+                name: name, location: location, required: parameter["required"] == .bool(true),
+                schema: parameter["schema"])
         }
     }
 

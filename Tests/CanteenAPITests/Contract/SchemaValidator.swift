@@ -28,7 +28,9 @@ struct SchemaValidator {
 
     /// - Parameter partOfAllOf: the schema is one part of an `allOf`, whose members the whole
     ///   schema's check accounts for.
-    private func check(_ value: JSONValue, _ rawSchema: JSONValue, _ path: String, partOfAllOf: Bool = false) -> [String] {
+    private func check(_ value: JSONValue, _ rawSchema: JSONValue, _ path: String, partOfAllOf: Bool = false)
+        -> [String]
+    {
         let schema: JSONValue
         do { schema = try OpenAPIDocument.resolve(rawSchema, in: root) } catch { return ["\(path): \(error)"] }
         guard case .object(let keywords) = schema else {
@@ -40,13 +42,16 @@ struct SchemaValidator {
         }
         if case .null = value, keywords["nullable"] == .bool(true) { return problems }
         if let types = keywords["type"] {
-            let allowed: [String] = switch types {
-            case .string(let one): [one]
-            case .array(let list): list.compactMap(\.stringValue)
-            default: []
-            }
+            let allowed: [String] =
+                switch types {
+                case .string(let one): [one]
+                case .array(let list): list.compactMap(\.stringValue)
+                default: []
+                }
             if !allowed.contains(where: { Self.matches(value, type: $0) }) {
-                return problems + ["\(path): \(Self.describe(value)) is not of type \(allowed.joined(separator: " or "))"]
+                return problems + [
+                    "\(path): \(Self.describe(value)) is not of type \(allowed.joined(separator: " or "))"
+                ]
             }
         }
         if case .array(let options)? = keywords["enum"], !options.contains(value) {
@@ -73,7 +78,8 @@ struct SchemaValidator {
                         problems += check(member, additional, "\(path).\(name)")
                     }
                 } else if strictObjects, !partOfAllOf, keywords["oneOf"] == nil, keywords["anyOf"] == nil,
-                          !documentedMembers(schema).contains(name) {
+                    !documentedMembers(schema).contains(name)
+                {
                     problems.append("\(path): the member \(name) is not documented")
                 }
             }
@@ -108,7 +114,8 @@ struct SchemaValidator {
                 problems.append("\(path): \(length) characters, more than \(maximum)")
             }
             if case .string(let pattern)? = keywords["pattern"],
-               string.range(of: pattern, options: .regularExpression) == nil {
+                string.range(of: pattern, options: .regularExpression) == nil
+            {
                 problems.append("\(path): \(Self.describe(value)) does not match \(pattern)")
             }
             if keywords["format"] == .string("date-time"), RFC3339.parse(string) == nil {
@@ -145,7 +152,8 @@ struct SchemaValidator {
 
     /// The members a schema names: its `properties` and those of its `allOf` parts.
     private func documentedMembers(_ schema: JSONValue) -> Set<String> {
-        guard let resolved = try? OpenAPIDocument.resolve(schema, in: root), case .object(let keywords) = resolved else {
+        guard let resolved = try? OpenAPIDocument.resolve(schema, in: root), case .object(let keywords) = resolved
+        else {
             return []
         }
         var names = Set(keywords["properties"]?.objectValue?.keys ?? [:].keys)
@@ -158,7 +166,7 @@ struct SchemaValidator {
     private static func matches(_ value: JSONValue, type: String) -> Bool {
         switch (type, value) {
         case ("null", .null), ("boolean", .bool), ("integer", .int), ("number", .int), ("number", .double),
-             ("string", .string), ("array", .array), ("object", .object):
+            ("string", .string), ("array", .array), ("object", .object):
             true
         case ("integer", .double(let number)):
             number.rounded() == number

@@ -1,8 +1,8 @@
 import CanteenAPI
 import CanteenApp
+import CanteenCore
 import CanteenJSON
 import CanteenStore
-import CanteenCore
 import CanteenTestSupport
 import Foundation
 import GRDB
@@ -32,8 +32,10 @@ struct NearestByNetworkTests {
     }
 
     /// Runs `body` against a live server with `identity`, its request log lines collected.
-    static func live<T: Sendable>(_ environment: TestEnvironment, _ identity: IdentitySettings,
-                                  _ body: @Sendable (any TestClientProtocol, LogLines) async throws -> T) async throws -> T {
+    static func live<T: Sendable>(
+        _ environment: TestEnvironment, _ identity: IdentitySettings,
+        _ body: @Sendable (any TestClientProtocol, LogLines) async throws -> T
+    ) async throws -> T {
         var services = environment.services
         services.identity = identity
         let lines = LogLines()
@@ -43,8 +45,10 @@ struct NearestByNetworkTests {
         return try await app.test(.live) { client in try await body(client, lines) }
     }
 
-    static func choose(_ client: any TestClientProtocol, token: String, forwardedFor: String?,
-                       json: JSONValue? = nil) async throws -> JSONValue {
+    static func choose(
+        _ client: any TestClientProtocol, token: String, forwardedFor: String?,
+        json: JSONValue? = nil
+    ) async throws -> JSONValue {
         var headers = HTTPFields()
         if let forwardedFor { headers[Self.forwardedFor] = forwardedFor }
         let response = try await client.send(.post, "/v1/users/u-ana/cafe", token: token, json: json, headers: headers)
@@ -64,7 +68,8 @@ struct NearestByNetworkTests {
             #expect(choice["detail"]?.stringValue?.contains("10.20.3.4") == false, "the answer repeats no address")
             // IPv6 too, and the rightmost address not added by a trusted proxy is the client.
             #expect(try await Self.choose(client, token: token, forwardedFor: "2001:db8:a::42")["reason"] == "nearest")
-            #expect(try await Self.choose(client, token: token, forwardedFor: "10.20.3.4, 127.0.0.1")["reason"]
+            #expect(
+                try await Self.choose(client, token: token, forwardedFor: "10.20.3.4, 127.0.0.1")["reason"]
                     == "nearest")
             let spoofed = try await Self.choose(client, token: token, forwardedFor: "10.20.3.4, 198.51.100.7")
             #expect(spoofed["reason"] == "fallback", "a client cannot put a café's address left of its own")
@@ -78,7 +83,9 @@ struct NearestByNetworkTests {
     @Test("from a peer that is not a trusted proxy, X-Forwarded-For is ignored")
     func untrustedPeer() async throws {
         let (environment, token) = try await Self.environment()
-        for identity in [IdentitySettings(), IdentitySettings(trustedProxies: [try IPAddressRange.network("10.0.0.5/32")])] {
+        for identity in [
+            IdentitySettings(), IdentitySettings(trustedProxies: [try IPAddressRange.network("10.0.0.5/32")]),
+        ] {
             try await Self.live(environment, identity) { client, _ in
                 let choice = try await Self.choose(client, token: token, forwardedFor: "10.20.3.4")
                 #expect(choice["reason"] == "fallback")
@@ -128,7 +135,8 @@ struct NearestByNetworkTests {
             #expect(!logged.contains { $0.contains("10.20.77.88") }, "\(logged)")
         }
         // --log-client-address: the client's address (the forwarded one) is in the request line.
-        try await Self.live(environment, IdentitySettings(trustedProxies: [proxy], logClientAddress: true)) { client, lines in
+        try await Self.live(environment, IdentitySettings(trustedProxies: [proxy], logClientAddress: true)) {
+            client, lines in
             let choice = try await Self.choose(client, token: token, forwardedFor: "10.20.77.88")
             #expect(choice["reason"] == "nearest")
             #expect(lines.all.contains { $0.contains("client=10.20.77.88") }, "\(lines.all)")
@@ -171,7 +179,8 @@ struct CollectingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        lines.append(([event.message.description] + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
-            .joined(separator: " "))
+        lines.append(
+            ([event.message.description] + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+                .joined(separator: " "))
     }
 }

@@ -20,30 +20,40 @@ struct SignInFixture: Sendable {
     static let defaultPublicURL = "https://canteen.test"
 
     /// Runs `body` with a fresh fixture and stops the provider afterwards, whatever happens.
-    static func with<T: Sendable>(publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops",
-                                  clientSecret: String = TestIdentityProvider.clientSecret,
-                                  _ body: (SignInFixture) async throws -> T) async throws -> T {
+    static func with<T: Sendable>(
+        publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops",
+        clientSecret: String = TestIdentityProvider.clientSecret,
+        _ body: (SignInFixture) async throws -> T
+    ) async throws -> T {
         let environment = try await TestEnvironment.make()
         let provider = try TestIdentityProvider(redirectURIs: [publicURL + "/auth/callback"])
         defer { provider.stop() }
         var services = environment.services
-        services.identity = try await identity(environment, provider, publicURL: publicURL, opsGroup: opsGroup,
-                                               clientSecret: clientSecret)
-        return try await body(SignInFixture(environment: environment, provider: provider, services: services,
-                                            publicURL: publicURL))
+        services.identity = try await identity(
+            environment, provider, publicURL: publicURL, opsGroup: opsGroup,
+            clientSecret: clientSecret)
+        return try await body(
+            SignInFixture(
+                environment: environment, provider: provider, services: services,
+                publicURL: publicURL))
     }
 
     /// Signing in with `provider` on the environment's clock (the provider's clock is set to it).
-    static func identity(_ environment: TestEnvironment, _ provider: TestIdentityProvider,
-                         publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops",
-                         clientSecret: String = TestIdentityProvider.clientSecret) async throws
-        -> IdentitySettings {
+    static func identity(
+        _ environment: TestEnvironment, _ provider: TestIdentityProvider,
+        publicURL: String = defaultPublicURL, opsGroup: String? = "canteen-ops",
+        clientSecret: String = TestIdentityProvider.clientSecret
+    ) async throws
+        -> IdentitySettings
+    {
         try await provider.setClock(environment.clock.now)
-        let settings = try OpenIDSettings(issuer: provider.issuer, clientID: TestIdentityProvider.clientID,
-                                          clientSecret: clientSecret,
-                                          publicURL: try PublicURL(publicURL), opsGroup: opsGroup)
-        return IdentitySettings(publicURL: try PublicURL(publicURL),
-                                provider: OpenIDProvider(settings: settings, clock: environment.clock.closure))
+        let settings = try OpenIDSettings(
+            issuer: provider.issuer, clientID: TestIdentityProvider.clientID,
+            clientSecret: clientSecret,
+            publicURL: try PublicURL(publicURL), opsGroup: opsGroup)
+        return IdentitySettings(
+            publicURL: try PublicURL(publicURL),
+            provider: OpenIDProvider(settings: settings, clock: environment.clock.closure))
     }
 
     /// Runs `body` against this fixture's in-process router.
@@ -59,7 +69,8 @@ struct SignInFixture: Sendable {
 
     /// `GET /auth/login`: the provider's authorization URL and the sign-in cookie (`name=value`).
     func startLogin(_ client: any TestClientProtocol, next: String = "/app") async throws
-        -> (authorization: String, cookie: String, setCookie: String) {
+        -> (authorization: String, cookie: String, setCookie: String)
+    {
         let response = try await client.execute(uri: "/auth/login?next=\(next)", method: .get, headers: [:], body: nil)
         try #require(response.status == .found, "GET /auth/login: \(response.status) \(String(buffer: response.body))")
         let location = try #require(response.headers[.location])
@@ -81,8 +92,10 @@ struct SignInFixture: Sendable {
     }
 
     /// A whole sign-in of `user` (after `prepare`, e.g. a spoiled next ID token): the callback's answer.
-    func signIn(_ client: any TestClientProtocol, user: String = "alice",
-                prepare: () async throws -> Void = {}) async throws -> TestResponse {
+    func signIn(
+        _ client: any TestClientProtocol, user: String = "alice",
+        prepare: () async throws -> Void = {}
+    ) async throws -> TestResponse {
         let (authorization, cookie, _) = try await startLogin(client)
         try await prepare()
         let redirect = try await provider.signIn(at: authorization, user: user)
@@ -93,13 +106,16 @@ struct SignInFixture: Sendable {
     func session(_ client: any TestClientProtocol, user: String = "alice") async throws -> String {
         let response = try await signIn(client, user: user)
         try #require(response.status == .seeOther, "callback: \(response.status) \(String(buffer: response.body))")
-        let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix(sessionCookieName + "=") })
+        let setCookie = try #require(
+            response.headers[values: .setCookie].first { $0.hasPrefix(sessionCookieName + "=") })
         return String(setCookie.prefix { $0 != ";" })
     }
 
     /// A request with the session cookie, and `Origin` when given.
-    func send(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, cookie: String,
-              origin: String? = nil, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    func send(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, cookie: String,
+        origin: String? = nil, json: JSONValue? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
         var headers = extra
         headers[.cookie] = cookie
         if let origin { headers[.origin] = origin }

@@ -1,9 +1,9 @@
 import CanteenAPI
 import CanteenApp
-import CanteenJSON
-import CanteenStore
 import CanteenCore
 import CanteenIdentity
+import CanteenJSON
+import CanteenStore
 import CanteenTestSupport
 import Foundation
 import GRDB
@@ -24,7 +24,8 @@ struct SignInTests {
         try await SignInFixture.with { fixture in
             try await fixture.withRouter { client in
                 // Given the browser starts signing in
-                let (authorization, cookie, setCookie) = try await fixture.startLogin(client, next: "/app?cafe=testcafe")
+                let (authorization, cookie, setCookie) = try await fixture.startLogin(
+                    client, next: "/app?cafe=testcafe")
                 let query = try #require(URLComponents(string: authorization)?.queryItems)
                 let item = { (name: String) in query.first { $0.name == name }?.value }
                 #expect(authorization.hasPrefix(fixture.provider.issuer + "/authorize?"))
@@ -35,7 +36,9 @@ struct SignInTests {
                 #expect(item("code_challenge_method") == "S256")
                 #expect((item("code_challenge") ?? "").count == 43)
                 #expect((item("state") ?? "").count >= 43 && (item("nonce") ?? "").count >= 43)
-                #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax") && setCookie.contains("Secure"))
+                #expect(
+                    setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax") && setCookie.contains("Secure")
+                )
                 #expect(setCookie.contains("Path=/auth") && setCookie.contains("Max-Age=600"))
                 // When they sign in at the provider's form and come back
                 let redirect = try await fixture.provider.signIn(at: authorization)
@@ -43,14 +46,18 @@ struct SignInTests {
                 // Then they are sent where they were going, with a session cookie
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/app?cafe=testcafe")
-                let session = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("__Host-canteen_session=") })
+                let session = try #require(
+                    response.headers[values: .setCookie].first { $0.hasPrefix("__Host-canteen_session=") })
                 for attribute in ["HttpOnly", "SameSite=Lax", "Secure", "Path=/"] {
                     #expect(session.contains(attribute), "the session cookie lacks \(attribute): \(session)")
                 }
                 let me = try await fixture.send(client, .get, "/v1/me", cookie: String(session.prefix { $0 != ";" }))
                 #expect(me.status == .ok)
-                #expect(try me.json == ["userId": "u-alice", "name": "Alice Example", "email": "alice@example.com",
-                                        "role": "user"])
+                #expect(
+                    try me.json == [
+                        "userId": "u-alice", "name": "Alice Example", "email": "alice@example.com",
+                        "role": "user",
+                    ])
             }
         }
     }
@@ -60,7 +67,8 @@ struct SignInTests {
         try await SignInFixture.with(publicURL: "http://127.0.0.1:8080") { fixture in
             try await fixture.withRouter { client in
                 let response = try await fixture.signIn(client)
-                let session = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("canteen_session=") })
+                let session = try #require(
+                    response.headers[values: .setCookie].first { $0.hasPrefix("canteen_session=") })
                 #expect(!session.contains("Secure"))
                 #expect(session.contains("HttpOnly") && session.contains("SameSite=Lax"))
             }
@@ -89,9 +97,11 @@ struct SignInTests {
                 #expect(try await fixture.environment.rowCount("userSession") == 1)
                 #expect(try await fixture.environment.rowCount("loginAttempt") == 0)
                 let found = try await fixture.environment.stores.sqliteDatabase!.writer.read { db in
-                    try Int.fetchOne(db, sql: """
-                        SELECT COUNT(*) FROM userSession WHERE id LIKE ? OR userId LIKE ? OR hex(secretHash) LIKE ?
-                        """, arguments: ["%\(secret)%", "%\(secret)%", "%\(secret)%"])
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT COUNT(*) FROM userSession WHERE id LIKE ? OR userId LIKE ? OR hex(secretHash) LIKE ?
+                            """, arguments: ["%\(secret)%", "%\(secret)%", "%\(secret)%"])
                 }
                 #expect(found == 0)
             }
@@ -105,9 +115,13 @@ struct SignInTests {
         try await SignInFixture.with { fixture in
             try await fixture.withRouter { client in
                 let cookie = try await fixture.session(client)
-                let out = try await fixture.send(client, .post, "/auth/logout", cookie: cookie, origin: "https://canteen.test")
+                let out = try await fixture.send(
+                    client, .post, "/auth/logout", cookie: cookie, origin: "https://canteen.test")
                 #expect(out.status == .noContent)
-                #expect(out.headers[values: .setCookie].contains { $0.hasPrefix("__Host-canteen_session=;") && $0.contains("Max-Age=0") })
+                #expect(
+                    out.headers[values: .setCookie].contains {
+                        $0.hasPrefix("__Host-canteen_session=;") && $0.contains("Max-Age=0")
+                    })
                 #expect(try await fixture.send(client, .get, "/v1/me", cookie: cookie).status == .unauthorized)
                 #expect(try await fixture.environment.rowCount("userSession") == 0)
             }
@@ -119,7 +133,8 @@ struct SignInTests {
         try await SignInFixture.with { fixture in
             try await fixture.withRouter { client in
                 let cookie = try await fixture.session(client)
-                let out = try await fixture.send(client, .post, "/auth/logout", cookie: cookie, origin: "https://evil.test")
+                let out = try await fixture.send(
+                    client, .post, "/auth/logout", cookie: cookie, origin: "https://evil.test")
                 #expect(out.status == .forbidden)
                 #expect(out.errorCode == "origin_mismatch")
                 #expect(try await fixture.send(client, .get, "/v1/me", cookie: cookie).status == .ok)
@@ -154,18 +169,21 @@ struct SignInTests {
                 let cookie = try await fixture.session(client)
                 let path = "/v1/users/u-alice/preferences/theme"
                 for origin in [nil, "https://evil.test", "http://canteen.test", "https://canteen.test:8443", "null"] {
-                    let response = try await fixture.send(client, .put, path, cookie: cookie, origin: origin, json: "blue")
+                    let response = try await fixture.send(
+                        client, .put, path, cookie: cookie, origin: origin, json: "blue")
                     #expect(response.status == .forbidden, "Origin \(origin ?? "missing")")
                     #expect(response.errorCode == "origin_mismatch")
                     #expect(response.errorField == "Origin")
                 }
                 #expect(try await fixture.environment.rowCount("userPreferences") == 0)
-                let allowed = try await fixture.send(client, .put, path, cookie: cookie, origin: "https://canteen.test",
-                                                     json: "blue")
+                let allowed = try await fixture.send(
+                    client, .put, path, cookie: cookie, origin: "https://canteen.test",
+                    json: "blue")
                 #expect(allowed.status == .ok)
                 #expect(try await fixture.send(client, .get, path, cookie: cookie).status == .ok)
                 // A bearer token is not a browser's ambient credential: no Origin needed.
-                let token = try await fixture.environment.stores.tokens.createToken(TokenSpec(role: .user, userID: "u-alice"))
+                let token = try await fixture.environment.stores.tokens.createToken(
+                    TokenSpec(role: .user, userID: "u-alice"))
                 #expect(try await client.send(.put, path, token: token.secret, json: "green").status == .ok)
             }
         }
@@ -177,31 +195,46 @@ struct SignInTests {
             try await fixture.withRouter { client in
                 let cookie = try await fixture.session(client)
                 let origin = "https://canteen.test"
-                #expect(try await fixture.send(client, .get, "/v1/users/u-alice/preferences", cookie: cookie).status == .ok)
-                #expect(try await fixture.send(client, .get, "/v1/users/u-bob/preferences", cookie: cookie).status == .forbidden)
-                #expect(try await fixture.send(client, .post, "/v1/users/u-alice/cafe", cookie: cookie, origin: origin)
-                    .status == .ok)
-                #expect(try await fixture.send(client, .post, "/v1/users/u-bob/cafe", cookie: cookie, origin: origin)
-                    .status == .forbidden)
-                let order: JSONValue = ["cafeId": "testcafe", "customer": ["name": "Alice"],
-                                        "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]]]
-                let placed = try await fixture.send(client, .post, "/v1/orders", cookie: cookie, origin: origin, json: order,
-                                                    headers: [HTTPField.Name("Idempotency-Key")!: "basket-1"])
+                #expect(
+                    try await fixture.send(client, .get, "/v1/users/u-alice/preferences", cookie: cookie).status == .ok)
+                #expect(
+                    try await fixture.send(client, .get, "/v1/users/u-bob/preferences", cookie: cookie).status
+                        == .forbidden)
+                #expect(
+                    try await fixture.send(client, .post, "/v1/users/u-alice/cafe", cookie: cookie, origin: origin)
+                        .status == .ok)
+                #expect(
+                    try await fixture.send(client, .post, "/v1/users/u-bob/cafe", cookie: cookie, origin: origin)
+                        .status == .forbidden)
+                let order: JSONValue = [
+                    "cafeId": "testcafe", "customer": ["name": "Alice"],
+                    "lines": [["itemId": "latte", "quantity": 1, "options": ["small"]]],
+                ]
+                let placed = try await fixture.send(
+                    client, .post, "/v1/orders", cookie: cookie, origin: origin, json: order,
+                    headers: [HTTPField.Name("Idempotency-Key")!: "basket-1"])
                 #expect(placed.status == .created)
                 #expect(try placed.json["customer", "userId"] == "u-alice")
                 let id = try #require(try placed.json["id"]?.stringValue)
                 #expect(try await fixture.send(client, .get, "/v1/orders/\(id)", cookie: cookie).status == .ok)
                 var forBob = order
-                if case .object(var object) = forBob { object["customer"] = ["name": "Bob", "userId": "u-bob"]; forBob = .object(object) }
-                let refused = try await fixture.send(client, .post, "/v1/orders", cookie: cookie, origin: origin, json: forBob,
-                                                     headers: [HTTPField.Name("Idempotency-Key")!: "basket-2"])
+                if case .object(var object) = forBob {
+                    object["customer"] = ["name": "Bob", "userId": "u-bob"]; forBob = .object(object)
+                }
+                let refused = try await fixture.send(
+                    client, .post, "/v1/orders", cookie: cookie, origin: origin, json: forBob,
+                    headers: [HTTPField.Name("Idempotency-Key")!: "basket-2"])
                 #expect(refused.status == .forbidden)
                 // Someone else's order cannot be followed.
-                let bobs = try await client.send(.post, "/v1/orders", token: fixture.environment.kiosk, json: forBob,
-                                                 headers: [HTTPField.Name("Idempotency-Key")!: "kiosk-1"])
+                let bobs = try await client.send(
+                    .post, "/v1/orders", token: fixture.environment.kiosk, json: forBob,
+                    headers: [HTTPField.Name("Idempotency-Key")!: "kiosk-1"])
                 let bobsID = try #require(try bobs.json["id"]?.stringValue)
-                #expect(try await fixture.send(client, .get, "/v1/orders/\(bobsID)", cookie: cookie).status == .forbidden)
-                #expect(try await fixture.send(client, .get, "/v1/orders/\(bobsID)/events", cookie: cookie).status == .forbidden)
+                #expect(
+                    try await fixture.send(client, .get, "/v1/orders/\(bobsID)", cookie: cookie).status == .forbidden)
+                #expect(
+                    try await fixture.send(client, .get, "/v1/orders/\(bobsID)/events", cookie: cookie).status
+                        == .forbidden)
             }
         }
     }
@@ -216,8 +249,11 @@ struct SignInTests {
                 let redirect = try await fixture.provider.signIn(at: authorization)
                 var components = try #require(URLComponents(string: redirect))
                 let good = components.queryItems!
-                components.queryItems = good.map { $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0 }
-                let forged = try await fixture.callback(client, try fixture.callbackPath(components.string!), cookie: cookie)
+                components.queryItems = good.map {
+                    $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0
+                }
+                let forged = try await fixture.callback(
+                    client, try fixture.callbackPath(components.string!), cookie: cookie)
                 #expect(forged.status == .badRequest)
                 #expect(forged.errorCode == "sign_in_state_mismatch")
                 // Single use: the same browser cannot try again with the right state.
@@ -236,7 +272,8 @@ struct SignInTests {
                 let redirect = try await fixture.provider.signIn(at: authorization)
                 let (_, otherCookie, _) = try await fixture.startLogin(client)
                 for cookie in [nil, otherCookie] {
-                    let response = try await fixture.callback(client, try fixture.callbackPath(redirect), cookie: cookie)
+                    let response = try await fixture.callback(
+                        client, try fixture.callbackPath(redirect), cookie: cookie)
                     #expect(response.errorCode == "sign_in_state_mismatch")
                 }
             }
@@ -256,12 +293,14 @@ struct SignInTests {
         }
     }
 
-    @Test("a PKCE verifier that does not match the challenge makes the provider refuse the code, and Canteen the sign-in")
+    @Test(
+        "a PKCE verifier that does not match the challenge makes the provider refuse the code, and Canteen the sign-in")
     func pkceMismatch() async throws {
         try await SignInFixture.with { fixture in
             try await fixture.withRouter { client in
                 let response = try await fixture.signIn(client) {
-                    try await fixture.provider.control("next-code", ["codeChallenge": "not-the-challenge-of-the-verifier"])
+                    try await fixture.provider.control(
+                        "next-code", ["codeChallenge": "not-the-challenge-of-the-verifier"])
                 }
                 #expect(response.status == .unauthorized)
                 #expect(response.errorCode == "token_exchange_failed")
@@ -271,7 +310,9 @@ struct SignInTests {
         }
     }
 
-    @Test("a client secret the provider does not know makes it refuse the code exchange (invalid_client), and Canteen the sign-in")
+    @Test(
+        "a client secret the provider does not know makes it refuse the code exchange (invalid_client), and Canteen the sign-in"
+    )
     func wrongClientSecret() async throws {
         try await SignInFixture.with(clientSecret: "not-the-registered-secret") { fixture in
             try await fixture.withRouter { client in
@@ -294,9 +335,11 @@ struct SignInTests {
         try await SignInFixture.with { fixture in
             try await fixture.withRouter { client in
                 let (authorization, cookie, _) = try await fixture.startLogin(client)
-                let state = try #require(URLComponents(string: authorization)?.queryItems?.first { $0.name == "state" }?.value)
-                let response = try await fixture.callback(client, "/auth/callback?error=access_denied&state=\(state)",
-                                                          cookie: cookie)
+                let state = try #require(
+                    URLComponents(string: authorization)?.queryItems?.first { $0.name == "state" }?.value)
+                let response = try await fixture.callback(
+                    client, "/auth/callback?error=access_denied&state=\(state)",
+                    cookie: cookie)
                 #expect(response.status == .unauthorized)
                 #expect(response.errorCode == "sign_in_denied")
             }
@@ -314,7 +357,10 @@ struct SignInTests {
         ("another issuer", ["claims": ["iss": "https://evil.example.com"]], "issuer"),
         ("another audience", ["claims": ["aud": "someone-else"]], "audience"),
         ("several audiences without azp", ["claims": ["aud": ["canteen", "someone-else"]]], "authorized_party"),
-        ("several audiences, azp another client", ["claims": ["aud": ["canteen", "x"], "azp": "x"]], "authorized_party"),
+        (
+            "several audiences, azp another client", ["claims": ["aud": ["canteen", "x"], "azp": "x"]],
+            "authorized_party"
+        ),
         ("expired 61 s ago", ["claims": ["exp": "NOW-61"]], "expiry"),
         ("issued 61 s in the future", ["claims": ["iat": "NOW+61"]], "issued_at"),
         ("no exp", ["claims": ["exp": .null]], "expiry"),
@@ -324,8 +370,9 @@ struct SignInTests {
         ("no user claim", ["claims": ["sub": .null]], "subject"),
     ]
 
-    @Test("an ID token that fails a check is refused, naming the check, and no session is opened",
-          arguments: spoiledTokens)
+    @Test(
+        "an ID token that fails a check is refused, naming the check, and no session is opened",
+        arguments: spoiledTokens)
     func spoiledIDToken(_ spoiled: (String, JSONValue, String)) async throws {
         let (what, spec, check) = spoiled
         try await SignInFixture.with { fixture in
@@ -430,8 +477,9 @@ struct SignInTests {
                 #expect(try await client.send(.get, "/v1/users/u-alice/preferences", token: token).status == .ok)
                 #expect(try await client.send(.get, "/v1/users/u-bob/preferences", token: token).status == .forbidden)
                 // A bearer token needs no Origin for writes.
-                #expect(try await client.send(.put, "/v1/users/u-alice/preferences/theme", token: token, json: "blue")
-                    .status == .ok)
+                #expect(
+                    try await client.send(.put, "/v1/users/u-alice/preferences/theme", token: token, json: "blue")
+                        .status == .ok)
             }
         }
     }
@@ -454,8 +502,9 @@ struct SignInTests {
                     let response = try await client.send(.get, "/v1/me", token: token)
                     #expect(response.status == .unauthorized, "\(check)")
                     #expect(response.errorCode == "token_invalid", "\(check)")
-                    #expect(try response.json["error", "message"]?.stringValue?.contains("(\(check))") == true,
-                            "\(check): \(String(buffer: response.body))")
+                    #expect(
+                        try response.json["error", "message"]?.stringValue?.contains("(\(check))") == true,
+                        "\(check): \(String(buffer: response.body))")
                 }
             }
         }
@@ -471,14 +520,17 @@ struct SignInTests {
                 try OpenIDSettings(issuer: issuer, clientID: "c", clientSecret: "s", publicURL: publicURL)
             }
         }
-        for issuer in ["https://login.example.com", "http://127.0.0.1:9000", "http://localhost:9000/realms/x",
-                       "http://[::1]:9000"] {
+        for issuer in [
+            "https://login.example.com", "http://127.0.0.1:9000", "http://localhost:9000/realms/x",
+            "http://[::1]:9000",
+        ] {
             #expect(throws: Never.self, "\(issuer)") {
                 try OpenIDSettings(issuer: issuer, clientID: "c", clientSecret: "s", publicURL: publicURL)
             }
         }
-        let settings = try OpenIDSettings(issuer: "https://login.example.com/", clientID: "c", clientSecret: "s",
-                                          publicURL: publicURL)
+        let settings = try OpenIDSettings(
+            issuer: "https://login.example.com/", clientID: "c", clientSecret: "s",
+            publicURL: publicURL)
         #expect(settings.redirectURI == "https://canteen.example.com/auth/callback")
         #expect(settings.discoveryURL == "https://login.example.com/.well-known/openid-configuration")
     }
@@ -488,8 +540,9 @@ struct SignInTests {
         try await SignInFixture.with { fixture in
             // The provider answers as 127.0.0.1; configured as localhost, the issuer differs.
             let issuer = fixture.provider.issuer.replacingOccurrences(of: "127.0.0.1", with: "localhost")
-            let settings = try OpenIDSettings(issuer: issuer, clientID: "canteen", clientSecret: "canteen-secret",
-                                              publicURL: try PublicURL("https://canteen.test"))
+            let settings = try OpenIDSettings(
+                issuer: issuer, clientID: "canteen", clientSecret: "canteen-secret",
+                publicURL: try PublicURL("https://canteen.test"))
             await #expect(throws: CanteenError.self) {
                 try await OpenIDProvider(settings: settings).metadata()
             }
@@ -504,8 +557,9 @@ struct SignInTests {
             #expect(login.status == .notFound)
             #expect(login.errorCode == "sign_in_unavailable")
             // A cookie that looks like a session is ignored, not an error.
-            let cafes = try await client.send(.get, "/v1/cafes", token: environment.kiosk,
-                                              headers: [.cookie: "canteen_session=cns_whatever"])
+            let cafes = try await client.send(
+                .get, "/v1/cafes", token: environment.kiosk,
+                headers: [.cookie: "canteen_session=cns_whatever"])
             #expect(cafes.status == .ok)
         }
     }

@@ -31,13 +31,17 @@ final class TestIdentityProvider: Sendable {
     /// in group `canteen-ops`).
     init(redirectURIs: [String]) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
-            throw RawHTTP.Failure(description: "the tests' Python is missing at \(Self.python.path): run `make venv` "
-                                  + "(it installs requirements-test.txt) or set CANTEEN_TEST_PYTHON")
+            throw RawHTTP.Failure(
+                description: "the tests' Python is missing at \(Self.python.path): run `make venv` "
+                    + "(it installs requirements-test.txt) or set CANTEEN_TEST_PYTHON")
         }
         let process = Process()
         process.executableURL = Self.python
-        process.arguments = [Fixtures.repositoryRoot.appendingPathComponent("Tests/IdentityProvider/provider.py").path,
-                             "--client", "\(Self.clientID):\(Self.clientSecret)"]
+        process.arguments =
+            [
+                Fixtures.repositoryRoot.appendingPathComponent("Tests/IdentityProvider/provider.py").path,
+                "--client", "\(Self.clientID):\(Self.clientSecret)",
+            ]
             + redirectURIs.flatMap { ["--redirect-uri", $0] }
         let stdout = Pipe()
         let stdin = Pipe()
@@ -71,8 +75,10 @@ final class TestIdentityProvider: Sendable {
     // MARK: - Calls
 
     /// A call to the provider; `(status, headers, body)`. Redirects are not followed.
-    func call(_ method: HTTPMethod, _ path: String, form: [(String, String)]? = nil, json: JSONValue? = nil,
-              url: String? = nil) async throws -> (status: Int, location: String?, body: Data) {
+    func call(
+        _ method: HTTPMethod, _ path: String, form: [(String, String)]? = nil, json: JSONValue? = nil,
+        url: String? = nil
+    ) async throws -> (status: Int, location: String?, body: Data) {
         var request = HTTPClientRequest(url: url ?? issuer + path)
         request.method = method
         if let form {
@@ -93,7 +99,8 @@ final class TestIdentityProvider: Sendable {
     func control(_ name: String, _ body: JSONValue = [:]) async throws -> JSONValue {
         let answer = try await call(.POST, "/test/\(name)", json: body)
         guard answer.status == 200 else {
-            throw RawHTTP.Failure(description: "/test/\(name): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+            throw RawHTTP.Failure(
+                description: "/test/\(name): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
         }
         return try JSONValue.parse(answer.body)
     }
@@ -115,10 +122,16 @@ final class TestIdentityProvider: Sendable {
     }
 
     /// A token minted on demand (an access token by default), claims overridden (null removes one).
-    func mint(claims: [String: JSONValue] = [:], header: [String: JSONValue] = [:], sign: [String: JSONValue] = [:],
-              accessToken: Bool = true, user: String = "alice") async throws -> String {
-        let answer = try await control("mint", ["claims": .object(claims), "header": .object(header), "sign": .object(sign),
-                                                "accessToken": .bool(accessToken), "user": .string(user)])
+    func mint(
+        claims: [String: JSONValue] = [:], header: [String: JSONValue] = [:], sign: [String: JSONValue] = [:],
+        accessToken: Bool = true, user: String = "alice"
+    ) async throws -> String {
+        let answer = try await control(
+            "mint",
+            [
+                "claims": .object(claims), "header": .object(header), "sign": .object(sign),
+                "accessToken": .bool(accessToken), "user": .string(user),
+            ])
         return answer["token"]?.stringValue ?? ""
     }
 
@@ -130,19 +143,22 @@ final class TestIdentityProvider: Sendable {
         }
         let page = try await call(.GET, "", url: authorizationURL)
         guard page.status == 200 else {
-            throw RawHTTP.Failure(description: "authorize: \(page.status) \(String(decoding: page.body, as: UTF8.self))")
+            throw RawHTTP.Failure(
+                description: "authorize: \(page.status) \(String(decoding: page.body, as: UTF8.self))")
         }
         var form = items.map { ($0.name, $0.value ?? "") }
         form += [("username", user), ("password", password ?? "\(user)-pw")]
         let answer = try await call(.POST, "/authorize", form: form)
         guard answer.status == 302, let location = answer.location else {
-            throw RawHTTP.Failure(description: "login: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+            throw RawHTTP.Failure(
+                description: "login: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
         }
         return location
     }
 
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? ""
     }
 
     static let client: HTTPClient = {
