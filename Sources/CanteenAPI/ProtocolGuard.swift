@@ -71,7 +71,7 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
 
     public init(maxBodyBytes: Int = APILimits.maxBodyBytes, lingerTimeout: Duration = .seconds(2), logger: Logger) {
         self.maxBodyBytes = maxBodyBytes
-        self.lingerTimeout = ConnectionGuard.timeAmount(lingerTimeout)
+        self.lingerTimeout = TimeAmount(lingerTimeout)
         self.logger = logger
         watch = ChunkSizeWatch(maxBodyBytes: maxBodyBytes)
     }

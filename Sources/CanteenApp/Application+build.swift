@@ -71,15 +71,11 @@ public func buildApplication(
     let idleTimeout = configuration.idleTimeout
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            ConnectionGuard(
-                headerTimeout: headerTimeout,
-                onQuiesce: { [feed = services.feed] in
-                    feed.serverIsStopping()
-                })
+            FirstRequestDeadline(timeout: headerTimeout),
+            ClosingAnswers(),
+            QuiesceRelay(onQuiesce: { [feed = services.feed] in feed.serverIsStopping() }),
         ],
-        idleTimeout: .nanoseconds(
-            Int64(idleTimeout.components.seconds) * 1_000_000_000
-                + idleTimeout.components.attoseconds / 1_000_000_000),
+        idleTimeout: TimeAmount(idleTimeout),
         httpDecoderConfiguration: .init(
             maxHeaderFieldSize: APILimits.maxHeaderFieldBytes,
             maxHeaderListSize: APILimits.maxHeaderBytes,
