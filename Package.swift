@@ -274,6 +274,15 @@ let package = Package(
             path: "Benchmarks/ServerBench",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "bare-hummingbird",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/BareHummingbird",
+            swiftSettings: swiftSettings
+        ),
         .systemLibrary(
             name: "CEpoll",
             path: "Benchmarks/CEpoll"

@@ -36,7 +36,7 @@ fi
 echo "### Building release products"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-for product in canteen server-bench format-bench beacon-bench; do
+for product in canteen server-bench bare-hummingbird format-bench beacon-bench; do
     if ! swift build -c release --product "$product" >"$log" 2>&1; then
         cat "$log" >&2
         exit 1

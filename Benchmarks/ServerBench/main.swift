@@ -40,6 +40,11 @@ var streamDisplays = 2000
 var idleConnections = 10_000
 var serverPID: Int32 = 0
 var followedOrders = 100
+/// The pipeline phase's references: a bare Hummingbird server, and Canteen at the default log level.
+var barePort = 0
+var infoPort = 0
+/// The healthz rate of this run, the reference of the orders' share.
+var healthzRate: Double?
 var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked", "streams", "follow"]
 
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
@@ -65,6 +70,8 @@ while let argument = arguments.next() {
     case "--idle": idleConnections = Int(value) ?? idleConnections
     case "--server-pid": serverPID = Int32(value) ?? 0
     case "--followed": followedOrders = Int(value) ?? followedOrders
+    case "--bare-port": barePort = Int(value) ?? 0
+    case "--info-port": infoPort = Int(value) ?? 0
     case "--phases": phases = Set(value.split(separator: ",").map(String.init))
     default:
         FileHandle.standardError.write(Data("server-bench: unknown option \(argument)\n".utf8))
@@ -113,9 +120,47 @@ if phases.contains("healthz") {
         expectedStatus: 200
     ) { _, _ in BenchRequests.healthz }.run()
     report("GET /healthz (ceiling), \(connections) connections", outcome, unit: "req")
+    healthzRate = outcome.perSecond
     BenchFigures.record(
         "healthz_rps", outcome.perSecond, unit: "req/s",
         title: "GET /healthz, \(connections) connections (the HTTP ceiling)")
+}
+
+if phases.contains("pipeline"), barePort > 0, infoPort > 0 {
+    // Three rounds, the three servers in turn within each (the machine's load drifts), the median
+    // of each: Canteen's request pipeline against a bare Hummingbird answering the same body.
+    var rates: [String: [Double]] = [:]
+    let targets = [("bare", barePort), ("warning", serverPort), ("info", infoPort)]
+    for _ in 0..<3 {
+        for (name, target) in targets {
+            let outcome = ClosedLoopLoad(
+                ports: [target], connections: connections, warmup: warmup, duration: duration, expectedStatus: 200
+            ) { _, _ in BenchRequests.healthz }.run()
+            rates[name, default: []].append(outcome.perSecond)
+        }
+    }
+    func median(_ name: String) -> Double { rates[name, default: [0]].sorted()[rates[name, default: [0]].count / 2] }
+    let bare = median("bare")
+    print(
+        String(
+            format: "GET /healthz on a bare Hummingbird (no middleware), %d connections: %.0f req/s (median of %@)",
+            connections, bare, rates["bare", default: []].map { String(format: "%.0f", $0) }.joined(separator: ", ")))
+    BenchFigures.record(
+        "bare_hummingbird_rps", bare, unit: "req/s", title: "GET /healthz on a bare Hummingbird server (the reference)")
+    for (name, floor) in [("warning", 90.0), ("info", 70.0)] {
+        let rate = median(name)
+        let share = bare > 0 ? 100 * rate / bare : 0
+        print(
+            String(
+                format: "GET /healthz through Canteen's pipeline at log level %@: %.0f req/s (median of %@), %.1f %% of bare",
+                name, rate, rates[name, default: []].map { String(format: "%.0f", $0) }.joined(separator: ", "), share))
+        BenchFigures.record(
+            "pipeline_share_\(name)", share, unit: "%",
+            title: "Canteen's healthz at log level \(name) as a share of bare Hummingbird's (ceiling ≥ \(Int(floor)) %)",
+            reference: "bare_hummingbird_rps")
+        verdicts.append(
+            verdict(String(format: "pipeline at %@ ≥ %.0f %% of bare (%.1f %%)", name, floor, share), share >= floor))
+    }
 }
 
 if phases.contains("orders") {
@@ -132,6 +177,17 @@ if phases.contains("orders") {
         "orders_per_s", outcome.perSecond, unit: "orders/s",
         title: "durable orders, \(connections) keep-alive kiosks", reference: "sqlite_commits_full")
     BenchFigures.record("orders_p99_ms", p99, unit: "ms", better: .lower, title: "durable orders, p99 latency")
+    if let healthzRate, healthzRate > 0 {
+        let share = 100 * outcome.perSecond / healthzRate
+        BenchFigures.record(
+            "orders_share_of_healthz", share, unit: "%",
+            title: "durable orders as a share of the same run's healthz rate (ceiling ≥ 20 %, p99 ≤ 15 ms)",
+            reference: "healthz_rps")
+        verdicts.append(
+            verdict(
+                String(format: "orders ≥ 20 %% of healthz with p99 ≤ 15 ms (%.1f %%, p99 %.1f ms)", share, p99),
+                share >= 20 && p99 <= 15))
+    }
     verdicts.append(
         verdict(
             String(format: "≥ 2,000 orders/s with p99 ≤ 50 ms (%.0f/s, p99 %.1f ms)", outcome.perSecond, p99),
