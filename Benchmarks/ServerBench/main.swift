@@ -152,11 +152,13 @@ if phases.contains("pipeline"), barePort > 0, infoPort > 0 {
         let share = bare > 0 ? 100 * rate / bare : 0
         print(
             String(
-                format: "GET /healthz through Canteen's pipeline at log level %@: %.0f req/s (median of %@), %.1f %% of bare",
+                format: "GET /healthz through Canteen's pipeline at log level %@: %.0f req/s (median of %@), "
+                    + "%.1f %% of bare",
                 name, rate, rates[name, default: []].map { String(format: "%.0f", $0) }.joined(separator: ", "), share))
         BenchFigures.record(
             "pipeline_share_\(name)", share, unit: "%",
-            title: "Canteen's healthz at log level \(name) as a share of bare Hummingbird's (ceiling ≥ \(Int(floor)) %)",
+            title: "Canteen's healthz at log level \(name) as a share of bare Hummingbird's "
+                + "(ceiling ≥ \(Int(floor)) %)",
             reference: "bare_hummingbird_rps")
         verdicts.append(
             verdict(String(format: "pipeline at %@ ≥ %.0f %% of bare (%.1f %%)", name, floor, share), share >= floor))
