@@ -265,6 +265,35 @@ class ConsoleTourTests(ConsoleTestCase):
                 self.assertEqual(title, "وحدة تحكم Canteen")
 
 
+COUNT_REQUESTS = """window.__requests = [];
+    const original = window.fetch;
+    window.fetch = (...call) => { window.__requests.push(String(call[0])); return original(...call); };"""
+
+
+def requests_to(browser, fragment):
+    return [url for url in browser.js("return window.__requests") if fragment in url]
+
+
+class ConsoleSessionTests(ConsoleTestCase):
+    def revocable_console(self, server, section):
+        token = server.token("ops", name="ops desk")
+        console = self.browser()
+        console.open(f"{server.base}/ops?section={section}#token={token}")
+        console.wait(lambda b: b.find("#console").is_displayed(), 20, "the console did not open")
+        return console
+
+    def test_a_revoked_token_sends_the_console_back_to_sign_in_on_any_section(self):
+        server = self.server()
+        console = self.revocable_console(server, "devices")
+        console.wait_for(".token-table tbody tr")
+        server.cli("tokens", "revoke", server.token_id("ops desk"))
+        # The heartbeat asks what the token is, as on the other pages: no section needs to poll.
+        message = console.wait_for("#setup .setup-message.is-error", timeout=15)
+        self.assertEqual(message.get_attribute("data-reason"), "refused")
+        self.assertFalse(console.find("#console").is_displayed())
+        self.assertIsNone(console.js("return localStorage.getItem('canteen.ops.token')"))
+
+
 class ConsoleSignInTests(ConsoleTestCase):
     def test_only_an_ops_token_opens_the_console(self):
         server = self.server()

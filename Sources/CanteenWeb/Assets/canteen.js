@@ -370,9 +370,10 @@ const Canteen = (() => {
   /**
    * Resolves the session once a token is stored and the café is known: `{cafe}` with the café
    * as the API shows it. Asks for what is missing; says clearly when the token is refused.
-   * `resolveCafe(cafes)` may pick the café itself (the kiosk's user resolution).
+   * `resolveCafe(cafes)` may pick the café itself (the kiosk's user resolution). With `cafe: false`
+   * (the console, which serves every café) no café is chosen: resolves `{token, cafes}` instead.
    */
-  function session({ roles, resolveCafe } = {}) {
+  function session({ roles, resolveCafe, cafe: chooseCafe = true } = {}) {
     takeTokenFromFragment();
     const setup = document.getElementById('setup');
     const form = setup.querySelector('form');
@@ -381,12 +382,13 @@ const Canteen = (() => {
       async function attempt() {
         if (!storage.get('token')) { showSetup(); return; }
         let cafes;
+        let token;
         try {
-          const token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
+          token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
           if (roles && !roles.includes(token.role)) {
             showSetup({ reason: 'wrong_role' });
             setup.querySelector('.setup-message').textContent = t('web.token.wrong_role', {
-              role: t(`web.role.${token.role}`),
+              role: t(`web.role.${token.role}`) || token.role,
               needed: roles.map((role) => t(`web.role.${role}`)).join(' / '),
             });
             return;
@@ -402,6 +404,13 @@ const Canteen = (() => {
             await connection.whenOnline();
             attempt();
           }
+          return;
+        }
+        if (!chooseCafe) {
+          inSession = true;
+          picker.hidden = true;
+          setup.hidden = true;
+          resolve({ token, cafes });
           return;
         }
         const wanted = query.get('cafe') || (resolveCafe ? await resolveCafe(cafes) : null) || storage.get('cafe');
@@ -774,7 +783,7 @@ const Canteen = (() => {
   return {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
     notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
-    itemChoice, timeOfDay, wholeNumber, takeTokenFromFragment,
+    itemChoice, timeOfDay, wholeNumber,
     showSetup,
   };
 })();

@@ -21,47 +21,14 @@
   // MARK: - Signing in
 
   async function start() {
-    Canteen.takeTokenFromFragment();
-    $('#setup form').addEventListener('submit', (event) => {
-      event.preventDefault();
-      const token = new FormData(event.target).get('token').trim();
-      if (!token) return;
-      storage.set('token', token);
-      signIn();
-    });
     $('.token-button').addEventListener('click', () => {
       storage.set('token', null);
       stopOverview();
       Canteen.showSetup();
+      $('#setup form').addEventListener('submit', () => setTimeout(() => location.reload(), 0), { once: true });
     });
-    signIn();
-  }
-
-  async function signIn() {
-    if (!storage.get('token')) { Canteen.showSetup(); return; }
-    try {
-      const token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
-      if (token.role !== 'ops') {
-        Canteen.showSetup({ reason: 'wrong_role' });
-        $('.setup-message').textContent = t('web.token.wrong_role', {
-          role: t(`web.role.${token.role}`) || token.role, needed: t('web.role.ops'),
-        });
-        return;
-      }
-      await loadCafes();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) {
-        storage.set('token', null);
-        Canteen.showSetup({ reason: 'refused' });
-      } else if (error instanceof ApiError) {
-        Canteen.showSetup({ reason: 'forbidden', detail: error.message });
-      } else {
-        await connection.whenOnline();
-        signIn();
-      }
-      return;
-    }
-    $('#setup').hidden = true;
+    const { cafes } = await Canteen.session({ roles: ['ops'], cafe: false });
+    showCafes(cafes);
     $('#console').hidden = false;
     $$('.sections button').forEach((button) => button.addEventListener('click', () => show(button.dataset.section)));
     const wanted = Canteen.query.get('section');
@@ -71,16 +38,20 @@
   /** A call failed: a refused token sends the reader back to sign in; anything else is a notice. */
   function failed(error) {
     if (error instanceof ApiError && error.status === 401) {
-      storage.set('token', null);
       stopOverview();
-      Canteen.showSetup({ reason: 'refused' });
+      Canteen.tokenRefused(error);
       return;
     }
     notify(error instanceof ApiError ? error.message : t('web.common.unreachable'), { kind: 'error' });
   }
 
   async function loadCafes() {
-    state.cafes = (await request('GET', '/v1/cafes')).body.cafes;
+    showCafes((await request('GET', '/v1/cafes')).body.cafes);
+  }
+
+  /** Fills every café menu of the page with `cafes`, keeping what each had chosen. */
+  function showCafes(cafes) {
+    state.cafes = cafes;
     for (const select of $$('.cafe-select')) {
       const current = select.value;
       const options = state.cafes.map((cafe) => el('option', { value: cafe.id, text: `${cafe.name} (${cafe.id})` }));
