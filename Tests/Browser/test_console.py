@@ -293,6 +293,31 @@ class ConsoleSessionTests(ConsoleTestCase):
         self.assertFalse(console.find("#console").is_displayed())
         self.assertIsNone(console.js("return localStorage.getItem('canteen.ops.token')"))
 
+    def test_the_overview_stops_asking_once_the_token_is_refused(self):
+        server = self.server()
+        console = self.revocable_console(server, "overview")
+        console.wait_for(f'.cafe-card[data-cafe-id="{CAFE}"]')
+        console.js(COUNT_REQUESTS)
+        server.cli("tokens", "revoke", server.token_id("ops desk"))
+        console.wait_for("#setup .setup-message.is-error", timeout=15)
+        console.js("window.__requests = []")
+        time.sleep(5)
+        self.assertEqual(requests_to(console, "/v1/overview"), [])
+
+    def test_opening_the_overview_again_and_again_keeps_one_poll(self):
+        server = self.server()
+        console = open_console(self.browser(), server)
+        console.wait_for(f'.cafe-card[data-cafe-id="{CAFE}"]')
+        console.js(COUNT_REQUESTS)
+        console.js("for (let i = 0; i < 5; i += 1) document.querySelector('[data-section=overview]').click()")
+        # Each opening asks at once; from then on the polls of one loop only.
+        time.sleep(1)
+        console.js("window.__requests = []")
+        time.sleep(6)
+        # One poll every 2 s after each answer: at most 4 in 6 s, however many times it was opened.
+        self.assertLessEqual(len(requests_to(console, "/v1/overview")), 4)
+
+
 
 class ConsoleSignInTests(ConsoleTestCase):
     def test_only_an_ops_token_opens_the_console(self):

@@ -8,7 +8,8 @@
 (() => {
   const { t, el, request, ApiError, notify, storage, connection } = Canteen;
   const locale = Canteen.locale;
-  const state = { cafes: [], section: null, overviewTimer: null, menu: null, cafeDoc: null, auditNext: null };
+  const state = { cafes: [], section: null, overviewTimer: null, overviewGeneration: 0, menu: null, cafeDoc: null,
+    auditNext: null };
   const sections = ['overview', 'menus', 'cafe', 'devices', 'webhooks', 'cards', 'reports', 'audit'];
   const pages = { kds: 'kitchen', kiosk: 'kiosk', board: 'kiosk' };
   const number = new Intl.NumberFormat(locale);
@@ -137,23 +138,28 @@
 
   // MARK: - Overview
 
+  /** Polls the overview every 2 s until stopped; the loop of an earlier start ends at its next step. */
   function startOverview() {
     stopOverview();
+    const generation = state.overviewGeneration;
+    const current = () => generation === state.overviewGeneration;
     const tick = async () => {
-      if (state.section !== 'overview') return;
+      if (!current() || state.section !== 'overview') return;
       if (connection.online) {
         try {
-          renderOverview((await request('GET', '/v1/overview', { timeoutMs: 8000 })).body);
+          const overview = (await request('GET', '/v1/overview', { timeoutMs: 8000 })).body;
+          if (current()) renderOverview(overview);
         } catch (error) {
-          if (error instanceof ApiError) failed(error);
+          if (current() && error instanceof ApiError) failed(error);
         }
       }
-      state.overviewTimer = setTimeout(tick, 2000);
+      if (current()) state.overviewTimer = setTimeout(tick, 2000);
     };
     tick();
   }
 
   function stopOverview() {
+    state.overviewGeneration += 1;
     clearTimeout(state.overviewTimer);
     state.overviewTimer = null;
   }
