@@ -317,6 +317,31 @@ class ConsoleSessionTests(ConsoleTestCase):
         # One poll every 2 s after each answer: at most 4 in 6 s, however many times it was opened.
         self.assertLessEqual(len(requests_to(console, "/v1/overview")), 4)
 
+    def test_a_section_opened_after_signing_in_again_asks_once(self):
+        server = self.server()
+        console = open_console(self.browser(), server)
+        console.click("#console .topbar .actions button")
+        console.wait(lambda b: b.find("#setup").is_displayed(), 10)
+        console.find("#setup input[name=token]").send_keys(server.ops)
+        console.click("#setup button[type=submit]")
+        console.wait(lambda b: b.find("#console").is_displayed(), 20)
+        time.sleep(1)
+        console.wait(lambda b: b.find("#console").is_displayed(), 20)
+        console.js(COUNT_REQUESTS)
+        console.click('.sections button[data-section="menus"]')
+        item_editor(console, "latte")
+        time.sleep(1)
+        self.assertEqual(len(requests_to(console, "/menu/document")), 1)
+
+    def test_the_settings_button_stays_on_the_header_row_at_a_phones_width(self):
+        server = self.server()
+        browser = self.browser(size=PHONE)
+        console = open_console(browser, server)
+        button = console.find("#console .topbar .settings-button")
+        title = console.find("#console .topbar .title")
+        self.assertLess(button.rect["y"], title.rect["y"] + title.rect["height"])
+        self.assertLessEqual(title.rect["y"], button.rect["y"] + button.rect["height"])
+        shots(console, "ops-header")
 
 
 class ConsoleSignInTests(ConsoleTestCase):

@@ -784,6 +784,5 @@ const Canteen = (() => {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
     notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
     itemChoice, timeOfDay, wholeNumber,
-    showSetup,
   };
 })();

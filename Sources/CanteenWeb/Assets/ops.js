@@ -22,15 +22,10 @@
   // MARK: - Signing in
 
   async function start() {
-    $('.token-button').addEventListener('click', () => {
-      storage.set('token', null);
-      stopOverview();
-      Canteen.showSetup();
-      $('#setup form').addEventListener('submit', () => setTimeout(() => location.reload(), 0), { once: true });
-    });
     const { cafes } = await Canteen.session({ roles: ['ops'], cafe: false });
     showCafes(cafes);
     $('#console').hidden = false;
+    // Once per page: signing in again (the ⚙ button, a refused token) reloads the page.
     $$('.sections button').forEach((button) => button.addEventListener('click', () => show(button.dataset.section)));
     const wanted = Canteen.query.get('section');
     show(sections.includes(wanted) ? wanted : 'overview');
