@@ -6,11 +6,14 @@ display, and revoking the token sends that display back to sign in; the reports'
 the orders placed; Arabic reads right to left. Screenshots of every section land in
 `.build-screenshots/` at 1280×800 and at a phone's width."""
 
+import datetime
 import shutil
 import subprocess
 import tempfile
 import time
 import unittest
+import urllib.parse
+import zoneinfo
 from pathlib import Path
 
 from canteen_browser import CAFE, DESKTOP, PHONE, SCREENSHOTS, shots
@@ -342,6 +345,32 @@ class ConsoleSessionTests(ConsoleTestCase):
         self.assertLess(button.rect["y"], title.rect["y"] + title.rect["height"])
         self.assertLessEqual(title.rect["y"], button.rect["y"] + button.rect["height"])
         shots(console, "ops-header")
+
+
+class AuditTests(ConsoleTestCase):
+    def test_with_a_cafe_chosen_the_audit_logs_days_are_the_cafes(self):
+        server = self.server()
+        zone = "Pacific/Kiritimati"
+        _, cafe = server.api("GET", f"/v1/cafes/{CAFE}", expect=200)
+        cafe["timeZone"] = zone
+        server.api("PUT", f"/v1/cafes/{CAFE}", body=cafe, expect=200)
+        console = open_console(self.browser(), server, "audit")
+        console.wait_for(".audit-entry")
+        today = datetime.datetime.now(zoneinfo.ZoneInfo(zone)).date()
+        console.js(COUNT_REQUESTS)
+        console.js("const form = document.querySelector('.audit-form');"
+                   "form.cafe.value = arguments[0]; form.from.value = arguments[1]; form.to.value = arguments[1];",
+                   CAFE, today.isoformat())
+        console.click(".audit-form button[type=submit]")
+        console.wait(lambda b: requests_to(b, "/v1/audit?"), 10, "the audit log was not asked")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(requests_to(console, "/v1/audit?")[0]).query)
+        start = datetime.datetime.combine(today, datetime.time(), zoneinfo.ZoneInfo(zone))
+        utc = [(start + datetime.timedelta(days=days)).astimezone(datetime.timezone.utc) for days in (0, 1)]
+        self.assertEqual([query["from"][0], query["to"][0]],
+                         [moment.strftime("%Y-%m-%dT%H:%M:%S.000Z") for moment in utc])
+        self.assertEqual(query["cafeId"], [CAFE])
+        entry = console.wait_for(".audit-entry")
+        self.assertIn(CAFE, entry.text)
 
 
 class ConsoleSignInTests(ConsoleTestCase):

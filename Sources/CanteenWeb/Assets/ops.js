@@ -292,10 +292,13 @@
     return el('div', { class: 'sold-out', dataset: { soldOut: String(soldOut !== undefined) } },
       el('span', { class: 'sold-out-status', text: status }),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.today'),
-        onclick: () => markSoldOut(item.id, endOfDay(zone)) }),
+        onclick: () => markSoldOut(item.id, Canteen.nextZonedTime(zone, 0, 0)) }),
       el('label', {}, t('web.soldout.until_time'), ' ', time),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.set'),
-        onclick: () => { if (time.value) markSoldOut(item.id, localInstant(zone, time.value)); } }),
+        onclick: () => {
+          const match = /^(\d{2}):(\d{2})$/.exec(time.value);
+          if (match) markSoldOut(item.id, Canteen.nextZonedTime(zone, Number(match[1]), Number(match[2])));
+        } }),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.back'), disabled: soldOut === undefined,
         onclick: () => markSoldOut(item.id, false) }));
   }
@@ -308,41 +311,6 @@
     } catch (error) {
       failed(error);
     }
-  }
-
-  /** The wall-clock parts of `date` in `zone`. */
-  function zoneParts(date, zone) {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric',
-      day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(date);
-    const get = (type) => Number(parts.find((part) => part.type === type).value);
-    return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'),
-      second: get('second') };
-  }
-
-  /** The instant of a wall-clock time in `zone` (two rounds settle the offset, across DST too). */
-  function zonedInstant(zone, year, month, day, hour, minute) {
-    const wall = Date.UTC(year, month - 1, day, hour, minute);
-    let guess = wall;
-    for (let round = 0; round < 2; round += 1) {
-      const parts = zoneParts(new Date(guess), zone);
-      const shown = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-      guess = wall - (shown - guess);
-    }
-    return new Date(guess);
-  }
-
-  function endOfDay(zone) {
-    const today = zoneParts(new Date(Canteen.now()), zone);
-    return zonedInstant(zone, today.year, today.month, today.day + 1, 0, 0);
-  }
-
-  /** Today's (or, once past, tomorrow's) `HH:MM` in `zone`. */
-  function localInstant(zone, text) {
-    const [hour, minute] = text.split(':').map(Number);
-    const today = zoneParts(new Date(Canteen.now()), zone);
-    let instant = zonedInstant(zone, today.year, today.month, today.day, hour, minute);
-    if (instant.getTime() <= Canteen.now()) instant = zonedInstant(zone, today.year, today.month, today.day + 1, hour, minute);
-    return instant;
   }
 
   /** The edited document: the loaded one with the fields this page shows replaced (others kept as they were). */
@@ -839,11 +807,6 @@
 
   // MARK: - Reports
 
-  function cafeToday(cafe) {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: cafe.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
-      .format(new Date(Canteen.now()));
-  }
-
   async function openReports() {
     const form = $('.report-form');
     if (!form.dataset.bound) {
@@ -853,8 +816,8 @@
     }
     const cafe = cafeNamed($('[name=cafe]', form).value);
     if (cafe && !$('[name=from]', form).value) {
-      $('[name=from]', form).value = cafeToday(cafe);
-      $('[name=to]', form).value = cafeToday(cafe);
+      $('[name=from]', form).value = Canteen.zonedToday(cafe.timeZone);
+      $('[name=to]', form).value = Canteen.zonedToday(cafe.timeZone);
     }
   }
 
@@ -982,12 +945,10 @@
     const data = new FormData(form);
     const query = new URLSearchParams({ limit: '50' });
     if (data.get('cafe')) query.set('cafeId', String(data.get('cafe')));
-    if (data.get('from')) query.set('from', new Date(`${data.get('from')}T00:00:00`).toISOString());
-    if (data.get('to')) {
-      const end = new Date(`${data.get('to')}T00:00:00`);
-      end.setDate(end.getDate() + 1);
-      query.set('to', end.toISOString());
-    }
+    // Days are the café's when one is chosen (else the reader's own).
+    const zone = cafeNamed(String(data.get('cafe')))?.timeZone;
+    if (data.get('from')) query.set('from', Canteen.dayStart(zone, String(data.get('from'))).toISOString());
+    if (data.get('to')) query.set('to', Canteen.dayStart(zone, String(data.get('to')), 1).toISOString());
     if (more && state.auditNext) query.set('after', state.auditNext);
     try {
       const page = (await request('GET', `/v1/audit?${query}`)).body;
