@@ -148,7 +148,10 @@ class DeviceTests(ConsoleTestCase):
                                capture_output=True, text=True, timeout=30)
         self.assertEqual(whole.stdout.strip(), url)
         console.click("#secret-dialog button[value=close]")
-        self.assertEqual(console.find_all("#secret-dialog .secret-qr[data-qr-url]"), [])
+        # The dialog's close event comes as a task after the click: the secret is gone once it has run.
+        console.wait(lambda b: not b.find_all("#secret-dialog .secret-qr[data-qr-url]"), 5,
+                     "the provisioning QR code stayed on the page after the dialog closed")
+        self.assertEqual(console.find("#secret-dialog .secret-url").get_attribute("textContent"), "")
 
         tablet = self.browser()
         tablet.open(decoded.stdout.strip())
