@@ -350,6 +350,36 @@ class ConsoleSessionTests(ConsoleTestCase):
         shots(console, "ops-header")
 
 
+COUNT_NUMBER_FORMATS = """window.__numberFormats = 0;
+    window.Intl.NumberFormat = new Proxy(Intl.NumberFormat, {
+      construct(target, args) { window.__numberFormats += 1; return new target(...args); } });"""
+
+
+class MoneyTests(ConsoleTestCase):
+    def test_money_is_formatted_exactly_by_one_formatter_per_currency(self):
+        server = self.server()
+        kiosk = server.token("kiosk")
+        for _ in range(3):
+            server.place_order(kiosk, [{"itemId": "latte", "quantity": 1, "options": ["small"]}])
+        console = open_console(self.browser(), server, "reports")
+        money = "return Canteen.money(arguments[0], arguments[1])"
+        # The decimal of the minor units, not a double: 2^53 - 1 cents is …409.91 (a division gives …409.90).
+        self.assertEqual(console.js(money, 9007199254740991, "USD"), "$90,071,992,547,409.91")
+        self.assertEqual(console.js(money, 1005, "KWD"), "KWD\u00a01.005")
+        self.assertEqual(console.js(money, 450, "JPY"), "\u00a5450")
+        self.assertEqual(console.js(money, -29, "USD"), "-$0.29")
+        digits = "return ['JPY', 'USD', 'KWD'].map((code) => Canteen.currencyDigits(code))"
+        self.assertEqual(console.js(digits), [0, 2, 3])
+        # Every money cell of the reports shares its currency's formatter: none is made per cell.
+        console.js(COUNT_NUMBER_FORMATS)
+        console.click(".report-form button[type=submit]")
+        console.wait_for('.report-days td[data-figure="revenue"]')
+        cells = [cell.text for cell in console.find_all(".report-days td, .report-items td, .chart-hours text")
+                 if "$" in cell.text]
+        self.assertGreaterEqual(len(cells), 4, cells)
+        self.assertEqual(console.js("return window.__numberFormats"), 0)
+
+
 class AuditTests(ConsoleTestCase):
     def test_with_a_cafe_chosen_the_audit_logs_days_are_the_cafes(self):
         server = self.server()
@@ -374,6 +404,17 @@ class AuditTests(ConsoleTestCase):
         self.assertEqual(query["cafeId"], [CAFE])
         entry = console.wait_for(".audit-entry")
         self.assertIn(CAFE, entry.text)
+
+    def test_an_amount_of_money_in_the_audit_log_reads_as_money(self):
+        server = self.server()
+        server.api("POST", "/v1/coupons", body={"label": "Welcome", "amountOff": {"amount": 1005, "currency": "USD"},
+                                               "maxUses": 5}, expect=201)
+        console = open_console(self.browser(), server, "audit")
+        entry = console.wait_for('.audit-entry[data-action="coupon.create"]')
+        change = next(item for item in entry.find_elements("css selector", ".audit-changes li")
+                      if item.text.startswith("amountOff"))
+        self.assertEqual(change.find_element("css selector", ".after").text, "$10.05")
+        self.assertNotIn("{", entry.text)
 
 
 class ConsoleSignInTests(ConsoleTestCase):

@@ -610,16 +610,34 @@ const Canteen = (() => {
 
   /** A currency's formatter for the reader and its minor-unit digits, made once per currency. */
   const moneyFormats = new Map();
-  /** Minor units of `currency`, formatted for the reader (a basket's running total). */
-  function money(amount, currency) {
+  function moneyFormat(currency) {
     let format = moneyFormats.get(currency);
     if (!format) {
-      const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
-      format = { digits, formatter: new Intl.NumberFormat(locale, { style: 'currency', currency,
-        minimumFractionDigits: digits, maximumFractionDigits: digits }) };
+      try {
+        const digits = new Intl.NumberFormat('en', { style: 'currency', currency })
+          .resolvedOptions().maximumFractionDigits;
+        format = { digits, formatter: new Intl.NumberFormat(locale, { style: 'currency', currency,
+          minimumFractionDigits: digits, maximumFractionDigits: digits }) };
+      } catch {
+        // Not a currency code the browser knows: its amount in two digits, then the code.
+        const formatter = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+        format = { digits: 2, formatter: { format: (value) => `${formatter.format(value)} ${currency}` } };
+      }
       moneyFormats.set(currency, format);
     }
-    return format.formatter.format(amount / 10 ** format.digits);
+    return format;
+  }
+
+  /** The minor-unit digits of `currency` as the browser's ISO 4217 data knows them (JPY 0, USD 2, KWD 3). */
+  function currencyDigits(currency) {
+    return moneyFormat(currency).digits;
+  }
+
+  /** Minor units of `currency`, formatted for the reader (a basket's running total, a report's revenue). */
+  function money(amount, currency) {
+    const { digits, formatter } = moneyFormat(currency);
+    // `450e-2` is exactly 4.50: Intl formats a numeric string as the decimal it writes, with no double between.
+    return formatter.format(`${amount}e-${digits}`);
   }
 
   /** What a modifier group asks for, in words ("Choose 1", "Up to 2", "Choose 1 to 3"). */
@@ -845,6 +863,6 @@ const Canteen = (() => {
   return {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
     notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
-    itemChoice, timeOfDay, wholeNumber, zoneParts, zonedInstant, nextZonedTime, zonedToday, dayStart,
+    itemChoice, timeOfDay, wholeNumber, zoneParts, zonedInstant, nextZonedTime, zonedToday, dayStart, currencyDigits,
   };
 })();

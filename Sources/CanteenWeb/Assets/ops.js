@@ -750,8 +750,7 @@
       body.itemId = itemId;
     } else {
       const currency = String(data.get('currency')).trim().toUpperCase();
-      const exponent = currencyExponent(currency);
-      const amount = minorUnits(form, $('[name=amount]', form), exponent);
+      const amount = minorUnits(form, $('[name=amount]', form), Canteen.currencyDigits(currency));
       if (amount === null) return;
       body.amountOff = { amount, currency };
     }
@@ -767,21 +766,11 @@
     }
   }
 
-  /** A currency's exponent as the browser's ISO 4217 data knows it (the API checks the amount again). */
-  function currencyExponent(currency) {
-    try {
-      return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
-    } catch {
-      return 2;
-    }
-  }
-
   async function loadCoupons() {
     const coupons = (await request('GET', '/v1/coupons')).body.coupons;
     $('.coupon-table tbody').replaceChildren(...coupons.map((coupon) => {
       const benefit = coupon.amountOff
-        ? CanteenMoney.format(coupon.amountOff.amount, coupon.amountOff.currency,
-          currencyExponent(coupon.amountOff.currency), locale)
+        ? Canteen.money(coupon.amountOff.amount, coupon.amountOff.currency)
         : t('web.ops.free_item', { item: coupon.itemId });
       const live = !coupon.revokedAt;
       return el('tr', { dataset: { couponId: coupon.id } },
@@ -844,11 +833,6 @@
     }
   }
 
-  function money(amount, report, currency = report.currency) {
-    return CanteenMoney.format(amount, currency, currency === report.currency ? report.currencyExponent
-      : currencyExponent(currency), locale);
-  }
-
   function table(element, headers, rows) {
     element.replaceChildren(el('thead', {}, el('tr', {}, headers.map((header) => el('th', { scope: 'col', text: header })))),
       el('tbody', {}, rows));
@@ -862,21 +846,22 @@
       title: t('web.ops.sales_by_hour'),
       description: t('web.ops.sales_by_hour_description', { from: hours.from, to: hours.to, zone: hours.timeZone }),
       bars: own.map((row) => ({ label: String(row.hour).padStart(2, '0'), value: row.revenue,
-        text: `${money(row.revenue, hours)} · ${number.format(row.orders)}` })),
+        text: `${Canteen.money(row.revenue, hours.currency)} · ${number.format(row.orders)}` })),
     }), el('figcaption', { text: t('web.ops.chart_hours_caption', { zone: hours.timeZone }) }));
     const salesHeaders = [t('web.ops.orders'), t('web.ops.items_sold'), t('web.ops.revenue'), t('web.ops.cancelled_orders'),
       t('web.ops.cancelled_revenue')];
-    const salesCells = (row, report) => [el('td', { dataset: { figure: 'orders' }, text: number.format(row.orders) }),
+    const salesCells = (row) => [el('td', { dataset: { figure: 'orders' }, text: number.format(row.orders) }),
       el('td', { dataset: { figure: 'items' }, text: number.format(row.items) }),
-      el('td', { dataset: { figure: 'revenue', minor: String(row.revenue) }, text: money(row.revenue, report, row.currency) }),
+      el('td', { dataset: { figure: 'revenue', minor: String(row.revenue) },
+        text: Canteen.money(row.revenue, row.currency) }),
       el('td', { dataset: { figure: 'cancelled' }, text: number.format(row.cancelledOrders) }),
-      el('td', { text: money(row.cancelledRevenue, report, row.currency) })];
+      el('td', { text: Canteen.money(row.cancelledRevenue, row.currency) })];
     table($('.report-days', results), [t('web.ops.date'), ...salesHeaders],
       days.rows.map((row) => el('tr', { dataset: { date: row.date } }, el('th', { scope: 'row', text: row.date }),
-        salesCells(row, days))));
+        salesCells(row))));
     table($('.report-items', results), [t('web.ops.item'), ...salesHeaders],
       items.rows.map((row) => el('tr', { dataset: { item: row.item } }, el('th', { scope: 'row', text: row.name || row.item }),
-        salesCells(row, items))));
+        salesCells(row))));
     const ready = kitchen.stations.filter((station) => station.ready > 0);
     $('.chart-kitchen', results).replaceChildren(ready.length ? CanteenCharts.rows({
       title: t('web.ops.kitchen_times'), description: t('web.ops.kitchen_description'),
@@ -934,9 +919,15 @@
     await loadAudit(false);
   }
 
+  /** A value of the audit log as text: an amount of money ({amount, currency}) as money, other objects as JSON. */
   function auditValue(value) {
     if (value === undefined) return '∅';
-    return typeof value === 'string' ? value : JSON.stringify(value);
+    if (typeof value === 'string') return value;
+    const keys = value && typeof value === 'object' ? Object.keys(value).sort().join() : '';
+    if (keys === 'amount,currency' && Number.isInteger(value.amount) && typeof value.currency === 'string') {
+      return Canteen.money(value.amount, value.currency);
+    }
+    return JSON.stringify(value);
   }
 
   async function loadAudit(more) {
