@@ -280,6 +280,47 @@ def requests_to(browser, fragment):
     return [url for url in browser.js("return window.__requests") if fragment in url]
 
 
+COUNT_DATE_FORMATS = """window.__dateFormats = 0;
+    window.Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
+      construct(target, args) { window.__dateFormats += 1; return new target(...args); } });"""
+
+
+def rendered_again(browser, css):
+    """Marks what `css` finds now and waits until the page has put a new one in its place."""
+    browser.js("document.querySelector(arguments[0]).dataset.old = 'true'", css)
+    return lambda: browser.wait(lambda b: b.find_all(f"{css}:not([data-old])"), 10, f"{css} was not drawn again")
+
+
+class TimeOfDayTests(ConsoleTestCase):
+    def test_times_of_day_share_one_formatter_per_zone(self):
+        server = self.server()
+        until = datetime.datetime.now(datetime.timezone.utc).replace(second=0, microsecond=0)
+        until += datetime.timedelta(hours=3)
+        for item in ("latte", "salad"):
+            server.api("PATCH", f"/v1/cafes/{CAFE}/menu/items/{item}", expect=200,
+                       body={"soldOut": True, "soldOutUntil": until.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        server.place_order(server.token("kiosk"), [{"itemId": "soup", "quantity": 1}])
+        _, cafe = server.api("GET", f"/v1/cafes/{CAFE}", expect=200)
+        console = open_console(self.browser(), server, "menus")
+        item_editor(console, "latte")
+        console.click('.sections button[data-section="reports"]')
+        console.click(".report-form button[type=submit]")
+        console.wait_for(".report-windows tbody tr")
+        # Drawn a second time, the menu's sold-out times and the report's windows make no new formatter.
+        console.js(COUNT_DATE_FORMATS)
+        drawn = rendered_again(console, ".report-windows tbody")
+        console.click(".report-form button[type=submit]")
+        drawn()
+        drawn = rendered_again(console, '.item-editor[data-item-id="latte"]')
+        console.click('.sections button[data-section="menus"]')
+        drawn()
+        self.assertEqual(console.js("return window.__dateFormats"), 0)
+        local = until.astimezone(zoneinfo.ZoneInfo(cafe["timeZone"]))
+        clock = f"{local.hour % 12 or 12}:{local.minute:02d}"
+        for item in ("latte", "salad"):
+            self.assertIn(clock, item_editor(console, item).find_element("css selector", ".sold-out-status").text)
+
+
 class ConsoleSessionTests(ConsoleTestCase):
     def revocable_console(self, server, section):
         token = server.token("ops", name="ops desk")

@@ -286,8 +286,7 @@
     const zone = cafe ? cafe.timeZone : undefined;
     const status = soldOut === undefined ? t('label.available')
       : soldOut === null ? t('label.sold_out')
-        : t('web.soldout.until', { time: new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: zone })
-          .format(new Date(soldOut)) });
+        : t('web.soldout.until', { time: Canteen.timeOfDay(zone).format(new Date(soldOut)) });
     const time = el('input', { type: 'time', name: 'until', 'aria-label': t('web.soldout.until_time') });
     return el('div', { class: 'sold-out', dataset: { soldOut: String(soldOut !== undefined) } },
       el('span', { class: 'sold-out-status', text: status }),
@@ -880,7 +879,7 @@
     $('.orders-ready', results).textContent = t('web.ops.orders_ready', {
       ready: number.format(kitchen.orders.readyByWindowStart), orders: number.format(kitchen.orders.ready),
     });
-    const time = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: windows.timeZone });
+    const time = Canteen.timeOfDay(windows.timeZone);
     table($('.report-windows', results), [t('web.ops.window'), t('web.ops.capacity'), t('web.ops.used'), t('web.ops.orders'),
       t('web.ops.refused')], windows.windows.filter((window) => window.orders || window.refused || window.used)
       .map((window) => el('tr', { dataset: { start: window.start } },
