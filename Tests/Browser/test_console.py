@@ -13,6 +13,7 @@ import tempfile
 import time
 import unittest
 import urllib.parse
+import urllib.request
 import zoneinfo
 from pathlib import Path
 
@@ -209,6 +210,46 @@ class ReportTests(ConsoleTestCase):
         windows = console.find_all(".report-windows tbody tr")
         self.assertEqual(sum(int(row.find_element("css selector", "[data-figure=orders]").text) for row in windows), 3)
         shots(console, "ops-reports")
+
+
+CAPTURE_DOWNLOADS = """window.__downloads = [];
+    const make = URL.createObjectURL;
+    URL.createObjectURL = (blob) => {
+      blob.text().then((text) => window.__downloads.push(text));
+      return make(blob);
+    };"""
+
+
+class ReportDownloadTests(ConsoleTestCase):
+    def csv(self, server, path):
+        request = urllib.request.Request(server.base + path, headers={"Authorization": f"Bearer {server.ops}",
+                                                                      "Accept": "text/csv"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.read().decode()
+
+    def test_a_report_downloads_as_the_apis_csv_and_a_refusal_shows_the_apis_message(self):
+        server = self.server()
+        server.place_order(server.token("kiosk"), [{"itemId": "soup", "quantity": 2}])
+        console = open_console(self.browser(), server, "reports")
+        console.click(".report-form button[type=submit]")
+        console.wait_for('.report-items tr[data-item="soup"]')
+        day = console.find(".report-form [name=to]").get_attribute("value")
+        console.js(CAPTURE_DOWNLOADS)
+        console.click('.csv-button[data-report="sales"][data-by="item"]')
+        download = console.wait(lambda b: b.js("return window.__downloads[0]"), 10, "nothing was downloaded")
+        expected = self.csv(server, f"/v1/cafes/{CAFE}/reports/sales?from={day}&to={day}&by=item")
+        self.assertEqual(download, expected)
+        self.assertIn("soup", download)
+        # A report the API refuses (the days in the wrong order): its own message, at its field.
+        console.js("const form = document.querySelector('.report-form');"
+                   "form.from.value = '2026-11-20'; form.to.value = '2026-11-10';")
+        console.click('.csv-button[data-report="sales"][data-by="item"]')
+        status, answer = server.api("GET", f"/v1/cafes/{CAFE}/reports/sales?from=2026-11-20&to=2026-11-10&by=item")
+        self.assertEqual(status, 422, answer)
+        error = console.wait_for(".report-form .field-error")
+        self.assertEqual(error.text, answer["error"]["message"])
+        self.assertEqual(error.get_attribute("data-for"), answer["error"]["field"])
+        self.assertEqual(console.js("return window.__downloads.length"), 1)
 
 
 class ConsoleTourTests(ConsoleTestCase):

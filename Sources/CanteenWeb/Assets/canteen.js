@@ -204,9 +204,10 @@ const Canteen = (() => {
   /**
    * One API request; resolves `{status, headers, body}` (body null on 304), rejects with
    * `ApiError` for an answer with an error status, `NetworkError` when no answer came, or the
-   * caller's abort.
+   * caller's abort. With `accept` (`text/csv`) the answer is asked in that type and its body is a Blob.
    */
-  async function request(method, path, { body, headers = {}, timeoutMs = 10000, signal, anonymous = false } = {}) {
+  async function request(method, path,
+    { body, headers = {}, timeoutMs = 10000, signal, anonymous = false, accept = null } = {}) {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
@@ -216,6 +217,7 @@ const Canteen = (() => {
     const token = storage.get('token');
     if (token && !anonymous) init.headers.Authorization = `Bearer ${token}`;
     if (apiLanguage) init.headers['Accept-Language'] = apiLanguage;
+    if (accept) init.headers.Accept = accept;
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -231,13 +233,20 @@ const Canteen = (() => {
       }
       noteServerDate(response.headers.get('Date'));
       let json = null;
+      let raw = null;
       if (response.status !== 304 && response.status !== 204) {
-        const text = await response.text().catch((error) => {
+        // Asked in another type, an answer that succeeded is kept as it came; a refusal is still JSON.
+        const keep = accept && response.ok;
+        const content = await (keep ? response.blob() : response.text()).catch((error) => {
           if (signal?.aborted) throw error;
           connection.lost();
           throw new NetworkError(String(error));
         });
-        try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+        if (keep) {
+          raw = content;
+        } else {
+          try { json = content ? JSON.parse(content) : null; } catch { json = null; }
+        }
       }
       if (!response.ok && response.status !== 304) {
         const error = json && json.error;
@@ -251,7 +260,7 @@ const Canteen = (() => {
           error ? error.message : response.statusText, error ? error.field : null, (error && error.problems) || []);
       }
       connection.reached();
-      return { status: response.status, headers: response.headers, body: json };
+      return { status: response.status, headers: response.headers, body: raw ?? json };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', forward);

@@ -6,7 +6,7 @@
 'use strict';
 
 (() => {
-  const { t, el, request, ApiError, notify, storage, connection } = Canteen;
+  const { t, el, request, ApiError, notify, connection } = Canteen;
   const locale = Canteen.locale;
   const state = { cafes: [], section: null, overviewTimer: null, overviewGeneration: 0, menu: null, cafeDoc: null,
     auditNext: null };
@@ -892,17 +892,17 @@
   /** Fetches a report as CSV (`Accept: text/csv`) and hands it to the browser as a file. */
   async function downloadCSV(button) {
     const url = reportQuery(button.dataset.report, button.dataset.by);
+    const form = $('.report-form');
+    clearErrors(form);
     try {
-      const response = await fetch(url, { headers: { Accept: 'text/csv', Authorization: `Bearer ${storage.get('token')}` },
-        cache: 'no-store', credentials: 'omit' });
-      if (!response.ok) throw new ApiError(response.status, `http_${response.status}`, response.statusText, null);
-      const link = el('a', { href: URL.createObjectURL(await response.blob()),
+      const answer = await request('GET', url, { accept: 'text/csv' });
+      const link = el('a', { href: URL.createObjectURL(answer.body),
         download: `${button.dataset.report}${button.dataset.by ? `-${button.dataset.by}` : ''}.csv` });
       document.body.append(link);
       link.click();
       link.remove();
     } catch (error) {
-      failed(error);
+      showRefusal(form, error);
     }
   }
 
