@@ -207,6 +207,11 @@ class ReportTests(ConsoleTestCase):
         self.assertEqual(sum(hours), revenue)
         stations = console.find_all(".chart-kitchen .bar-group")
         self.assertEqual([group.get_attribute("data-label") for group in stations], ["bar"])
+        # Each kind of kitchen bar has its own pattern; only the hatched one is filled with the hatching.
+        fills = {bar.get_attribute("data-key"): bar.find_element("css selector", "rect").get_attribute("fill")
+                 for bar in console.find_all(".chart-kitchen .bar")}
+        self.assertEqual(fills, {"p50": None, "p90": "url(#hatch)", "max": None})
+        self.assertEqual(console.find_all('.report-results [fill="null"], .report-results [fill="undefined"]'), [])
         windows = console.find_all(".report-windows tbody tr")
         self.assertEqual(sum(int(row.find_element("css selector", "[data-figure=orders]").text) for row in windows), 3)
         shots(console, "ops-reports")
