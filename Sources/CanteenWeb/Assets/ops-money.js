@@ -38,5 +38,3 @@ const CanteenMoney = (() => {
 
   return { toMinor, toMajor };
 })();
-
-if (typeof module !== 'undefined') module.exports = CanteenMoney;

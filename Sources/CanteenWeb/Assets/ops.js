@@ -396,7 +396,7 @@
         value: pickup.leadMinutes, dataset: { path: 'pickup.leadMinutes' } })));
     const stations = [...new Set(menu.document.items.map((item) => item.station))].sort();
     $('.stations-list', form).textContent = Array.isArray(cafe.stations)
-      ? cafe.stations.map((station) => (typeof station === 'string' ? station : station.id)).join(', ')
+      ? cafe.stations.map((station) => station.id).join(', ')
       : t('web.ops.stations_from_menu', { stations: stations.join(', ') });
     renderBeacons(cafe);
   }
