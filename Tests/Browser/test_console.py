@@ -38,6 +38,15 @@ class ConsoleTestCase(PageTestCase):
         return server.api("GET", f"/v1/cafes/{CAFE}/menu/document", expect=200)[1]["version"]
 
 
+COUNT_STRING_READS = """window.__stringReads = 0;
+    const strings = document.getElementById('canteen-strings').textContent;
+    const parse = JSON.parse;
+    JSON.parse = (text, ...rest) => {
+      if (text === strings) window.__stringReads += 1;
+      return parse(text, ...rest);
+    };"""
+
+
 class MenuEditorTests(ConsoleTestCase):
     def test_a_price_changed_in_the_console_is_on_the_kiosk_within_a_second(self):
         server = self.server()
@@ -106,6 +115,24 @@ class MenuEditorTests(ConsoleTestCase):
         self.assertEqual(self.menu_version(server), before)
         _, log = server.api("GET", "/v1/audit", expect=200)
         self.assertEqual(log["entries"], [])
+
+    def test_the_allergens_names_are_read_once_per_page(self):
+        server = self.server()
+        console = open_console(self.browser(), server, "menus")
+        boxes = "return [...document.querySelectorAll('.item-editor[data-item-id=latte] input[name=allergen]')]" \
+                ".map((box) => box.value)"
+        item_editor(console, "latte")
+        codes = console.js(boxes)
+        named = console.js("return Object.keys(JSON.parse(document.getElementById('canteen-strings').textContent))"
+                           ".filter((key) => key.startsWith('allergen.')).map((key) => key.slice(9))")
+        self.assertTrue(named)
+        self.assertLessEqual(set(named), set(codes))
+        console.js(COUNT_STRING_READS)
+        drawn = rendered_again(console, '.item-editor[data-item-id="latte"]')
+        console.click('.sections button[data-section="menus"]')
+        drawn()
+        self.assertEqual(console.js("return window.__stringReads"), 0)
+        self.assertEqual(console.js(boxes), codes)
 
     def test_prices_convert_exactly_for_every_currency_exponent(self):
         server = self.server()

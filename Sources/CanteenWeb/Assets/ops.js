@@ -218,10 +218,9 @@
     renderMenu();
   }
 
-  function knownAllergens() {
-    const strings = JSON.parse(document.getElementById('canteen-strings').textContent);
-    return Object.keys(strings).filter((key) => key.startsWith('allergen.')).map((key) => key.slice(9)).sort();
-  }
+  /** The allergens the page has names for (`allergen.milk` → milk), read from its strings once. */
+  const knownAllergens = Object.keys(JSON.parse(document.getElementById('canteen-strings').textContent))
+    .filter((key) => key.startsWith('allergen.')).map((key) => key.slice(9)).sort();
 
   function defaultText(names) {
     const languages = state.menu.languages;
@@ -234,7 +233,7 @@
     clearErrors(form);
     $('.menu-version').textContent = t('web.ops.menu_version', { version: number.format(menu.version) });
     const doc = menu.document;
-    const allergens = knownAllergens();
+    const allergens = knownAllergens;
     const byCategory = doc.categories.map((category) => ({
       category, items: doc.items.map((item, index) => ({ item, index })).filter(({ item }) => item.category === category.id),
     }));
