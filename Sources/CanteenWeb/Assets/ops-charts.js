@@ -7,9 +7,12 @@ const CanteenCharts = (() => {
   const ns = 'http://www.w3.org/2000/svg';
   const rtl = document.documentElement.dir === 'rtl';
 
+  /** An SVG element; an attribute whose value is null or undefined is left out. */
   function node(name, attributes = {}, text) {
     const element = document.createElementNS(ns, name);
-    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+    for (const [key, value] of Object.entries(attributes)) {
+      if (value !== null && value !== undefined) element.setAttribute(key, String(value));
+    }
     if (text !== undefined) element.textContent = text;
     return element;
   }
@@ -98,7 +101,6 @@ const CanteenCharts = (() => {
       svg.append(g);
       y += groupGap;
     }
-    svg.querySelectorAll('[fill="null"]').forEach((element) => element.removeAttribute('fill'));
     return svg;
   }
 

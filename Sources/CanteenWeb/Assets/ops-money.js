@@ -36,18 +36,5 @@ const CanteenMoney = (() => {
     return `${negative ? '-' : ''}${whole}${fraction}`;
   }
 
-  /** `minor` units shown in `locale` with `currency`'s symbol (the exact decimal string is formatted). */
-  function format(minor, currency, exponent, locale) {
-    try {
-      return new Intl.NumberFormat(locale, {
-        style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent,
-      }).format(toMajor(minor, exponent));
-    } catch {
-      return `${toMajor(minor, exponent)} ${currency}`;
-    }
-  }
-
-  return { toMinor, toMajor, format };
+  return { toMinor, toMajor };
 })();
-
-if (typeof module !== 'undefined') module.exports = CanteenMoney;

@@ -6,9 +6,10 @@
 'use strict';
 
 (() => {
-  const { t, el, request, ApiError, notify, storage, connection } = Canteen;
+  const { t, el, request, ApiError, notify, connection } = Canteen;
   const locale = Canteen.locale;
-  const state = { cafes: [], section: null, overviewTimer: null, menu: null, cafeDoc: null, auditNext: null };
+  const state = { cafes: [], section: null, overviewTimer: null, overviewGeneration: 0, menu: null, cafeDoc: null,
+    auditNext: null };
   const sections = ['overview', 'menus', 'cafe', 'devices', 'webhooks', 'cards', 'reports', 'audit'];
   const pages = { kds: 'kitchen', kiosk: 'kiosk', board: 'kiosk' };
   const number = new Intl.NumberFormat(locale);
@@ -21,48 +22,10 @@
   // MARK: - Signing in
 
   async function start() {
-    Canteen.takeTokenFromFragment();
-    $('#setup form').addEventListener('submit', (event) => {
-      event.preventDefault();
-      const token = new FormData(event.target).get('token').trim();
-      if (!token) return;
-      storage.set('token', token);
-      signIn();
-    });
-    $('.token-button').addEventListener('click', () => {
-      storage.set('token', null);
-      stopOverview();
-      Canteen.showSetup();
-    });
-    signIn();
-  }
-
-  async function signIn() {
-    if (!storage.get('token')) { Canteen.showSetup(); return; }
-    try {
-      const token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
-      if (token.role !== 'ops') {
-        Canteen.showSetup({ reason: 'wrong_role' });
-        $('.setup-message').textContent = t('web.token.wrong_role', {
-          role: t(`web.role.${token.role}`) || token.role, needed: t('web.role.ops'),
-        });
-        return;
-      }
-      await loadCafes();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) {
-        storage.set('token', null);
-        Canteen.showSetup({ reason: 'refused' });
-      } else if (error instanceof ApiError) {
-        Canteen.showSetup({ reason: 'forbidden', detail: error.message });
-      } else {
-        await connection.whenOnline();
-        signIn();
-      }
-      return;
-    }
-    $('#setup').hidden = true;
+    const { cafes } = await Canteen.session({ roles: ['ops'], cafe: false });
+    showCafes(cafes);
     $('#console').hidden = false;
+    // Once per page: signing in again (the ⚙ button, a refused token) reloads the page.
     $$('.sections button').forEach((button) => button.addEventListener('click', () => show(button.dataset.section)));
     const wanted = Canteen.query.get('section');
     show(sections.includes(wanted) ? wanted : 'overview');
@@ -71,16 +34,20 @@
   /** A call failed: a refused token sends the reader back to sign in; anything else is a notice. */
   function failed(error) {
     if (error instanceof ApiError && error.status === 401) {
-      storage.set('token', null);
       stopOverview();
-      Canteen.showSetup({ reason: 'refused' });
+      Canteen.tokenRefused(error);
       return;
     }
     notify(error instanceof ApiError ? error.message : t('web.common.unreachable'), { kind: 'error' });
   }
 
   async function loadCafes() {
-    state.cafes = (await request('GET', '/v1/cafes')).body.cafes;
+    showCafes((await request('GET', '/v1/cafes')).body.cafes);
+  }
+
+  /** Fills every café menu of the page with `cafes`, keeping what each had chosen. */
+  function showCafes(cafes) {
+    state.cafes = cafes;
     for (const select of $$('.cafe-select')) {
       const current = select.value;
       const options = state.cafes.map((cafe) => el('option', { value: cafe.id, text: `${cafe.name} (${cafe.id})` }));
@@ -166,23 +133,28 @@
 
   // MARK: - Overview
 
+  /** Polls the overview every 2 s until stopped; the loop of an earlier start ends at its next step. */
   function startOverview() {
     stopOverview();
+    const generation = state.overviewGeneration;
+    const current = () => generation === state.overviewGeneration;
     const tick = async () => {
-      if (state.section !== 'overview') return;
+      if (!current() || state.section !== 'overview') return;
       if (connection.online) {
         try {
-          renderOverview((await request('GET', '/v1/overview', { timeoutMs: 8000 })).body);
+          const overview = (await request('GET', '/v1/overview', { timeoutMs: 8000 })).body;
+          if (current()) renderOverview(overview);
         } catch (error) {
-          if (error instanceof ApiError) failed(error);
+          if (current() && error instanceof ApiError) failed(error);
         }
       }
-      state.overviewTimer = setTimeout(tick, 2000);
+      if (current()) state.overviewTimer = setTimeout(tick, 2000);
     };
     tick();
   }
 
   function stopOverview() {
+    state.overviewGeneration += 1;
     clearTimeout(state.overviewTimer);
     state.overviewTimer = null;
   }
@@ -246,10 +218,9 @@
     renderMenu();
   }
 
-  function knownAllergens() {
-    const strings = JSON.parse(document.getElementById('canteen-strings').textContent);
-    return Object.keys(strings).filter((key) => key.startsWith('allergen.')).map((key) => key.slice(9)).sort();
-  }
+  /** The allergens the page has names for (`allergen.milk` → milk), read from its strings once. */
+  const knownAllergens = Object.keys(JSON.parse(document.getElementById('canteen-strings').textContent))
+    .filter((key) => key.startsWith('allergen.')).map((key) => key.slice(9)).sort();
 
   function defaultText(names) {
     const languages = state.menu.languages;
@@ -262,7 +233,7 @@
     clearErrors(form);
     $('.menu-version').textContent = t('web.ops.menu_version', { version: number.format(menu.version) });
     const doc = menu.document;
-    const allergens = knownAllergens();
+    const allergens = knownAllergens;
     const byCategory = doc.categories.map((category) => ({
       category, items: doc.items.map((item, index) => ({ item, index })).filter(({ item }) => item.category === category.id),
     }));
@@ -314,16 +285,18 @@
     const zone = cafe ? cafe.timeZone : undefined;
     const status = soldOut === undefined ? t('label.available')
       : soldOut === null ? t('label.sold_out')
-        : t('web.soldout.until', { time: new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: zone })
-          .format(new Date(soldOut)) });
+        : t('web.soldout.until', { time: Canteen.timeOfDay(zone).format(new Date(soldOut)) });
     const time = el('input', { type: 'time', name: 'until', 'aria-label': t('web.soldout.until_time') });
     return el('div', { class: 'sold-out', dataset: { soldOut: String(soldOut !== undefined) } },
       el('span', { class: 'sold-out-status', text: status }),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.today'),
-        onclick: () => markSoldOut(item.id, endOfDay(zone)) }),
+        onclick: () => markSoldOut(item.id, Canteen.nextZonedTime(zone, 0, 0)) }),
       el('label', {}, t('web.soldout.until_time'), ' ', time),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.set'),
-        onclick: () => { if (time.value) markSoldOut(item.id, localInstant(zone, time.value)); } }),
+        onclick: () => {
+          const match = /^(\d{2}):(\d{2})$/.exec(time.value);
+          if (match) markSoldOut(item.id, Canteen.nextZonedTime(zone, Number(match[1]), Number(match[2])));
+        } }),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.back'), disabled: soldOut === undefined,
         onclick: () => markSoldOut(item.id, false) }));
   }
@@ -336,41 +309,6 @@
     } catch (error) {
       failed(error);
     }
-  }
-
-  /** The wall-clock parts of `date` in `zone`. */
-  function zoneParts(date, zone) {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric',
-      day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(date);
-    const get = (type) => Number(parts.find((part) => part.type === type).value);
-    return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'),
-      second: get('second') };
-  }
-
-  /** The instant of a wall-clock time in `zone` (two rounds settle the offset, across DST too). */
-  function zonedInstant(zone, year, month, day, hour, minute) {
-    const wall = Date.UTC(year, month - 1, day, hour, minute);
-    let guess = wall;
-    for (let round = 0; round < 2; round += 1) {
-      const parts = zoneParts(new Date(guess), zone);
-      const shown = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-      guess = wall - (shown - guess);
-    }
-    return new Date(guess);
-  }
-
-  function endOfDay(zone) {
-    const today = zoneParts(new Date(Canteen.now()), zone);
-    return zonedInstant(zone, today.year, today.month, today.day + 1, 0, 0);
-  }
-
-  /** Today's (or, once past, tomorrow's) `HH:MM` in `zone`. */
-  function localInstant(zone, text) {
-    const [hour, minute] = text.split(':').map(Number);
-    const today = zoneParts(new Date(Canteen.now()), zone);
-    let instant = zonedInstant(zone, today.year, today.month, today.day, hour, minute);
-    if (instant.getTime() <= Canteen.now()) instant = zonedInstant(zone, today.year, today.month, today.day + 1, hour, minute);
-    return instant;
   }
 
   /** The edited document: the loaded one with the fields this page shows replaced (others kept as they were). */
@@ -457,7 +395,7 @@
         value: pickup.leadMinutes, dataset: { path: 'pickup.leadMinutes' } })));
     const stations = [...new Set(menu.document.items.map((item) => item.station))].sort();
     $('.stations-list', form).textContent = Array.isArray(cafe.stations)
-      ? cafe.stations.map((station) => (typeof station === 'string' ? station : station.id)).join(', ')
+      ? cafe.stations.map((station) => station.id).join(', ')
       : t('web.ops.stations_from_menu', { stations: stations.join(', ') });
     renderBeacons(cafe);
   }
@@ -810,8 +748,7 @@
       body.itemId = itemId;
     } else {
       const currency = String(data.get('currency')).trim().toUpperCase();
-      const exponent = currencyExponent(currency);
-      const amount = minorUnits(form, $('[name=amount]', form), exponent);
+      const amount = minorUnits(form, $('[name=amount]', form), Canteen.currencyDigits(currency));
       if (amount === null) return;
       body.amountOff = { amount, currency };
     }
@@ -827,21 +764,11 @@
     }
   }
 
-  /** A currency's exponent as the browser's ISO 4217 data knows it (the API checks the amount again). */
-  function currencyExponent(currency) {
-    try {
-      return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
-    } catch {
-      return 2;
-    }
-  }
-
   async function loadCoupons() {
     const coupons = (await request('GET', '/v1/coupons')).body.coupons;
     $('.coupon-table tbody').replaceChildren(...coupons.map((coupon) => {
       const benefit = coupon.amountOff
-        ? CanteenMoney.format(coupon.amountOff.amount, coupon.amountOff.currency,
-          currencyExponent(coupon.amountOff.currency), locale)
+        ? Canteen.money(coupon.amountOff.amount, coupon.amountOff.currency)
         : t('web.ops.free_item', { item: coupon.itemId });
       const live = !coupon.revokedAt;
       return el('tr', { dataset: { couponId: coupon.id } },
@@ -867,11 +794,6 @@
 
   // MARK: - Reports
 
-  function cafeToday(cafe) {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: cafe.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
-      .format(new Date(Canteen.now()));
-  }
-
   async function openReports() {
     const form = $('.report-form');
     if (!form.dataset.bound) {
@@ -881,8 +803,8 @@
     }
     const cafe = cafeNamed($('[name=cafe]', form).value);
     if (cafe && !$('[name=from]', form).value) {
-      $('[name=from]', form).value = cafeToday(cafe);
-      $('[name=to]', form).value = cafeToday(cafe);
+      $('[name=from]', form).value = Canteen.zonedToday(cafe.timeZone);
+      $('[name=to]', form).value = Canteen.zonedToday(cafe.timeZone);
     }
   }
 
@@ -909,11 +831,6 @@
     }
   }
 
-  function money(amount, report, currency = report.currency) {
-    return CanteenMoney.format(amount, currency, currency === report.currency ? report.currencyExponent
-      : currencyExponent(currency), locale);
-  }
-
   function table(element, headers, rows) {
     element.replaceChildren(el('thead', {}, el('tr', {}, headers.map((header) => el('th', { scope: 'col', text: header })))),
       el('tbody', {}, rows));
@@ -927,21 +844,22 @@
       title: t('web.ops.sales_by_hour'),
       description: t('web.ops.sales_by_hour_description', { from: hours.from, to: hours.to, zone: hours.timeZone }),
       bars: own.map((row) => ({ label: String(row.hour).padStart(2, '0'), value: row.revenue,
-        text: `${money(row.revenue, hours)} · ${number.format(row.orders)}` })),
+        text: `${Canteen.money(row.revenue, hours.currency)} · ${number.format(row.orders)}` })),
     }), el('figcaption', { text: t('web.ops.chart_hours_caption', { zone: hours.timeZone }) }));
     const salesHeaders = [t('web.ops.orders'), t('web.ops.items_sold'), t('web.ops.revenue'), t('web.ops.cancelled_orders'),
       t('web.ops.cancelled_revenue')];
-    const salesCells = (row, report) => [el('td', { dataset: { figure: 'orders' }, text: number.format(row.orders) }),
+    const salesCells = (row) => [el('td', { dataset: { figure: 'orders' }, text: number.format(row.orders) }),
       el('td', { dataset: { figure: 'items' }, text: number.format(row.items) }),
-      el('td', { dataset: { figure: 'revenue', minor: String(row.revenue) }, text: money(row.revenue, report, row.currency) }),
+      el('td', { dataset: { figure: 'revenue', minor: String(row.revenue) },
+        text: Canteen.money(row.revenue, row.currency) }),
       el('td', { dataset: { figure: 'cancelled' }, text: number.format(row.cancelledOrders) }),
-      el('td', { text: money(row.cancelledRevenue, report, row.currency) })];
+      el('td', { text: Canteen.money(row.cancelledRevenue, row.currency) })];
     table($('.report-days', results), [t('web.ops.date'), ...salesHeaders],
       days.rows.map((row) => el('tr', { dataset: { date: row.date } }, el('th', { scope: 'row', text: row.date }),
-        salesCells(row, days))));
+        salesCells(row))));
     table($('.report-items', results), [t('web.ops.item'), ...salesHeaders],
       items.rows.map((row) => el('tr', { dataset: { item: row.item } }, el('th', { scope: 'row', text: row.name || row.item }),
-        salesCells(row, items))));
+        salesCells(row))));
     const ready = kitchen.stations.filter((station) => station.ready > 0);
     $('.chart-kitchen', results).replaceChildren(ready.length ? CanteenCharts.rows({
       title: t('web.ops.kitchen_times'), description: t('web.ops.kitchen_description'),
@@ -960,7 +878,7 @@
     $('.orders-ready', results).textContent = t('web.ops.orders_ready', {
       ready: number.format(kitchen.orders.readyByWindowStart), orders: number.format(kitchen.orders.ready),
     });
-    const time = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: windows.timeZone });
+    const time = Canteen.timeOfDay(windows.timeZone);
     table($('.report-windows', results), [t('web.ops.window'), t('web.ops.capacity'), t('web.ops.used'), t('web.ops.orders'),
       t('web.ops.refused')], windows.windows.filter((window) => window.orders || window.refused || window.used)
       .map((window) => el('tr', { dataset: { start: window.start } },
@@ -973,17 +891,17 @@
   /** Fetches a report as CSV (`Accept: text/csv`) and hands it to the browser as a file. */
   async function downloadCSV(button) {
     const url = reportQuery(button.dataset.report, button.dataset.by);
+    const form = $('.report-form');
+    clearErrors(form);
     try {
-      const response = await fetch(url, { headers: { Accept: 'text/csv', Authorization: `Bearer ${storage.get('token')}` },
-        cache: 'no-store', credentials: 'omit' });
-      if (!response.ok) throw new ApiError(response.status, `http_${response.status}`, response.statusText, null);
-      const link = el('a', { href: URL.createObjectURL(await response.blob()),
+      const answer = await request('GET', url, { accept: 'text/csv' });
+      const link = el('a', { href: URL.createObjectURL(answer.body),
         download: `${button.dataset.report}${button.dataset.by ? `-${button.dataset.by}` : ''}.csv` });
       document.body.append(link);
       link.click();
       link.remove();
     } catch (error) {
-      failed(error);
+      showRefusal(form, error);
     }
   }
 
@@ -999,9 +917,15 @@
     await loadAudit(false);
   }
 
+  /** A value of the audit log as text: an amount of money ({amount, currency}) as money, other objects as JSON. */
   function auditValue(value) {
     if (value === undefined) return '∅';
-    return typeof value === 'string' ? value : JSON.stringify(value);
+    if (typeof value === 'string') return value;
+    const keys = value && typeof value === 'object' ? Object.keys(value).sort().join() : '';
+    if (keys === 'amount,currency' && Number.isInteger(value.amount) && typeof value.currency === 'string') {
+      return Canteen.money(value.amount, value.currency);
+    }
+    return JSON.stringify(value);
   }
 
   async function loadAudit(more) {
@@ -1010,12 +934,10 @@
     const data = new FormData(form);
     const query = new URLSearchParams({ limit: '50' });
     if (data.get('cafe')) query.set('cafeId', String(data.get('cafe')));
-    if (data.get('from')) query.set('from', new Date(`${data.get('from')}T00:00:00`).toISOString());
-    if (data.get('to')) {
-      const end = new Date(`${data.get('to')}T00:00:00`);
-      end.setDate(end.getDate() + 1);
-      query.set('to', end.toISOString());
-    }
+    // Days are the café's when one is chosen (else the reader's own).
+    const zone = cafeNamed(String(data.get('cafe')))?.timeZone;
+    if (data.get('from')) query.set('from', Canteen.dayStart(zone, String(data.get('from'))).toISOString());
+    if (data.get('to')) query.set('to', Canteen.dayStart(zone, String(data.get('to')), 1).toISOString());
     if (more && state.auditNext) query.set('after', state.auditNext);
     try {
       const page = (await request('GET', `/v1/audit?${query}`)).body;

@@ -372,5 +372,3 @@ const CanteenQR = (() => {
 
   return { encode, svg };
 })();
-
-if (typeof module !== 'undefined') module.exports = CanteenQR;
