@@ -6,11 +6,14 @@ display, and revoking the token sends that display back to sign in; the reports'
 the orders placed; Arabic reads right to left. Screenshots of every section land in
 `.build-screenshots/` at 1280×800 and at a phone's width."""
 
+import datetime
 import shutil
 import subprocess
 import tempfile
 import time
 import unittest
+import urllib.parse
+import zoneinfo
 from pathlib import Path
 
 from canteen_browser import CAFE, DESKTOP, PHONE, SCREENSHOTS, shots
@@ -263,6 +266,111 @@ class ConsoleTourTests(ConsoleTestCase):
                 self.assertEqual(start, "rtl")
                 title = console.find("#console .title strong").text
                 self.assertEqual(title, "وحدة تحكم Canteen")
+
+
+COUNT_REQUESTS = """window.__requests = [];
+    const original = window.fetch;
+    window.fetch = (...call) => { window.__requests.push(String(call[0])); return original(...call); };"""
+
+
+def requests_to(browser, fragment):
+    return [url for url in browser.js("return window.__requests") if fragment in url]
+
+
+class ConsoleSessionTests(ConsoleTestCase):
+    def revocable_console(self, server, section):
+        token = server.token("ops", name="ops desk")
+        console = self.browser()
+        console.open(f"{server.base}/ops?section={section}#token={token}")
+        console.wait(lambda b: b.find("#console").is_displayed(), 20, "the console did not open")
+        return console
+
+    def test_a_revoked_token_sends_the_console_back_to_sign_in_on_any_section(self):
+        server = self.server()
+        console = self.revocable_console(server, "devices")
+        console.wait_for(".token-table tbody tr")
+        server.cli("tokens", "revoke", server.token_id("ops desk"))
+        # The heartbeat asks what the token is, as on the other pages: no section needs to poll.
+        message = console.wait_for("#setup .setup-message.is-error", timeout=15)
+        self.assertEqual(message.get_attribute("data-reason"), "refused")
+        self.assertFalse(console.find("#console").is_displayed())
+        self.assertIsNone(console.js("return localStorage.getItem('canteen.ops.token')"))
+
+    def test_the_overview_stops_asking_once_the_token_is_refused(self):
+        server = self.server()
+        console = self.revocable_console(server, "overview")
+        console.wait_for(f'.cafe-card[data-cafe-id="{CAFE}"]')
+        console.js(COUNT_REQUESTS)
+        server.cli("tokens", "revoke", server.token_id("ops desk"))
+        console.wait_for("#setup .setup-message.is-error", timeout=15)
+        console.js("window.__requests = []")
+        time.sleep(5)
+        self.assertEqual(requests_to(console, "/v1/overview"), [])
+
+    def test_opening_the_overview_again_and_again_keeps_one_poll(self):
+        server = self.server()
+        console = open_console(self.browser(), server)
+        console.wait_for(f'.cafe-card[data-cafe-id="{CAFE}"]')
+        console.js(COUNT_REQUESTS)
+        console.js("for (let i = 0; i < 5; i += 1) document.querySelector('[data-section=overview]').click()")
+        # Each opening asks at once; from then on the polls of one loop only.
+        time.sleep(1)
+        console.js("window.__requests = []")
+        time.sleep(6)
+        # One poll every 2 s after each answer: at most 4 in 6 s, however many times it was opened.
+        self.assertLessEqual(len(requests_to(console, "/v1/overview")), 4)
+
+    def test_a_section_opened_after_signing_in_again_asks_once(self):
+        server = self.server()
+        console = open_console(self.browser(), server)
+        console.click("#console .topbar .actions button")
+        console.wait(lambda b: b.find("#setup").is_displayed(), 10)
+        console.find("#setup input[name=token]").send_keys(server.ops)
+        console.click("#setup button[type=submit]")
+        console.wait(lambda b: b.find("#console").is_displayed(), 20)
+        time.sleep(1)
+        console.wait(lambda b: b.find("#console").is_displayed(), 20)
+        console.js(COUNT_REQUESTS)
+        console.click('.sections button[data-section="menus"]')
+        item_editor(console, "latte")
+        time.sleep(1)
+        self.assertEqual(len(requests_to(console, "/menu/document")), 1)
+
+    def test_the_settings_button_stays_on_the_header_row_at_a_phones_width(self):
+        server = self.server()
+        browser = self.browser(size=PHONE)
+        console = open_console(browser, server)
+        button = console.find("#console .topbar .settings-button")
+        title = console.find("#console .topbar .title")
+        self.assertLess(button.rect["y"], title.rect["y"] + title.rect["height"])
+        self.assertLessEqual(title.rect["y"], button.rect["y"] + button.rect["height"])
+        shots(console, "ops-header")
+
+
+class AuditTests(ConsoleTestCase):
+    def test_with_a_cafe_chosen_the_audit_logs_days_are_the_cafes(self):
+        server = self.server()
+        zone = "Pacific/Kiritimati"
+        _, cafe = server.api("GET", f"/v1/cafes/{CAFE}", expect=200)
+        cafe["timeZone"] = zone
+        server.api("PUT", f"/v1/cafes/{CAFE}", body=cafe, expect=200)
+        console = open_console(self.browser(), server, "audit")
+        console.wait_for(".audit-entry")
+        today = datetime.datetime.now(zoneinfo.ZoneInfo(zone)).date()
+        console.js(COUNT_REQUESTS)
+        console.js("const form = document.querySelector('.audit-form');"
+                   "form.cafe.value = arguments[0]; form.from.value = arguments[1]; form.to.value = arguments[1];",
+                   CAFE, today.isoformat())
+        console.click(".audit-form button[type=submit]")
+        console.wait(lambda b: requests_to(b, "/v1/audit?"), 10, "the audit log was not asked")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(requests_to(console, "/v1/audit?")[0]).query)
+        start = datetime.datetime.combine(today, datetime.time(), zoneinfo.ZoneInfo(zone))
+        utc = [(start + datetime.timedelta(days=days)).astimezone(datetime.timezone.utc) for days in (0, 1)]
+        self.assertEqual([query["from"][0], query["to"][0]],
+                         [moment.strftime("%Y-%m-%dT%H:%M:%S.000Z") for moment in utc])
+        self.assertEqual(query["cafeId"], [CAFE])
+        entry = console.wait_for(".audit-entry")
+        self.assertIn(CAFE, entry.text)
 
 
 class ConsoleSignInTests(ConsoleTestCase):

@@ -370,9 +370,10 @@ const Canteen = (() => {
   /**
    * Resolves the session once a token is stored and the café is known: `{cafe}` with the café
    * as the API shows it. Asks for what is missing; says clearly when the token is refused.
-   * `resolveCafe(cafes)` may pick the café itself (the kiosk's user resolution).
+   * `resolveCafe(cafes)` may pick the café itself (the kiosk's user resolution). With `cafe: false`
+   * (the console, which serves every café) no café is chosen: resolves `{token, cafes}` instead.
    */
-  function session({ roles, resolveCafe } = {}) {
+  function session({ roles, resolveCafe, cafe: chooseCafe = true } = {}) {
     takeTokenFromFragment();
     const setup = document.getElementById('setup');
     const form = setup.querySelector('form');
@@ -381,12 +382,13 @@ const Canteen = (() => {
       async function attempt() {
         if (!storage.get('token')) { showSetup(); return; }
         let cafes;
+        let token;
         try {
-          const token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
+          token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
           if (roles && !roles.includes(token.role)) {
             showSetup({ reason: 'wrong_role' });
             setup.querySelector('.setup-message').textContent = t('web.token.wrong_role', {
-              role: t(`web.role.${token.role}`),
+              role: t(`web.role.${token.role}`) || token.role,
               needed: roles.map((role) => t(`web.role.${role}`)).join(' / '),
             });
             return;
@@ -402,6 +404,13 @@ const Canteen = (() => {
             await connection.whenOnline();
             attempt();
           }
+          return;
+        }
+        if (!chooseCafe) {
+          inSession = true;
+          picker.hidden = true;
+          setup.hidden = true;
+          resolve({ token, cafes });
           return;
         }
         const wanted = query.get('cafe') || (resolveCafe ? await resolveCafe(cafes) : null) || storage.get('cafe');
@@ -713,6 +722,68 @@ const Canteen = (() => {
     return choice;
   }
 
+  // MARK: - Café time
+
+  /** One formatter per zone that writes a date's wall-clock parts there (undefined: the browser's zone). */
+  const partFormats = new Map();
+  /** The wall-clock `{year, month, day, hour, minute, second}` of `date` in `timeZone`. */
+  function zoneParts(timeZone, date) {
+    const key = timeZone || '';
+    if (!partFormats.has(key)) {
+      partFormats.set(key, new Intl.DateTimeFormat('en-US', { timeZone: timeZone || undefined, hourCycle: 'h23',
+        year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }));
+    }
+    const parts = {};
+    partFormats.get(key).formatToParts(date)
+      .forEach((part) => { if (part.type !== 'literal') parts[part.type] = Number(part.value); });
+    return parts;
+  }
+
+  /** How far `timeZone`'s clock is ahead of UTC at `instant` (milliseconds). */
+  function offsetAt(timeZone, instant) {
+    const parts = zoneParts(timeZone, new Date(instant));
+    return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second)
+      - Math.floor(instant / 1000) * 1000;
+  }
+
+  /**
+   * The instant `timeZone`'s clock shows a wall-clock time (DST-safe: the offset is looked up
+   * there). `day` may run past the month's end (`day + 1` is tomorrow).
+   */
+  function zonedInstant(timeZone, year, month, day, hour = 0, minute = 0) {
+    const wall = Date.UTC(year, month - 1, day, hour, minute);
+    let guess = wall;
+    for (let i = 0; i < 3; i += 1) {
+      const next = wall - offsetAt(timeZone, guess);
+      if (next === guess) break;
+      guess = next;
+    }
+    return new Date(guess);
+  }
+
+  /** The next time `timeZone`'s clock shows `hour:minute`: today, or tomorrow once passed. */
+  function nextZonedTime(timeZone, hour, minute) {
+    const today = zoneParts(timeZone, new Date(now()));
+    let instant = zonedInstant(timeZone, today.year, today.month, today.day, hour, minute);
+    if (instant.getTime() <= now()) {
+      instant = zonedInstant(timeZone, today.year, today.month, today.day + 1, hour, minute);
+    }
+    return instant;
+  }
+
+  /** Today's date (`2026-11-28`) in `timeZone`, by the server's clock. */
+  function zonedToday(timeZone) {
+    const today = zoneParts(timeZone, new Date(now()));
+    const two = (number) => String(number).padStart(2, '0');
+    return `${String(today.year).padStart(4, '0')}-${two(today.month)}-${two(today.day)}`;
+  }
+
+  /** The instant a date (`2026-11-28`) begins in `timeZone`, or of the day `days` later. */
+  function dayStart(timeZone, date, days = 0) {
+    const [year, month, day] = date.split('-').map(Number);
+    return zonedInstant(timeZone, year, month, day + days, 0, 0);
+  }
+
   // MARK: - Small helpers
 
   /** `m:ss` (or `h:mm:ss`) of a duration, in the page's digits. */
@@ -774,7 +845,6 @@ const Canteen = (() => {
   return {
     page, locale, query, t, el, storage, now, connection, request, ApiError, NetworkError, sleep, randomKey,
     notify, sound, session, tokenRefused, TicketFeed, duration, startClock, orderStatus, money, groupRule,
-    itemChoice, timeOfDay, wholeNumber, takeTokenFromFragment,
-    showSetup,
+    itemChoice, timeOfDay, wholeNumber, zoneParts, zonedInstant, nextZonedTime, zonedToday, dayStart,
   };
 })();

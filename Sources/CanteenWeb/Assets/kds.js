@@ -622,40 +622,6 @@
 
   // MARK: - Sold out from the line
 
-  /** The instant of a wall-clock time in `timeZone` (DST-safe: the offset is looked up there). */
-  function zonedInstant(timeZone, year, month, day, hour, minute) {
-    const wall = Date.UTC(year, month - 1, day, hour, minute);
-    let guess = wall;
-    for (let i = 0; i < 3; i += 1) {
-      const next = wall - offsetAt(timeZone, guess);
-      if (next === guess) break;
-      guess = next;
-    }
-    return new Date(guess);
-  }
-  function offsetAt(timeZone, instant) {
-    const parts = cafeParts(timeZone, new Date(instant));
-    return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) - Math.floor(instant / 1000) * 1000;
-  }
-  function cafeParts(timeZone, date) {
-    const parts = {};
-    new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(date)
-      .forEach((part) => { if (part.type !== 'literal') parts[part.type] = Number(part.value); });
-    return parts;
-  }
-  /** The next time the café's clock shows `hour:minute` (today, or tomorrow if passed). */
-  function nextCafeTime(hour, minute) {
-    const zone = state.cafe.timeZone;
-    const today = cafeParts(zone, new Date(Canteen.now()));
-    let instant = zonedInstant(zone, today.year, today.month, today.day, hour, minute);
-    if (instant.getTime() <= Canteen.now()) {
-      const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
-      instant = zonedInstant(zone, tomorrow.getUTCFullYear(), tomorrow.getUTCMonth() + 1, tomorrow.getUTCDate(), hour, minute);
-    }
-    return instant;
-  }
-
   async function loadMenu() {
     const answer = await request('GET', `/v1/cafes/${encodeURIComponent(state.cafe.id)}/menu`);
     state.menu = answer.body;
@@ -700,7 +666,7 @@
           actions.append(
             el('button', { type: 'button', class: 'danger', dataset: { action: 'today' }, text: t('web.soldout.today'),
               onclick: () => {
-                const end = nextCafeTime(0, 0);
+                const end = Canteen.nextZonedTime(state.cafe.timeZone, 0, 0);
                 changeAvailability(item.id, { soldOut: true, soldOutUntil: end.toISOString() }, row);
               } }),
             el('label', { class: 'until' }, el('span', { text: t('web.soldout.until_time') }), until),
@@ -708,7 +674,7 @@
               onclick: () => {
                 const match = /^(\d{2}):(\d{2})$/.exec(until.value);
                 if (!match) { until.focus(); return; }
-                const end = nextCafeTime(Number(match[1]), Number(match[2]));
+                const end = Canteen.nextZonedTime(state.cafe.timeZone, Number(match[1]), Number(match[2]));
                 changeAvailability(item.id, { soldOut: true, soldOutUntil: end.toISOString() }, row);
               } }));
         }

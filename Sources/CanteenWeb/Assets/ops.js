@@ -8,7 +8,8 @@
 (() => {
   const { t, el, request, ApiError, notify, storage, connection } = Canteen;
   const locale = Canteen.locale;
-  const state = { cafes: [], section: null, overviewTimer: null, menu: null, cafeDoc: null, auditNext: null };
+  const state = { cafes: [], section: null, overviewTimer: null, overviewGeneration: 0, menu: null, cafeDoc: null,
+    auditNext: null };
   const sections = ['overview', 'menus', 'cafe', 'devices', 'webhooks', 'cards', 'reports', 'audit'];
   const pages = { kds: 'kitchen', kiosk: 'kiosk', board: 'kiosk' };
   const number = new Intl.NumberFormat(locale);
@@ -21,48 +22,10 @@
   // MARK: - Signing in
 
   async function start() {
-    Canteen.takeTokenFromFragment();
-    $('#setup form').addEventListener('submit', (event) => {
-      event.preventDefault();
-      const token = new FormData(event.target).get('token').trim();
-      if (!token) return;
-      storage.set('token', token);
-      signIn();
-    });
-    $('.token-button').addEventListener('click', () => {
-      storage.set('token', null);
-      stopOverview();
-      Canteen.showSetup();
-    });
-    signIn();
-  }
-
-  async function signIn() {
-    if (!storage.get('token')) { Canteen.showSetup(); return; }
-    try {
-      const token = (await request('GET', '/v1/token', { timeoutMs: 8000 })).body;
-      if (token.role !== 'ops') {
-        Canteen.showSetup({ reason: 'wrong_role' });
-        $('.setup-message').textContent = t('web.token.wrong_role', {
-          role: t(`web.role.${token.role}`) || token.role, needed: t('web.role.ops'),
-        });
-        return;
-      }
-      await loadCafes();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) {
-        storage.set('token', null);
-        Canteen.showSetup({ reason: 'refused' });
-      } else if (error instanceof ApiError) {
-        Canteen.showSetup({ reason: 'forbidden', detail: error.message });
-      } else {
-        await connection.whenOnline();
-        signIn();
-      }
-      return;
-    }
-    $('#setup').hidden = true;
+    const { cafes } = await Canteen.session({ roles: ['ops'], cafe: false });
+    showCafes(cafes);
     $('#console').hidden = false;
+    // Once per page: signing in again (the ⚙ button, a refused token) reloads the page.
     $$('.sections button').forEach((button) => button.addEventListener('click', () => show(button.dataset.section)));
     const wanted = Canteen.query.get('section');
     show(sections.includes(wanted) ? wanted : 'overview');
@@ -71,16 +34,20 @@
   /** A call failed: a refused token sends the reader back to sign in; anything else is a notice. */
   function failed(error) {
     if (error instanceof ApiError && error.status === 401) {
-      storage.set('token', null);
       stopOverview();
-      Canteen.showSetup({ reason: 'refused' });
+      Canteen.tokenRefused(error);
       return;
     }
     notify(error instanceof ApiError ? error.message : t('web.common.unreachable'), { kind: 'error' });
   }
 
   async function loadCafes() {
-    state.cafes = (await request('GET', '/v1/cafes')).body.cafes;
+    showCafes((await request('GET', '/v1/cafes')).body.cafes);
+  }
+
+  /** Fills every café menu of the page with `cafes`, keeping what each had chosen. */
+  function showCafes(cafes) {
+    state.cafes = cafes;
     for (const select of $$('.cafe-select')) {
       const current = select.value;
       const options = state.cafes.map((cafe) => el('option', { value: cafe.id, text: `${cafe.name} (${cafe.id})` }));
@@ -166,23 +133,28 @@
 
   // MARK: - Overview
 
+  /** Polls the overview every 2 s until stopped; the loop of an earlier start ends at its next step. */
   function startOverview() {
     stopOverview();
+    const generation = state.overviewGeneration;
+    const current = () => generation === state.overviewGeneration;
     const tick = async () => {
-      if (state.section !== 'overview') return;
+      if (!current() || state.section !== 'overview') return;
       if (connection.online) {
         try {
-          renderOverview((await request('GET', '/v1/overview', { timeoutMs: 8000 })).body);
+          const overview = (await request('GET', '/v1/overview', { timeoutMs: 8000 })).body;
+          if (current()) renderOverview(overview);
         } catch (error) {
-          if (error instanceof ApiError) failed(error);
+          if (current() && error instanceof ApiError) failed(error);
         }
       }
-      state.overviewTimer = setTimeout(tick, 2000);
+      if (current()) state.overviewTimer = setTimeout(tick, 2000);
     };
     tick();
   }
 
   function stopOverview() {
+    state.overviewGeneration += 1;
     clearTimeout(state.overviewTimer);
     state.overviewTimer = null;
   }
@@ -320,10 +292,13 @@
     return el('div', { class: 'sold-out', dataset: { soldOut: String(soldOut !== undefined) } },
       el('span', { class: 'sold-out-status', text: status }),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.today'),
-        onclick: () => markSoldOut(item.id, endOfDay(zone)) }),
+        onclick: () => markSoldOut(item.id, Canteen.nextZonedTime(zone, 0, 0)) }),
       el('label', {}, t('web.soldout.until_time'), ' ', time),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.set'),
-        onclick: () => { if (time.value) markSoldOut(item.id, localInstant(zone, time.value)); } }),
+        onclick: () => {
+          const match = /^(\d{2}):(\d{2})$/.exec(time.value);
+          if (match) markSoldOut(item.id, Canteen.nextZonedTime(zone, Number(match[1]), Number(match[2])));
+        } }),
       el('button', { type: 'button', class: 'secondary', text: t('web.soldout.back'), disabled: soldOut === undefined,
         onclick: () => markSoldOut(item.id, false) }));
   }
@@ -336,41 +311,6 @@
     } catch (error) {
       failed(error);
     }
-  }
-
-  /** The wall-clock parts of `date` in `zone`. */
-  function zoneParts(date, zone) {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric',
-      day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(date);
-    const get = (type) => Number(parts.find((part) => part.type === type).value);
-    return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'),
-      second: get('second') };
-  }
-
-  /** The instant of a wall-clock time in `zone` (two rounds settle the offset, across DST too). */
-  function zonedInstant(zone, year, month, day, hour, minute) {
-    const wall = Date.UTC(year, month - 1, day, hour, minute);
-    let guess = wall;
-    for (let round = 0; round < 2; round += 1) {
-      const parts = zoneParts(new Date(guess), zone);
-      const shown = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-      guess = wall - (shown - guess);
-    }
-    return new Date(guess);
-  }
-
-  function endOfDay(zone) {
-    const today = zoneParts(new Date(Canteen.now()), zone);
-    return zonedInstant(zone, today.year, today.month, today.day + 1, 0, 0);
-  }
-
-  /** Today's (or, once past, tomorrow's) `HH:MM` in `zone`. */
-  function localInstant(zone, text) {
-    const [hour, minute] = text.split(':').map(Number);
-    const today = zoneParts(new Date(Canteen.now()), zone);
-    let instant = zonedInstant(zone, today.year, today.month, today.day, hour, minute);
-    if (instant.getTime() <= Canteen.now()) instant = zonedInstant(zone, today.year, today.month, today.day + 1, hour, minute);
-    return instant;
   }
 
   /** The edited document: the loaded one with the fields this page shows replaced (others kept as they were). */
@@ -867,11 +807,6 @@
 
   // MARK: - Reports
 
-  function cafeToday(cafe) {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: cafe.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
-      .format(new Date(Canteen.now()));
-  }
-
   async function openReports() {
     const form = $('.report-form');
     if (!form.dataset.bound) {
@@ -881,8 +816,8 @@
     }
     const cafe = cafeNamed($('[name=cafe]', form).value);
     if (cafe && !$('[name=from]', form).value) {
-      $('[name=from]', form).value = cafeToday(cafe);
-      $('[name=to]', form).value = cafeToday(cafe);
+      $('[name=from]', form).value = Canteen.zonedToday(cafe.timeZone);
+      $('[name=to]', form).value = Canteen.zonedToday(cafe.timeZone);
     }
   }
 
@@ -1010,12 +945,10 @@
     const data = new FormData(form);
     const query = new URLSearchParams({ limit: '50' });
     if (data.get('cafe')) query.set('cafeId', String(data.get('cafe')));
-    if (data.get('from')) query.set('from', new Date(`${data.get('from')}T00:00:00`).toISOString());
-    if (data.get('to')) {
-      const end = new Date(`${data.get('to')}T00:00:00`);
-      end.setDate(end.getDate() + 1);
-      query.set('to', end.toISOString());
-    }
+    // Days are the café's when one is chosen (else the reader's own).
+    const zone = cafeNamed(String(data.get('cafe')))?.timeZone;
+    if (data.get('from')) query.set('from', Canteen.dayStart(zone, String(data.get('from'))).toISOString());
+    if (data.get('to')) query.set('to', Canteen.dayStart(zone, String(data.get('to')), 1).toISOString());
     if (more && state.auditNext) query.set('after', state.auditNext);
     try {
       const page = (await request('GET', `/v1/audit?${query}`)).body;
