@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenIdentity
 
 /// The access rules a route asks of its request: a token, a role, a café, a user acted for.
 extension CanteenRequestContext {
@@ -15,10 +16,11 @@ extension CanteenRequestContext {
     public func require(_ roles: Role..., cafe cafeID: String? = nil) throws(CanteenError) -> AccessToken {
         let token = try requireToken()
         guard roles.contains(token.role) else {
+            let needed = roles.map(\.rawValue).joined(separator: " or ")
             throw CanteenError(
                 .forbidden, code: .forbidden,
-                message:
-                    "a \(token.role.rawValue) token cannot do this; it needs \(roles.map(\.rawValue).joined(separator: " or "))",
+                message: person.map { Self.refusal($0, role: token.role, opsWork: roles.contains(.ops), needs: needed) }
+                    ?? "a \(token.role.rawValue) token cannot do this; it needs \(needed)",
                 parameters: ["role": token.role.rawValue])
         }
         if let cafeID { try requireAccess(token, to: cafeID) }
@@ -59,6 +61,17 @@ extension CanteenRequestContext {
                 message: "this token is bound to café '\(token.cafeID ?? "")', not '\(cafeID)'",
                 parameters: ["cafe": cafeID])
         }
+    }
+}
+
+extension CanteenRequestContext {
+    /// Why a person signed in with the identity provider may not do what `needed` may: they hold
+    /// no token, so the refusal names them and, for ops work, the group that grants it.
+    static func refusal(_ person: SignedInPerson, role: Role, opsWork: Bool, needs needed: String) -> String {
+        if opsWork && role != .ops {
+            return "\(person.userID) is signed in but not in the ops group; this needs \(needed)"
+        }
+        return "\(person.userID) is signed in as \(role.rawValue); this needs \(needed)"
     }
 }
 

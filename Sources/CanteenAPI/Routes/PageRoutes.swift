@@ -68,6 +68,8 @@ struct PageRoutes {
             case "dir": Self.isRightToLeft(language) ? "rtl" : "ltr"
             case "locale": presentation.locale.identifier.replacingOccurrences(of: "_", with: "-")
             case "apiLanguage": apiLanguage ?? ""
+            // Whether the page offers the company's sign-in (`/ops` beside its token field).
+            case "signIn": services.identity.provider == nil ? "tokens" : "provider"
             case "strings": PageTemplate.scriptSafeJSON(Self.pageStrings(strings, language: language))
             default: name.hasPrefix("t.") ? strings.string(String(name.dropFirst(2)), language: language) : nil
             }

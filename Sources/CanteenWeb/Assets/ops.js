@@ -1,6 +1,7 @@
 // The operator's console (`/ops`): every café at a glance, menus, café settings, devices and
 // their provisioning QR codes, webhooks, cards and coupons, reports and the audit log. Signed in
-// with an ops token (`#token=`, kept on this device). Everything goes through the public API:
+// with an ops token (`#token=`, kept on this device) or, when the server has an identity provider, with
+// the company's sign-in (members of the ops group; a session cookie). Everything goes through the public API:
 // the page can do nothing the API would refuse, and shows the API's own message at the field
 // it names (`aria-invalid="true"`).
 'use strict';
@@ -21,8 +22,18 @@
 
   // MARK: - Signing in
 
+  /** The server signs people in with the company's identity provider (the page says so: `data-sign-in`). */
+  const companySignIn = document.documentElement.dataset.signIn === 'provider';
+  /** `GET /v1/me` of the ops-group member signed in by the session cookie (null with a token). */
+  let person = null;
+
   async function start() {
-    const { cafes } = await Canteen.session({ roles: ['ops'], cafe: false });
+    if (companySignIn) {
+      $('#setup .company-signin').hidden = false;
+      $$('.signout-button').forEach((button) => button.addEventListener('click', signOut));
+    }
+    const signedIn = companySignIn && !storage.get('token') ? await signedInPerson() : null;
+    const { cafes } = signedIn || await Canteen.session({ roles: ['ops'], cafe: false });
     showCafes(cafes);
     $('#console').hidden = false;
     // Once per page: signing in again (the ⚙ button, a refused token) reloads the page.
@@ -31,11 +42,51 @@
     show(sections.includes(wanted) ? wanted : 'overview');
   }
 
+  /**
+   * The person the session cookie signs in, when no ops token is kept here: `{cafes}` for a member
+   * of the ops group. Anyone else is told why not (the API's refusal of the console's first call)
+   * and may sign out; null then, and when nobody is signed in (the sign-in screen follows).
+   */
+  async function signedInPerson() {
+    let me = null;
+    for (;;) {
+      try {
+        me = (await request('GET', '/v1/me', { timeoutMs: 8000 })).body;
+        if (me.role !== 'ops') await request('GET', '/v1/overview', { timeoutMs: 8000 });
+        const { cafes } = (await request('GET', '/v1/cafes', { timeoutMs: 8000 })).body;
+        person = me;
+        $('.topbar .signed-in-as').textContent = t('web.ops.signed_in_as', { name: me.name || me.userId });
+        $('.topbar .signed-in-as').hidden = false;
+        $('.topbar .signout-button').hidden = false;
+        return { cafes };
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return null;
+        if (error instanceof ApiError) {
+          const refusal = $('#setup .signin-refusal');
+          const name = me ? me.name || me.userId : '';
+          refusal.replaceChildren(el('strong', { text: t('web.ops.signed_in_as', { name }) }), el('br'), error.message);
+          refusal.hidden = false;
+          $('#setup .signin-link').hidden = true;
+          $('#setup .signout-button').hidden = false;
+          return null;
+        }
+        await connection.whenOnline();
+      }
+    }
+  }
+
+  /** Ends the session (and forgets a token kept here), then back to the sign-in screen. */
+  async function signOut() {
+    try { await request('POST', '/auth/logout', { anonymous: true }); } catch { /* signed out here anyway */ }
+    storage.set('token', null);
+    location.replace('/ops');
+  }
+
   /** A call failed: a refused token sends the reader back to sign in; anything else is a notice. */
   function failed(error) {
     if (error instanceof ApiError && error.status === 401) {
       stopOverview();
-      Canteen.tokenRefused(error);
+      if (person) location.replace('/ops'); else Canteen.tokenRefused(error);
       return;
     }
     notify(error instanceof ApiError ? error.message : t('web.common.unreachable'), { kind: 'error' });
