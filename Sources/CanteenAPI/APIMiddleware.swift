@@ -66,14 +66,13 @@ struct APIMiddleware: RouterMiddleware {
         start: ContinuousClock.Instant
     ) {
         guard context.logger.logLevel <= .info else { return }
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let elapsed = (ContinuousClock.now - start).components
         var metadata: Logger.Metadata = [
             RequestLog.metadataKey: .string(id),
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "-"),
             "status": .string(String(status.code)),
-            "duration_ms": .string(String(format: "%.2f", milliseconds)),
+            "duration_ms": .string(Self.milliseconds(seconds: elapsed.seconds, attoseconds: elapsed.attoseconds)),
         ]
         // Only where ops chose it: a client's address is personal data.
         if identity.logClientAddress,
@@ -82,5 +81,13 @@ struct APIMiddleware: RouterMiddleware {
             metadata["client"] = .string(client.description)
         }
         context.logger.info("request", metadata: metadata)
+    }
+
+    /// Milliseconds to two decimals, rounded (`12.35`): integer arithmetic, where Foundation's
+    /// `String(format:)` cost a twentieth of a logged request's time.
+    static func milliseconds(seconds: Int64, attoseconds: Int64) -> String {
+        let hundredths = max(0, seconds * 100_000 + (attoseconds + 5_000_000_000_000) / 10_000_000_000_000)
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

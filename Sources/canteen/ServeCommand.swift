@@ -129,6 +129,7 @@ struct ServeCommand: AsyncParsableCommand {
         observability.announce(
             storage: storage, url: "http://\(host):\(port)",
             tokenCommand: InstalledFiles.command("tokens create --role ops \(tokenOption)"))
+        defer { LogOutput.standardOutput.flush() }  // the last lines, written by another thread, before exit
         try await observability.run(app)
     }
 }

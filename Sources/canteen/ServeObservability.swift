@@ -62,7 +62,7 @@ struct ServeObservability {
         LoggingSystem.bootstrap(
             { label, _ in
                 switch format {
-                case .text: CanteenLogHandler(StreamLogHandler.standardOutput(label: label, metadataProvider: provider))
+                case .text: CanteenLogHandler(TextLogHandler(label: label, metadataProvider: provider))
                 case .json: CanteenLogHandler(JSONLogHandler(label: label, metadataProvider: provider))
                 }
             }, metadataProvider: provider)

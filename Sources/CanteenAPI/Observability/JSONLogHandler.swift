@@ -2,13 +2,6 @@ import CanteenCore
 import CanteenJSON
 import Foundation
 import Logging
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Writes every log line as one JSON object (`--log-format json`), for journald and log
 /// shippers: `time` (RFC 3339, UTC, microseconds), `level`, `message`, `logger` (the label), then
@@ -20,12 +13,12 @@ public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let output: JSONLogOutput
+    private let output: LogOutput
 
     /// A handler writing to `output` (standard output unless a test gives its own).
     public init(
         label: String, metadataProvider: Logger.MetadataProvider? = nil,
-        output: JSONLogOutput = .standardOutput
+        output: LogOutput = .standardOutput
     ) {
         self.label = label
         self.metadataProvider = metadataProvider
@@ -113,41 +106,4 @@ public struct JSONLogHandler: LogHandler {
         }
         text += "\""
     }
-}
-
-/// Where JSON log lines go: each line is written whole, in one `write`, so lines of concurrent
-/// requests never interleave.
-public final class JSONLogOutput: Sendable {
-    private let descriptor: Int32
-    private let lock = Mutex(())
-
-    /// Lines written to this file descriptor.
-    public init(descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    /// The process's standard output.
-    public static let standardOutput = JSONLogOutput(descriptor: 1)
-
-    func write(_ line: String) {
-        var line = line
-        lock.withLock { _ in
-            line.withUTF8 { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += written
-                }
-            }
-        }
-    }
-}
-
-/// `write(2)`, named apart from `JSONLogOutput.write`.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }
