@@ -7,7 +7,7 @@
 'use strict';
 
 (() => {
-  const { t, el, request, ApiError, notify, connection } = Canteen;
+  const { t, el, storage, request, ApiError, notify, connection } = Canteen;
   const locale = Canteen.locale;
   const state = { cafes: [], section: null, overviewTimer: null, overviewGeneration: 0, menu: null, cafeDoc: null,
     auditNext: null };
