@@ -100,8 +100,11 @@ class StationTests(CafeEditTestCase):
         self.assertEqual([field(row, "[name=stationId]").get_attribute("value")
                           for row in console.find_all(".station-row")], ["hotline", "cold"])
         self.assertEqual(console.find_all(".station-row")[1].get_attribute("data-path"), "stations[1]")
+        # The audit log records the stations that changed, and nothing else.
         _, log = server.api("GET", "/v1/audit", expect=200)
         self.assertEqual(log["entries"][0]["action"], "cafe.save")
+        self.assertEqual({change["field"] for change in log["entries"][0]["changes"]},
+                         {"stations[grill]", "stations[bar]", "stations[hotline]", "stations[cold]"})
         shots(console, "ops-stations", console.find(".stations"))
 
     def test_a_negative_prep_time_is_shown_at_its_field_and_saves_nothing(self):
@@ -143,6 +146,9 @@ class NetworkTests(CafeEditTestCase):
         self.save_cafe(console)
         eventually(lambda: self.cafe(server)["networks"] == ["10.20.0.0/16", "2001:db8:a::/48"], 10,
                    f"the café's networks are {self.cafe(server)['networks']}")
+        _, log = server.api("GET", "/v1/audit", expect=200)
+        self.assertEqual(log["entries"][0]["changes"],
+                         [{"field": "networks", "before": [], "after": ["10.20.0.0/16", "2001:db8:a::/48"]}])
         self.reloaded(console)
         self.assertEqual([i.get_attribute("value") for i in console.find_all(".network-row input")],
                          ["10.20.0.0/16", "2001:db8:a::/48"])
