@@ -181,6 +181,29 @@ class NetworkTests(CafeEditTestCase):
         shots(console, "ops-networks-invalid", bad)
 
 
+class HoursTests(CafeEditTestCase):
+    def test_hours_refused_after_a_span_was_removed_are_shown_at_their_span(self):
+        server = self.server()
+        before = self.cafe(server)
+        console = open_console(self.browser(), server, "cafe")
+        monday = console.wait_for('.cafe-form .day[data-day="monday"]')
+        press(console, field(monday, "button.secondary:not(.remove)"))  # add hours: 09:00–17:00
+        spans = monday.find_elements("css selector", ".span")
+        self.assertEqual(len(spans), 2)
+        console.js("arguments[0].value = '08:00'", field(spans[1], "input[name=close]"))
+        press(console, field(spans[0], "button.remove"))
+        self.save_cafe(console)
+        # The span left is sent, and refused, as Monday's first.
+        console.wait(lambda b: spans[1].get_attribute("aria-invalid") == "true", 10, "the span was not marked")
+        message = console.find(".cafe-form .field-error")
+        self.assertEqual(message.get_attribute("data-for"), "hours.monday[0]")
+        hours = dict(before["hours"], monday=[{"open": "09:00", "close": "08:00"}])
+        error = self.refusal(server, hours=hours)
+        self.assertEqual(error["field"], "hours.monday[0]")
+        self.assertEqual(message.text, error["message"])
+        self.assertEqual(self.cafe(server), before)
+
+
 class ModifierGroupTests(ConsoleTestCase):
     def menu(self, server):
         return server.api("GET", f"/v1/cafes/{CAFE}/menu/document", expect=200)[1]

@@ -535,12 +535,12 @@
 
   function hoursSpan(day, index, span) {
     const base = `hours.${day}[${index}]`;
-    return el('span', { class: 'span', dataset: { path: base } },
+    return el('span', { class: 'span edit-row', dataset: { path: base, field: '' } },
       el('input', { type: 'time', name: 'open', value: span.open, 'aria-label': t('web.ops.opens'),
-        dataset: { path: `${base}.open` } }),
+        dataset: { path: `${base}.open`, field: 'open' } }),
       '–',
       el('input', { type: 'time', name: 'close', value: span.close === '24:00' ? '23:59' : span.close,
-        'aria-label': t('web.ops.closes'), dataset: { path: `${base}.close`, original: span.close } }),
+        'aria-label': t('web.ops.closes'), dataset: { path: `${base}.close`, field: 'close', original: span.close } }),
       el('button', { type: 'button', class: 'secondary remove', 'aria-label': t('web.ops.remove_hours'), text: '×',
         onclick: (event) => event.target.closest('.span').remove() }));
   }
@@ -551,6 +551,7 @@
     const doc = structuredClone(state.cafeDoc);
     doc.hours = {};
     for (const day of $$('.day', form)) {
+      numberRows($$('.span', day), `hours.${day.dataset.day}`);
       const spans = $$('.span', day).map((span) => {
         const close = $('input[name=close]', span);
         // 24:00 (midnight at the end of the day) cannot be typed in a time field: kept as it was.
