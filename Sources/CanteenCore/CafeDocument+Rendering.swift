@@ -33,6 +33,9 @@ extension CafeDocument {
             "beacons": jsonValue(cafe.beacons),
             "pickup": jsonValue(cafe.pickup),
             "display": jsonValue(cafe.display),
+            "stations": jsonValue(cafe.kitchen.stations),
+            "fireByPrepTime": .bool(cafe.kitchen.fireByPrepTime),
+            "networks": jsonValue(cafe.networks),
         ])
     }
 

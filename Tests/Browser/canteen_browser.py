@@ -472,12 +472,18 @@ class Browser:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def shots(browser, name):
-    """Screenshots of the current state at 1280×800 and at a phone's width."""
+def shots(browser, name, element=None):
+    """Screenshots of the current state at 1280×800 and at a phone's width (with `element`, if
+    given, scrolled to the middle of each)."""
+    scroll = "arguments[0].scrollIntoView({block: 'center'})"
     browser.resize(DESKTOP)
+    if element is not None:
+        browser.js(scroll, element)
     browser.screenshot(f"{name}-1280x800")
     browser.resize(PHONE)
     time.sleep(0.15)
+    if element is not None:
+        browser.js(scroll, element)
     browser.screenshot(f"{name}-phone")
     browser.resize(DESKTOP)
     time.sleep(0.1)

@@ -51,6 +51,29 @@ struct AuditLogStoreTests {
         }
     }
 
+    @Test(
+        "saving a café records its stations and the networks of its building that changed",
+        arguments: StoreBackend.available)
+    func cafeKitchenAndNetworksSaved(backend: StoreBackend) async throws {
+        try await withStores(backend) { server in
+            // Given the test café without stations or networks
+            var cafe = try Fixtures.cafeAndMenu().cafe
+            // When a station and a network are added and firing by prep time is turned off
+            cafe.kitchen.stations = [StationSettings(id: "grill", prepSeconds: 300)]
+            cafe.kitchen.fireByPrepTime = false
+            cafe.networks = [try IPAddressRange.network("10.20.0.0/16")]
+            _ = try await server.stores.cafes.saveCafe(cafe, audit: Self.entry("cafe.save", "cafe", "testcafe"))
+            // Then the entry names each, before and after
+            let saved = try #require(try await all(server).first)
+            #expect(saved.changes == [
+                AuditChange(field: "fireByPrepTime", before: true, after: false),
+                AuditChange(field: "networks", before: .array([]), after: .array([.string("10.20.0.0/16")])),
+                AuditChange(field: "stations[grill]", before: nil,
+                            after: .object(["id": .string("grill"), "prepSeconds": .int(300)])),
+            ])
+        }
+    }
+
     @Test("deleting a café records its configuration as it was", arguments: StoreBackend.available)
     func cafeDeleted(backend: StoreBackend) async throws {
         try await withStores(backend) { server in

@@ -182,6 +182,12 @@
     return result.value;
   }
 
+  /** A whole number typed in a field, or the text as typed (for the API to name what is wrong with it). */
+  function wholeNumber(text) {
+    const trimmed = text.trim();
+    return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+  }
+
   // MARK: - Overview
 
   /** Polls the overview every 2 s until stopped; the loop of an earlier start ends at its next step. */
@@ -321,14 +327,79 @@
         menu.document.dayParts.map((part) => el('label', { class: 'check' }, el('input', { type: 'checkbox', name: 'dayPart',
           value: part.id, checked: (item.dayParts || []).includes(part.id) }), `${defaultText(part.names)} ${part.start}–${part.end}`)))
         : null,
-      (item.modifierGroups || []).map((group, g) => el('fieldset', { class: 'modifier-group',
-        dataset: { path: `${base}.modifierGroups[${g}]` } },
-      el('legend', { text: t('web.ops.modifier_group', { name: defaultText(group.names), min: group.min, max: group.max }) }),
-      group.options.map((option, o) => el('label', {}, t('web.ops.option_delta', { name: defaultText(option.names),
-        currency: menu.currency }),
-      el('input', { name: 'priceDelta', inputmode: 'decimal', value: CanteenMoney.toMajor(option.priceDelta, exponent),
-        dataset: { path: `${base}.modifierGroups[${g}].options[${o}].priceDelta`, group: String(g), option: String(o) } }))))),
+      modifierGroupsEditor(item, base),
       soldOutControls(item, soldOut));
+  }
+
+  /** The item's modifier groups, each with its options, and buttons to add and remove them. */
+  function modifierGroupsEditor(item, base) {
+    const groups = el('div', { class: 'modifier-groups' }, (item.modifierGroups || []).map(groupEditor));
+    const add = () => {
+      const group = groupEditor(null);
+      groups.append(group);
+      numberRows($$('.modifier-group', groups), `${base}.modifierGroups`);
+      $('input', group).focus();
+    };
+    numberRows($$('.modifier-group', groups), `${base}.modifierGroups`);
+    $$('.modifier-group', groups).forEach((group) => {
+      numberRows($$('.modifier-option', group), `${group.dataset.path}.options`);
+    });
+    return el('div', { class: 'modifier-groups-editor', dataset: { path: `${base}.modifierGroups` } }, groups,
+      el('button', { type: 'button', class: 'secondary add-group', text: t('web.ops.add_modifier_group'),
+        onclick: add }));
+  }
+
+  /** Fields named in each of the menu's languages (`names.en`, …). */
+  function namesFields(label, name, names) {
+    return state.menu.languages.map((language) => el('label', {}, t(label, { language }),
+      el('input', { name, lang: language, dir: 'auto', value: names[language] || '',
+        dataset: { language, field: `names.${language}` } })));
+  }
+
+  /** One modifier group (`group` null: a new one, its id still to be chosen). */
+  function groupEditor(group) {
+    const existing = Boolean(group);
+    const value = group || { id: '', names: {}, min: 0, max: 1, options: [] };
+    const options = el('div', { class: 'modifier-options', dataset: { field: 'options' } },
+      (existing ? value.options : [null]).map((option) => optionEditor(option)));
+    const addOption = (event) => {
+      const fieldset = event.currentTarget.closest('.modifier-group');
+      const option = optionEditor(null);
+      options.append(option);
+      numberRows($$('.modifier-option', fieldset), `${fieldset.dataset.path}.options`);
+      $('input', option).focus();
+    };
+    return el('fieldset', { class: 'modifier-group edit-row', dataset: { field: '', groupId: value.id } },
+      el('legend', { text: existing ? t('web.ops.modifier_group', { name: defaultText(value.names), min: value.min,
+        max: value.max }) : t('web.ops.new_modifier_group') }),
+      el('div', { class: 'field-grid' },
+        el('label', {}, t('web.ops.group_id'), el('input', { name: 'groupId', value: value.id, readonly: existing,
+          spellcheck: 'false', autocomplete: 'off', dataset: { field: 'id' } })),
+        namesFields('web.ops.group_name', 'groupName', value.names),
+        el('label', {}, t('web.ops.min_choices'), el('input', { name: 'min', inputmode: 'numeric', value: value.min,
+          dataset: { field: 'min' } })),
+        el('label', {}, t('web.ops.max_choices'), el('input', { name: 'max', inputmode: 'numeric', value: value.max,
+          dataset: { field: 'max' } }))),
+      options,
+      el('div', { class: 'row-buttons' },
+        el('button', { type: 'button', class: 'secondary add-option', text: t('web.ops.add_option'),
+          onclick: addOption }),
+        el('button', { type: 'button', class: 'danger remove-group', text: t('web.ops.remove_modifier_group'),
+          onclick: (event) => event.currentTarget.closest('.modifier-group').remove() })));
+  }
+
+  /** One option of a modifier group: id, names and what it adds to the price (in major units). */
+  function optionEditor(option) {
+    const existing = Boolean(option);
+    const value = option || { id: '', names: {}, priceDelta: 0 };
+    return el('div', { class: 'modifier-option edit-row', dataset: { field: '', optionId: value.id } },
+      el('label', {}, t('web.ops.option_id'), el('input', { name: 'optionId', value: value.id, readonly: existing,
+        spellcheck: 'false', autocomplete: 'off', dataset: { field: 'id' } })),
+      namesFields('web.ops.option_name', 'optionName', value.names),
+      el('label', {}, t('web.ops.price_delta', { currency: state.menu.currency }),
+        el('input', { name: 'priceDelta', inputmode: 'decimal', value: CanteenMoney.toMajor(value.priceDelta,
+          state.menu.currencyExponent), dataset: { field: 'priceDelta' } })),
+      removeButton(t('web.ops.remove_option'), '.modifier-option'));
   }
 
   function soldOutControls(item, soldOut) {
@@ -376,13 +447,28 @@
       item.station = $('input[name=station]', editor).value.trim();
       item.allergens = $$('input[name=allergen]:checked', editor).map((box) => box.value);
       if ($('input[name=dayPart]', editor)) item.dayParts = $$('input[name=dayPart]:checked', editor).map((box) => box.value);
-      for (const input of $$('input[name=priceDelta]', editor)) {
-        const delta = minorUnits(form, input, exponent);
-        if (delta === null) valid = false;
-        else item.modifierGroups[Number(input.dataset.group)].options[Number(input.dataset.option)].priceDelta = delta;
-      }
+      const groups = $$('.modifier-group', editor);
+      numberRows(groups, `items[${editor.dataset.index}].modifierGroups`);
+      item.modifierGroups = groups.map((group) => {
+        const options = $$('.modifier-option', group);
+        numberRows(options, `${group.dataset.path}.options`);
+        return { id: $('[name=groupId]', group).value.trim(), names: typedNames(group, 'groupName'),
+          min: wholeNumber($('[name=min]', group).value), max: wholeNumber($('[name=max]', group).value),
+          options: options.map((option) => {
+            const delta = minorUnits(form, $('[name=priceDelta]', option), exponent);
+            if (delta === null) valid = false;
+            return { id: $('[name=optionId]', option).value.trim(), names: typedNames(option, 'optionName'),
+              priceDelta: delta };
+          }) };
+      });
     }
     return valid ? doc : null;
+  }
+
+  /** The names typed in `row`'s fields called `name`, by language (not those of rows nested in it). */
+  function typedNames(row, name) {
+    return Object.fromEntries($$(`input[name=${name}]`, row).filter((input) => input.closest('.edit-row') === row)
+      .map((input) => [input.dataset.language, input.value]));
   }
 
   async function saveMenu() {
@@ -414,6 +500,9 @@
       select.addEventListener('change', () => loadCafe(select.value).catch(failed));
       $('.cafe-form').addEventListener('submit', (event) => { event.preventDefault(); saveCafe(); });
       $('.beacon-form').addEventListener('submit', (event) => { event.preventDefault(); registerBeacon(); });
+      $('.add-station').addEventListener('click',
+        () => addRow($('.station-rows'), stationRow({ id: '', prepSeconds: '' }), 'stations'));
+      $('.add-network').addEventListener('click', () => addRow($('.network-rows'), networkRow(''), 'networks'));
     }
     await loadCafe(select.value);
   }
@@ -445,20 +534,62 @@
       el('label', {}, t('web.ops.lead_minutes'), el('input', { name: 'leadMinutes', inputmode: 'numeric',
         value: pickup.leadMinutes, dataset: { path: 'pickup.leadMinutes' } })));
     const stations = [...new Set(menu.document.items.map((item) => item.station))].sort();
-    $('.stations-list', form).textContent = Array.isArray(cafe.stations)
-      ? cafe.stations.map((station) => station.id).join(', ')
-      : t('web.ops.stations_from_menu', { stations: stations.join(', ') });
+    $('.stations-list', form).textContent = t('web.ops.stations_from_menu', { stations: stations.join(', ') });
+    $('.station-rows', form).replaceChildren(...(cafe.stations || []).map(stationRow));
+    numberRows($$('.station-row', form), 'stations');
+    $('.network-rows', form).replaceChildren(...(cafe.networks || []).map(networkRow));
+    numberRows($$('.network-row', form), 'networks');
     renderBeacons(cafe);
+  }
+
+  /** Appends a new row to `list` (rows named `base[0]`, …) and puts the cursor in its first field. */
+  function addRow(list, row, base) {
+    list.append(row);
+    numberRows([...list.children], base);
+    $('input', row).focus();
+  }
+
+  /** Gives the rows of a list, and the fields marked `data-field` in each (not in a nested row), the paths the API
+   * names them by: `stations[0]`, `stations[0].prepSeconds`. Renumbered before sending, since rows come and go. */
+  function numberRows(rows, base) {
+    rows.forEach((row, index) => {
+      const at = `${base}[${index}]`;
+      [row, ...$$('[data-field]', row)]
+        .filter((field) => field.dataset.field !== undefined && field.closest('.edit-row') === row)
+        .forEach((field) => { field.dataset.path = field.dataset.field ? `${at}.${field.dataset.field}` : at; });
+    });
+  }
+
+  const removeButton = (label, selector) => el('button', { type: 'button', class: 'secondary remove',
+    'aria-label': label, title: label, text: '×',
+    onclick: (event) => event.currentTarget.closest(selector).remove() });
+
+  /** One kitchen station of the café: its id and the prep time of its items that have none of their own. */
+  function stationRow(station) {
+    return el('div', { class: 'station-row edit-row', dataset: { field: '' } },
+      el('label', {}, t('web.ops.station_id'), el('input', { name: 'stationId', value: station.id, spellcheck: 'false',
+        autocomplete: 'off', dataset: { field: 'id' } })),
+      el('label', {}, t('web.ops.prep_seconds'), el('input', { name: 'prepSeconds', inputmode: 'numeric',
+        value: station.prepSeconds, dataset: { field: 'prepSeconds' } })),
+      removeButton(t('web.ops.remove_station'), '.station-row'));
+  }
+
+  /** One network of the café's building, in CIDR notation. */
+  function networkRow(network) {
+    return el('div', { class: 'network-row edit-row' },
+      el('input', { name: 'network', value: network, dir: 'ltr', spellcheck: 'false', autocomplete: 'off',
+        'aria-label': t('web.ops.network'), placeholder: '10.20.0.0/16', dataset: { field: '' } }),
+      removeButton(t('web.ops.remove_network'), '.network-row'));
   }
 
   function hoursSpan(day, index, span) {
     const base = `hours.${day}[${index}]`;
-    return el('span', { class: 'span', dataset: { path: base } },
+    return el('span', { class: 'span edit-row', dataset: { path: base, field: '' } },
       el('input', { type: 'time', name: 'open', value: span.open, 'aria-label': t('web.ops.opens'),
-        dataset: { path: `${base}.open` } }),
+        dataset: { path: `${base}.open`, field: 'open' } }),
       '–',
       el('input', { type: 'time', name: 'close', value: span.close === '24:00' ? '23:59' : span.close,
-        'aria-label': t('web.ops.closes'), dataset: { path: `${base}.close`, original: span.close } }),
+        'aria-label': t('web.ops.closes'), dataset: { path: `${base}.close`, field: 'close', original: span.close } }),
       el('button', { type: 'button', class: 'secondary remove', 'aria-label': t('web.ops.remove_hours'), text: '×',
         onclick: (event) => event.target.closest('.span').remove() }));
   }
@@ -469,6 +600,7 @@
     const doc = structuredClone(state.cafeDoc);
     doc.hours = {};
     for (const day of $$('.day', form)) {
+      numberRows($$('.span', day), `hours.${day.dataset.day}`);
       const spans = $$('.span', day).map((span) => {
         const close = $('input[name=close]', span);
         // 24:00 (midnight at the end of the day) cannot be typed in a time field: kept as it was.
@@ -483,6 +615,14 @@
     };
     doc.pickup = { ...doc.pickup, slotMinutes: integer('slotMinutes'), capacity: integer('capacity'),
       capacityUnit: $('[name=capacityUnit]', form).value, leadMinutes: integer('leadMinutes') };
+    // Rows left wholly empty go; the others are sent as typed, for the API to judge.
+    $$('.station-row, .network-row', form).filter((row) => $$('input', row).every((input) => !input.value.trim()))
+      .forEach((row) => row.remove());
+    numberRows($$('.station-row', form), 'stations');
+    doc.stations = $$('.station-row', form).map((row) => ({ id: $('[name=stationId]', row).value.trim(),
+      prepSeconds: wholeNumber($('[name=prepSeconds]', row).value) }));
+    numberRows($$('.network-row', form), 'networks');
+    doc.networks = $$('.network-row', form).map((row) => $('[name=network]', row).value.trim());
     try {
       await request('PUT', `/v1/cafes/${path(doc.id)}`, { body: doc });
       notify(t('web.ops.cafe_saved'));
