@@ -65,12 +65,14 @@ struct AuditLogStoreTests {
             _ = try await server.stores.cafes.saveCafe(cafe, audit: Self.entry("cafe.save", "cafe", "testcafe"))
             // Then the entry names each, before and after
             let saved = try #require(try await all(server).first)
-            #expect(saved.changes == [
-                AuditChange(field: "fireByPrepTime", before: true, after: false),
-                AuditChange(field: "networks", before: .array([]), after: .array([.string("10.20.0.0/16")])),
-                AuditChange(field: "stations[grill]", before: nil,
-                            after: .object(["id": .string("grill"), "prepSeconds": .int(300)])),
-            ])
+            #expect(
+                saved.changes == [
+                    AuditChange(field: "fireByPrepTime", before: true, after: false),
+                    AuditChange(field: "networks", before: .array([]), after: .array([.string("10.20.0.0/16")])),
+                    AuditChange(
+                        field: "stations[grill]", before: nil,
+                        after: .object(["id": .string("grill"), "prepSeconds": .int(300)])),
+                ])
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Request ids: the client's `X-Request-ID` when it is sane, else a new one; bound to the
 /// request's task so that every log line written while it is handled carries it.
@@ -32,11 +33,13 @@ public enum RequestLog {
         return allowed ? value : nil
     }
 
-    /// A new id: 16 random URL-safe characters (96 bits from two reads of the system's generator,
-    /// not one per character: each read is a system call, on every request).
+    /// A new id: 16 URL-safe characters, unique in the process and unlike another process's: a
+    /// counter mixed (SplitMix64's finalizer, a bijection) with two seeds read once from the
+    /// system's generator, so a request costs no system call (it cost two reads). An id is for
+    /// finding a request's lines, never a secret: it grants nothing, and clients may send their own.
     public static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bits = (generator.next() as UInt64, generator.next() as UInt64)
+        let count = counter.add(1, ordering: .relaxed).newValue
+        let bits = (mix(seeds.0 &+ count), mix(seeds.1 ^ count))
         return String(unsafeUninitializedCapacity: 16) { buffer in
             for index in 0..<16 {
                 let word = index < 8 ? bits.0 : bits.1
@@ -44,6 +47,20 @@ public enum RequestLog {
             }
             return 16
         }
+    }
+
+    private static let counter = Atomic<UInt64>(0)
+    private static let seeds: (UInt64, UInt64) = {
+        var generator = SystemRandomNumberGenerator()
+        return (generator.next(), generator.next())
+    }()
+
+    /// SplitMix64's output function: a bijection of 64-bit words that spreads every bit.
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_".utf8)
