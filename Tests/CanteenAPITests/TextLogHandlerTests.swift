@@ -61,6 +61,37 @@ struct TextLogHandlerTests {
         #expect(second.1 == "notice canteen: zone=server [CanteenApp] no metadata of its own")
     }
 
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String { "the receiver closed the connection" }
+    }
+
+    @Test(
+        "text and JSON lines carry the same metadata: the provider's, the line's, and a logged error's message and type"
+    )
+    func sameMetadataBothFormats() throws {
+        let provider = Logger.MetadataProvider { ["request_id": "r-1"] }
+        let event = LogEvent(
+            level: .warning, message: "delivery failed", error: Refusal(), metadata: ["endpoint": "whk_1"],
+            source: "CanteenNotify", file: #fileID, function: #function, line: #line)
+        let text = PipeReader()
+        TextLogHandler(label: "canteen", metadataProvider: provider, output: text.output).log(event: event)
+        let json = PipeReader()
+        JSONLogHandler(label: "canteen", metadataProvider: provider, output: json.output).log(event: event)
+
+        let line = try #require(text.lines().first)
+        #expect(
+            line.hasSuffix(
+                "warning canteen: endpoint=whk_1 error.message=the receiver closed the connection "
+                    + "error.type=CanteenAPITests.TextLogHandlerTests.Refusal request_id=r-1 "
+                    + "[CanteenNotify] delivery failed"), "\(line)")
+        let jsonLine = try #require(json.lines().first)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(jsonLine.utf8)) as? [String: Any])
+        #expect(object["request_id"] as? String == "r-1")
+        #expect(object["endpoint"] as? String == "whk_1")
+        #expect(object["error.message"] as? String == "the receiver closed the connection")
+        #expect(object["error.type"] as? String == "CanteenAPITests.TextLogHandlerTests.Refusal")
+    }
+
     @Test("a request line's duration is milliseconds to two decimals, rounded, as %.2f wrote it")
     func duration() {
         let second: Int64 = 1_000_000_000_000_000_000

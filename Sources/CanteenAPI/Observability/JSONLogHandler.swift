@@ -31,9 +31,7 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let own = event.metadata { merged.merge(own) { _, new in new } }
+        let merged = event.metadata(over: metadata, provider: metadataProvider) ?? metadata
         output.write(
             Self.line(
                 time: Date(), level: event.level, message: "\(event.message)", label: label,

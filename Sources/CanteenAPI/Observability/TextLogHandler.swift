@@ -35,21 +35,8 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let provided = metadataProvider?.get() ?? [:]
-        let explicit = event.metadata ?? [:]
-        let pretty: String?
-        if provided.isEmpty && explicit.isEmpty && event.error == nil {
-            pretty = prettyMetadata
-        } else {
-            var merged = metadata
-            merged.merge(provided) { _, new in new }
-            merged.merge(explicit) { _, new in new }
-            if let error = event.error {
-                merged["error.message"] = "\(error)"
-                merged["error.type"] = "\(String(reflecting: type(of: error)))"
-            }
-            pretty = Self.prettify(merged)
-        }
+        // The handler's own metadata alone is joined once, when it is set.
+        let pretty = event.metadata(over: metadata, provider: metadataProvider).flatMap(Self.prettify) ?? prettyMetadata
         var line = Self.clock.now()
         line += " \(event.level)"
         if !label.isEmpty { line += " \(label)" }
