@@ -163,17 +163,8 @@ public final class PostgresCardStore: CardRepository {
     private static func registeredCard(_ row: PostgresRow) throws -> RegisteredCard {
         let (hash, name, userID, displayName, createdAt) = try StoredColumns.decode(
             row, table: "card", (String, String, String, String?, Date).self)
-        guard let technology = CardTechnology(rawValue: name) else {
-            throw StoredRow.invalid(
-                table: "card", id: RegisteredCard.id(identifierHash: hash),
-                "'\(name)' is not a card technology")
-        }
-        return RegisteredCard(
-            id: RegisteredCard.id(identifierHash: hash),
-            registration: CardRegistration(
-                userID: userID, displayName: displayName,
-                technology: technology),
-            createdAt: createdAt)
+        return try .stored(
+            identifierHash: hash, technology: name, userID: userID, displayName: displayName, createdAt: createdAt)
     }
 
     /// The code is spent by a conditional update (`usedAt IS NULL`): two kiosks presenting it

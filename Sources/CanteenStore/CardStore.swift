@@ -146,19 +146,9 @@ public final class CardStore: CardRepository {
     }
 
     private static func registeredCard(from row: Row) throws -> RegisteredCard {
-        let hash: String = row["identifierHash"]
-        let name: String = row["technology"]
-        guard let technology = CardTechnology(rawValue: name) else {
-            throw StoredRow.invalid(
-                table: "card", id: RegisteredCard.id(identifierHash: hash),
-                "'\(name)' is not a card technology")
-        }
-        return RegisteredCard(
-            id: RegisteredCard.id(identifierHash: hash),
-            registration: CardRegistration(
-                userID: row["userId"], displayName: row["displayName"],
-                technology: technology),
-            createdAt: row["createdAt"])
+        try .stored(
+            identifierHash: row["identifierHash"], technology: row["technology"], userID: row["userId"],
+            displayName: row["displayName"], createdAt: row["createdAt"])
     }
 
     public func enrol(code: String, technology: CardTechnology, identifier: CardIdentifier) async throws
