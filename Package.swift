@@ -300,12 +300,6 @@ let package = Package(
             path: "Benchmarks/CanteenFuzz",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "beacons-fuzz",
-            dependencies: ["Beacons"],
-            path: "Benchmarks/BeaconsFuzz",
-            swiftSettings: swiftSettings
-        ),
         .target(
             name: "CanteenTestSupport",
             dependencies: [
