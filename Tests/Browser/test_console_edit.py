@@ -6,8 +6,10 @@ saves nothing. A new modifier group is offered on the kiosk. Screenshots `ops-st
 `ops-modifiers` at 1280×800 and at a phone's width."""
 
 import copy
+import json
 import time
 import unittest
+from pathlib import Path
 
 from canteen_browser import CAFE, shots
 from test_console import ConsoleTestCase, item_editor, open_console
@@ -333,3 +335,29 @@ class ModifierGroupTests(ConsoleTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ArabicEditTests(CafeEditTestCase):
+    def test_stations_networks_and_modifier_groups_read_right_to_left_in_arabic(self):
+        server = self.server()
+        self.set_cafe(server, stations=[{"id": "grill", "prepSeconds": 300}, {"id": "bar", "prepSeconds": 60}],
+                      networks=["10.20.0.0/16", "2001:db8:a::/48"])
+        strings = json.loads((Path(__file__).parents[2] / "Locales" / "ar.json").read_text())
+        console = open_console(self.browser(language="ar"), server, "cafe")
+        html = console.find("html")
+        self.assertEqual((html.get_attribute("lang").split("-")[0], html.get_attribute("dir")), ("ar", "rtl"))
+        console.wait(lambda b: len(b.find_all(".station-row")) == 2, 10, "the stations were not shown")
+        self.assertEqual(console.find(".add-station").text, strings["web.ops.add_station"])
+        self.assertEqual(console.find(".add-network").text, strings["web.ops.add_network"])
+        self.assertEqual([i.get_attribute("value") for i in console.find_all(".network-row input")],
+                         ["10.20.0.0/16", "2001:db8:a::/48"])
+        # The address blocks read left to right inside the right-to-left page.
+        self.assertEqual(console.js("return getComputedStyle(arguments[0]).direction",
+                                    console.find(".network-row input")), "ltr")
+        shots(console, "ops-stations-ar", console.find(".stations"))
+        shots(console, "ops-networks-ar", console.find(".networks"))
+
+        open_console(console, server, "menus")
+        group = field(item_editor(console, "latte"), ".modifier-group")
+        self.assertEqual(field(group, ".add-option").text, strings["web.ops.add_option"])
+        shots(console, "ops-modifiers-ar", group)
