@@ -17,9 +17,18 @@ public struct CanteenHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     public var responder: HTTPChannelHandler.Responder { base.responder }
 
+    /// How each connection sizes its reads: NIO's adaptive allocator, starting at 512 bytes
+    /// instead of NIO's 2,048. A connection holds its receive buffer (and the decoder a second one
+    /// of the same size) while it sits idle, so an idle keep-alive connection or event stream
+    /// keeps 1 KB of them instead of 4 KB; a connection whose reads fill the buffer gets larger
+    /// ones (up to 64 KB), as with NIO's defaults. A request head (about 300 bytes from a kiosk,
+    /// up to a kilobyte from a browser) takes one read, or two the first time.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
+            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
             let codec = try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             let protocolGuard = ProtocolGuard(lingerTimeout: lingerTimeout, logger: logger)

@@ -178,4 +178,42 @@ struct ConnectionLimitsTests {
             }
         }
     }
+
+    @Test(
+        "requests far larger than a connection's first read (512 bytes) are answered whole, sent at once or a few bytes at a time, and the small ones after them too"
+    )
+    func readsLargerThanTheFirstBuffer() async throws {
+        try await withServer(headerTimeout: .seconds(30)) { port, token in
+            try await blocking {
+                let connection = try RawHTTP(port: port, timeout: 20)
+                // A browser's head: long cookies and a long user agent, 6 KB in all.
+                let cookie = (0..<40).map { "c\($0)=\(String(repeating: "v", count: 120))" }.joined(separator: "; ")
+                let browser: [(String, String)] = [
+                    ("Authorization", "Bearer \(token)"), ("Cookie", cookie),
+                    ("User-Agent", String(repeating: "Mozilla/5.0 ", count: 20)),
+                ]
+                let menu = try connection.exchange("GET", "/v1/cafes/tokyo/menu", headers: browser)
+                #expect(menu.status == 200, "\(menu.text.prefix(300))")
+                #expect(menu.text.contains("\"items\""))
+                // A 20 KB body, in 700-byte pieces.
+                let note = String(repeating: "n", count: 20_000)
+                let request = RawHTTP.request(
+                    "POST", "/v1/orders",
+                    headers: [
+                        ("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
+                        ("Idempotency-Key", "large-body-1"),
+                    ],
+                    body: "{\"cafeId\":\"tokyo\",\"note\":\"\(note)\"}")
+                let bytes = Array(request.utf8)
+                for start in stride(from: 0, to: bytes.count, by: 700) {
+                    #expect(connection.send(Array(bytes[start..<min(start + 700, bytes.count)])))
+                }
+                let order = try connection.readResponse()
+                // The whole body arrived: it is judged on its fields (no lines), not cut short.
+                #expect(order.errorCode == "missing_field", "\(order.text.prefix(300))")
+                #expect(order.text.contains("lines"), "\(order.text.prefix(300))")
+                #expect(try connection.exchange("GET", "/healthz").status == 200)
+            }
+        }
+    }
 }
