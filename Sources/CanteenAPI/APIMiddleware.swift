@@ -36,28 +36,51 @@ struct APIMiddleware: RouterMiddleware {
         _ request: Request, context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let id = RequestLog.accepted(request.headers.value(of: RequestLog.header)) ?? RequestLog.make()
-        let start = ContinuousClock.now
-        let method = request.method
-        metrics.requestStarted(method: method)
+        let started = started(request)
         // Lines written inside get `request_id` from the task-local (`metadataProvider`): the
         // context's logger is not copied and changed for every request.
-        var response = await RequestLog.$currentID.withValue(id) {
+        let response = await RequestLog.$currentID.withValue(started.id) {
             do {
                 return try await next(request, try await authentication.verified(request, context))
             } catch {
                 return await errors.response(for: error, to: request, context: context)
             }
         }
+        return finished(response, request, context, started)
+    }
+
+    /// When and how a request began, and its id.
+    struct Started {
+        let id: String
+        let start: ContinuousClock.Instant
+        let method: HTTPRequest.Method
+    }
+
+    // `started` and `finished` are not inlined into `handle`: a synchronous function's locals live
+    // on the thread's stack, while `handle`'s frame is in the task's memory, which a connection
+    // keeps at its largest for as long as it stays open (an idle stream, a keep-alive).
+
+    @inline(never)
+    private func started(_ request: Request) -> Started {
+        let id = RequestLog.accepted(request.headers.value(of: RequestLog.header)) ?? RequestLog.make()
+        metrics.requestStarted(method: request.method)
+        return Started(id: id, start: .now, method: request.method)
+    }
+
+    @inline(never)
+    private func finished(_ response: Response, _ request: Request, _ context: Context, _ started: Started) -> Response
+    {
+        var response = response
         // No browser guesses another type for an answer (a JSON error echoing `<script>` stays JSON).
         if !response.headers.contains(.xContentTypeOptions) { response.headers.append(Self.noSniff) }
-        response.headers.append(HTTPField(name: RequestLog.header, value: id))  // no route sets it
+        response.headers.append(HTTPField(name: RequestLog.header, value: started.id))  // no route sets it
         let route = context.endpointPath ?? "Unknown"
         let status = response.status
+        let (method, start) = (started.method, started.start)
         response.whenBodyWritten(for: method) { [metrics] in
             metrics.requestAnswered(route: route, method: method, status: status, since: start)
         }
-        log(request, context, id: id, status: status, start: start)
+        log(request, context, id: started.id, status: status, start: start)
         return response
     }
 

@@ -34,15 +34,40 @@ struct Authentication: Sendable {
     ]
 
     /// `context` with the request's verified credentials, if it sent any.
+    ///
+    /// Each way in is its own function, not inlined here: every request passes through this
+    /// frame, and the connection's task keeps the most stack it ever used while it stays open.
     func verified(_ request: Request, _ context: CanteenRequestContext) async throws -> CanteenRequestContext {
-        let path = request.uri.path
-        guard !Self.unauthenticatedPaths.contains(path), !path.hasPrefix("/assets/") else { return context }
-        if let header = request.headers.value(of: .authorization) {
-            return try await bearer(header, context)
+        switch Self.presented(request, sessionCookie: identity.provider == nil ? nil : identity.sessionCookie) {
+        case .nothing: return context
+        case .bearer(let header): return try await bearer(header, context)
+        case .session(let secret): return try await session(secret, request, context)
         }
-        guard identity.provider != nil, let secret = Cookies.value(identity.sessionCookie, in: request.headers),
-            secret.utf8.count <= APILimits.maxTokenBytes, let session = try await sessions.authenticate(secret: secret)
-        else { return context }
+    }
+
+    /// What a request presents, if it needs anything.
+    private enum Presented {
+        case nothing
+        case bearer(String)
+        case session(String)
+    }
+
+    @inline(never)
+    private static func presented(_ request: Request, sessionCookie: String?) -> Presented {
+        let path = request.uri.path
+        guard !unauthenticatedPaths.contains(path), !path.hasPrefix("/assets/") else { return .nothing }
+        if let header = request.headers.value(of: .authorization) { return .bearer(header) }
+        guard let sessionCookie, let secret = Cookies.value(sessionCookie, in: request.headers),
+            secret.utf8.count <= APILimits.maxTokenBytes
+        else { return .nothing }
+        return .session(secret)
+    }
+
+    @inline(never)
+    private func session(
+        _ secret: String, _ request: Request, _ context: CanteenRequestContext
+    ) async throws -> CanteenRequestContext {
+        guard let session = try await sessions.authenticate(secret: secret) else { return context }
         if Self.changesState(request.method) {
             try checkOrigin(request)
         }
@@ -57,29 +82,43 @@ struct Authentication: Sendable {
 
     // MARK: - Bearer tokens
 
+    @inline(never)
     private func bearer(_ header: String, _ context: CanteenRequestContext) async throws -> CanteenRequestContext {
+        let secret = try Self.bearerSecret(header)
+        if let provider = identity.provider, Self.looksLikeJWT(secret) {
+            return try await providerToken(secret, provider, context)
+        }
+        guard secret.utf8.count <= APILimits.maxTokenBytes, let token = try await tokens.authenticate(secret: secret)
+        else {
+            throw CanteenError.unauthenticated
+        }
+        var context = context
+        context.token = token
+        return context
+    }
+
+    @inline(never)
+    private static func bearerSecret(_ header: String) throws(CanteenError) -> String {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw CanteenError(
                 .unauthenticated, code: .unauthenticated,
                 message: "the Authorization header must be 'Bearer TOKEN'", field: "Authorization")
         }
-        let secret = parts[1].trimmingHTTPWhitespace()
+        return parts[1].trimmingHTTPWhitespace()
+    }
+
+    @inline(never)
+    private func providerToken(
+        _ secret: String, _ provider: OpenIDProvider, _ context: CanteenRequestContext
+    ) async throws -> CanteenRequestContext {
+        let person = try provider.person(try await provider.verifyAccessToken(secret))
+        let token = AccessToken(
+            id: Self.providerTokenID(person.userID), name: person.name, role: person.role,
+            cafeID: nil, userID: person.userID, createdAt: Date(timeIntervalSince1970: 0),
+            revokedAt: nil)
         var context = context
-        if let provider = identity.provider, Self.looksLikeJWT(secret) {
-            let person = try provider.person(try await provider.verifyAccessToken(secret))
-            let token = AccessToken(
-                id: Self.providerTokenID(person.userID), name: person.name, role: person.role,
-                cafeID: nil, userID: person.userID, createdAt: Date(timeIntervalSince1970: 0),
-                revokedAt: nil)
-            context.verified = VerifiedToken(token, credential: .providerToken, person: person)
-            return context
-        }
-        guard secret.utf8.count <= APILimits.maxTokenBytes, let token = try await tokens.authenticate(secret: secret)
-        else {
-            throw CanteenError.unauthenticated
-        }
-        context.token = token
+        context.verified = VerifiedToken(token, credential: .providerToken, person: person)
         return context
     }
 

@@ -52,11 +52,11 @@ struct StreamCredential {
     /// middleware verified that one already); 401 for an unknown token, 403 for a cookie sent
     /// from another origin.
     func authenticated(
-        _ request: Request, _ context: CanteenRequestContext,
+        _ context: CanteenRequestContext, isSameOrigin: Bool,
         tokens: any TokenRepository
     ) async throws -> CanteenRequestContext {
         guard fromCookie else { return context }
-        guard Self.isSameOrigin(request) else {
+        guard isSameOrigin else {
             throw CanteenError(
                 .forbidden, code: .forbidden,
                 message: "the token cookie is accepted from this server's own pages only")

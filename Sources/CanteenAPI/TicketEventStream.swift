@@ -12,7 +12,11 @@ import Synchronization
 /// cursor after it. A comment is written after `heartbeat` without an event, when the token is
 /// also checked again: a revoked token ends its streams. The stream ends when the client goes
 /// away or the server stops.
-struct TicketEventStream: Sendable {
+///
+/// A class: each frame of the stream's loop and of its body closure holds one reference, not a
+/// copy of the café and its presentation, and the connection's task keeps the most stack it
+/// ever used for as long as the stream stays open.
+final class TicketEventStream: Sendable {
     let feed: TicketFeed
     let cafe: Cafe
     let station: String?
@@ -22,6 +26,19 @@ struct TicketEventStream: Sendable {
     let heartbeat: Duration
     /// Whether the token that opened the stream still works.
     let tokenIsLive: @Sendable () async -> Bool
+
+    init(
+        feed: TicketFeed, cafe: Cafe, station: String?, presentation: Presentation, cursor: Int64?,
+        heartbeat: Duration, tokenIsLive: @escaping @Sendable () async -> Bool
+    ) {
+        self.feed = feed
+        self.cafe = cafe
+        self.station = station
+        self.presentation = presentation
+        self.cursor = cursor
+        self.heartbeat = heartbeat
+        self.tokenIsLive = tokenIsLive
+    }
 
     /// How long an `EventSource` waits before it reconnects, in milliseconds (its `retry:`).
     static let reconnectDelay = 2000
@@ -34,10 +51,7 @@ struct TicketEventStream: Sendable {
         var sent = false
         var quietSince = ContinuousClock.now
         while true {
-            let step = try await feed.nextStreamStep(
-                cafe: cafe, after: cursor, station: station,
-                presentation: presentation, wait: sent,
-                until: quietSince + heartbeat)
+            let step = try await feed.nextStreamStep(self, after: cursor, wait: sent, until: quietSince + heartbeat)
             switch step {
             case .page(let page):
                 // A page of other stations' changes only moves the cursor on, unsent: a display

@@ -18,21 +18,25 @@ extension TicketFeed {
     /// which tells the display that it has caught up, even while the server stops). Streams
     /// woken by one change that ask the same question (café, cursor, station, language) are
     /// given one page, rendered once.
+    ///
+    /// The stream is passed whole (a class): this frame is in the task's memory, which the
+    /// connection keeps at its largest for as long as the stream stays open.
     func nextStreamStep(
-        cafe: Cafe, after cursor: Int64?, station: String?, presentation: Presentation,
-        wait: Bool, until deadline: ContinuousClock.Instant
+        _ stream: TicketEventStream, after cursor: Int64?, wait: Bool, until deadline: ContinuousClock.Instant
     ) async throws -> StreamStep {
         let question = FeedResponses.Question(
-            cafeID: cafe.id, after: cursor, station: station,
-            variant: presentation.variant, form: .event)
-        var latest = try await latest(cafeID: cafe.id)
+            cafeID: stream.cafe.id, after: cursor, station: stream.station,
+            variant: stream.presentation.variant, form: .event)
+        var latest = try await latest(cafeID: question.cafeID)
         if wait, let cursor, cursor >= latest {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return .quiet }
             let preparation = Signal.Preparation(question: question) { [self] latest in
-                try? await render(cafe, question, latest: latest, presentation)
+                try? await render(stream.cafe, question, latest: latest, stream.presentation)
             }
-            switch await streamSignal.wait(cafeID: cafe.id, after: cursor, timeout: remaining, preparing: preparation) {
+            switch await streamSignal.wait(
+                cafeID: question.cafeID, after: cursor, timeout: remaining, preparing: preparation)
+            {
             case .ended:
                 return streamSignal.isReleased ? .stopping : .quiet
             case .changed(_, let page?, let published):
@@ -42,6 +46,6 @@ extension TicketFeed {
                 latest = changed
             }
         }
-        return .page(try await render(cafe, question, latest: latest, presentation))
+        return .page(try await render(stream.cafe, question, latest: latest, stream.presentation))
     }
 }

@@ -234,8 +234,10 @@ struct TicketEventStreamTests {
         let waits = [english, english, english, french].map { presentation in
             Task {
                 try await feed.nextStreamStep(
-                    cafe: cafe, after: cursor, station: nil, presentation: presentation,
-                    wait: true, until: .now + .seconds(60))
+                    TicketEventStream(
+                        feed: feed, cafe: cafe, station: nil, presentation: presentation, cursor: cursor,
+                        heartbeat: .seconds(60), tokenIsLive: { true }),
+                    after: cursor, wait: true, until: .now + .seconds(60))
             }
         }
         #expect(try await eventually(within: .seconds(20)) { feed.streamSignal.waiterCount == 4 })
