@@ -254,6 +254,17 @@ if [[ ",$phases," == *",idle,"* ]]; then
             --server-pid "$server_pid" --phases "$kind" | grep -v '^final feed cursor\|^server-bench:'
         stop_server
     done
+    # The reference beneath both: a bare Hummingbird server (NIO's default receive buffers, no
+    # middleware), its idle keep-alive connections after its own GET /healthz.
+    bare_idle_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    "$bin/bare-hummingbird" --port "$bare_idle_port" >"$work/bare-idle.log" 2>&1 &
+    bare_idle_pid=$!
+    reference_pids+=("$bare_idle_pid")
+    wait_healthy "$bare_idle_port" "$bare_idle_pid" "$work/bare-idle.log" 100 0.1 || exit 1
+    BENCH_FIGURES="" "$bin/server-bench" --port "$bare_idle_port" --kiosk-token none --kitchen-token none --cafe bench \
+        --server-pid "$bare_idle_pid" --phases idle-keepalive | grep '^idle' | sed 's/^/bare Hummingbird: /'
+    kill "$bare_idle_pid" 2>/dev/null || true
+    wait "$bare_idle_pid" 2>/dev/null || true
 fi
 
 # MARK: - Baseline (an older build, same run)
