@@ -25,7 +25,7 @@ struct TicketEventRoutes {
     /// The stream's answer. Everything the request says is read first, synchronously
     /// (`TicketStreamOpening`): the connection's task keeps the most stack it ever used for as
     /// long as the stream stays open, so this frame holds only what crosses its two waits (see
-    /// docs/benchmarks.md, "Idle connections").
+    /// docs/benchmarks.md, "what an idle connection holds").
     @inline(never)
     func stream(_ opening: TicketStreamOpening, _ context: CanteenRequestContext) async throws -> Response {
         try await opening.authorize(context, tokens: services.tokens)
