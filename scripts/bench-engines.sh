@@ -32,7 +32,8 @@ done
 if [ "$build" = 1 ]; then
     for product in canteen server-bench; do swift build -c release --product "$product" >/dev/null; done
 fi
-bin="$(swift build -c release --show-bin-path 2>/dev/null)"
+# BENCH_BIN points at other builds of canteen and server-bench (an A/B of two builds).
+bin="${BENCH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)}"
 for product in canteen server-bench; do
     [ -x "$bin/$product" ] || { echo "bench-engines: $bin/$product is missing (swift build -c release --product $product)" >&2; exit 1; }
 done

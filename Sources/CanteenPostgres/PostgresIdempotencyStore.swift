@@ -44,15 +44,7 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         _ connection: PostgresConnection, _ key: IdempotencyKey, orderID: String, now: Date,
         logger: Logger
     ) async throws -> (requestHash: Data, stored: Stored)? {
-        if try await connection.firstRow(
-            """
-            INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
-            SELECT \(key.tokenID), \(key.key), \(key.requestHash), \(orderID), \(key.answerLanguage), \(now)
-            WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key))
-            ON CONFLICT (tokenId, key) DO NOTHING
-            RETURNING orderId
-            """, logger: logger) != nil
-        {
+        if try await connection.firstRow(ClaimKey(key: key, orderID: orderID, now: now), logger: logger) != nil {
             return nil
         }
         if let row = try await connection.firstRow(
@@ -77,5 +69,32 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         let (_, hash, body, language) = try StoredColumns.decode(
             row, table: "idempotencyKey", (String, Data, Data, String?).self)
         return (hash, .answer(body, contentLanguage: language))
+    }
+
+    /// The claim itself: the key's record for this order, unless the key is held already (by a
+    /// record, or by an answer stored before orders were rendered after commit). Prepared: every
+    /// order with a key runs it.
+    struct ClaimKey: FixedStatement {
+        static let sql =
+            (try? ClaimKey(
+                key: IdempotencyKey(tokenID: "", key: "", requestHash: Data()), orderID: "",
+                now: Date(timeIntervalSince1970: 0)
+            ).query.sql) ?? ""
+
+        let key: IdempotencyKey
+        let orderID: String
+        let now: Date
+
+        var query: PostgresQuery {
+            get throws {
+                try """
+                INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
+                SELECT \(key.tokenID), \(key.key), \(key.requestHash), \(orderID), \(key.answerLanguage), \(now)
+                WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key))
+                ON CONFLICT (tokenId, key) DO NOTHING
+                RETURNING orderId
+                """
+            }
+        }
     }
 }

@@ -266,38 +266,15 @@ public final class PostgresOrderStore: OrderRepository {
         let slotKey = PostgresPickupCapacityStore.key(window.start)
         guard
             let row = try await connection.firstRow(
-                """
-                WITH slot AS (
-                    INSERT INTO pickupSlot (cafeId, start, used) VALUES (\(cafe.id), \(slotKey), \(units))
-                    ON CONFLICT (cafeId, start) DO UPDATE SET used = pickupSlot.used + excluded.used
-                        WHERE pickupSlot.used + excluded.used <= \(cafe.pickup.capacity)
-                    RETURNING used
-                ), number AS (
-                    INSERT INTO orderNumber (cafeId, localDate, last)
-                    SELECT \(cafe.id), \(localDate), 1 WHERE EXISTS (SELECT 1 FROM slot)
-                    ON CONFLICT (cafeId, localDate) DO UPDATE SET last = orderNumber.last + 1
-                    RETURNING last
-                ), placed AS (
-                    INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
-                        pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
-                        discountLabel, discount, readyAt)
-                    SELECT \(orderID), \(cafe.id), number.last, \(localDate), \(request.customer.name),
-                        \(request.customer.userID), \(placement.key?.tokenID), \(window.start), \(window.end),
-                        \(priced.subtotal.minorUnits), \(priced.tax.minorUnits), \(priced.total.minorUnits),
-                        \(cafe.currency.code), \(units), \(now), NULL, \(priced.discount?.couponID),
-                        \(priced.discount?.label), \(priced.discount?.amount ?? 0), \(plan.readyAt)
-                    FROM number
-                    RETURNING number
-                ), lines AS (
-                    INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
-                    SELECT \(orderID), line.position, line.itemid, line.names, line.station, line.quantity, line.unitprice,
-                        line.linetotal, line.options, line.note
-                    FROM json_to_recordset(\(linesJSON)::json) AS line(position bigint, itemid text, names text, station text,
-                        quantity bigint, unitprice bigint, linetotal bigint, options text, note text)
-                    WHERE EXISTS (SELECT 1 FROM placed)
-                )
-                SELECT number FROM placed
-                """, logger: logger)
+                WriteOrder(
+                    cafeID: cafe.id, slotKey: slotKey, units: units, capacity: cafe.pickup.capacity,
+                    localDate: localDate, orderID: orderID, customerName: request.customer.name,
+                    userID: request.customer.userID, tokenID: placement.key?.tokenID, window: window,
+                    subtotal: priced.subtotal.minorUnits, tax: priced.tax.minorUnits, total: priced.total.minorUnits,
+                    currency: cafe.currency.code, now: now, couponID: priced.discount?.couponID,
+                    discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0,
+                    readyAt: plan.readyAt, linesJSON: linesJSON),
+                logger: logger)
         else {
             // The conditional update found the window full (possible only across midnight, when
             // two batches lock different days): refused like any full window, the coupon's use given back.

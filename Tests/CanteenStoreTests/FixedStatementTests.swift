@@ -1,0 +1,66 @@
+import CanteenCore
+import Foundation
+import PostgresNIO
+import Testing
+
+@testable import CanteenPostgres
+
+/// The prepared statements of the order path (PostgreSQL parses and plans each once per
+/// connection): one text for every value they are given, or a refusal naming them. Running them
+/// is the PostgreSQL suites' part (`scripts/test-postgres.sh`).
+@Suite("PostgreSQL's prepared statements: one text whatever the values")
+struct FixedStatementTests {
+    @Test("claiming a key: the same text with and without an answer language, for any key")
+    func claimKey() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let claims = [
+            PostgresIdempotencyStore.ClaimKey(
+                key: IdempotencyKey(tokenID: "tok_1", key: "k-1", requestHash: Data([1, 2, 3])),
+                orderID: "ord_1", now: now),
+            PostgresIdempotencyStore.ClaimKey(
+                key: IdempotencyKey(tokenID: "tok_2", key: "other", requestHash: Data(), answerLanguage: "ar-KW"),
+                orderID: "ord_2", now: now),
+        ]
+        for claim in claims {
+            #expect(try claim.query.sql == PostgresIdempotencyStore.ClaimKey.sql)
+            #expect(try claim.makeBindings().count == 8)
+        }
+        #expect(PostgresIdempotencyStore.ClaimKey.sql.contains("INSERT INTO idempotencyRecord"))
+    }
+
+    @Test("writing an order: the same text with a coupon, a signed-in person and a key, and without")
+    func writeOrder() throws {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let window = PickupWindow(start: start, end: start + 600)
+        let bare = PostgresOrderStore.WriteOrder(
+            cafeID: "seattle", slotKey: 1_790_000_000, units: 1, capacity: 40, localDate: "2026-09-21",
+            orderID: "ord_1", customerName: "Ana", userID: nil, tokenID: nil, window: window, subtotal: 450,
+            tax: 45, total: 495, currency: "USD", now: start, couponID: nil, discountLabel: nil, discount: 0,
+            readyAt: start, linesJSON: "[]")
+        let full = PostgresOrderStore.WriteOrder(
+            cafeID: "kuwait", slotKey: 1_790_000_600, units: 3, capacity: 12, localDate: "2026-09-22",
+            orderID: "ord_2", customerName: "سارة", userID: "u-sara", tokenID: "tok_9", window: window,
+            subtotal: 1_250, tax: 0, total: 1_000, currency: "KWD", now: start, couponID: "cpn_1",
+            discountLabel: "Welcome", discount: 250, readyAt: start + 300, linesJSON: #"[{"position":0}]"#)
+        for statement in [bare, full] {
+            #expect(try statement.query.sql == PostgresOrderStore.WriteOrder.sql)
+        }
+        #expect(try bare.makeBindings().count == full.makeBindings().count)
+    }
+
+    /// A statement whose text depends on its values: a defect the check catches.
+    struct Drifting: FixedStatement {
+        static let sql = Drifting(station: nil).query.sql
+        let station: String?
+        var query: PostgresQuery {
+            station.map { "SELECT id FROM ticket WHERE station = \($0)" } ?? "SELECT id FROM ticket"
+        }
+    }
+
+    @Test("a statement whose text changes with its values is refused, naming it, before anything is sent")
+    func drifting() throws {
+        #expect(throws: Never.self) { try Drifting(station: nil).makeBindings() }
+        let error = #expect(throws: PostgresFixedStatementError.self) { try Drifting(station: "grill").makeBindings() }
+        #expect(error?.description.contains("Drifting") == true)
+    }
+}
