@@ -93,7 +93,7 @@ run() {
     local canteen_before pg_before commits_before canteen_after pg_after commits_after
     canteen_before="$(ticks "${servers[@]}")"; pg_before="$(pg_ticks)"
     commits_before="$([ "$engine" = sqlite ] && echo 0 || batches "$database")"
-    "$bin/server-bench" --port "${ports[0]}" --order-ports "$order_ports" --kiosk-token "$kiosk" --kitchen-token "$kitchen" \
+    BENCH_FIGURES="" "$bin/server-bench" --port "${ports[0]}" --order-ports "$order_ports" --kiosk-token "$kiosk" --kitchen-token "$kitchen" \
         --cafe bench --connections "$connections" --warmup "$warmup" --duration "$duration" --phases orders \
         >"$work/$label.orders" 2>&1 || true
     canteen_after="$(ticks "${servers[@]}")"; pg_after="$(pg_ticks)"
@@ -104,7 +104,7 @@ run() {
     else
         placed="$(psql -X -tAq "$database" -c "SELECT COUNT(*) FROM customerOrder")"
     fi
-    "$bin/server-bench" --port "${ports[0]}" --order-ports "${ports[-1]}" --kiosk-token "$kiosk" --kitchen-token "$kitchen" \
+    BENCH_FIGURES="" "$bin/server-bench" --port "${ports[0]}" --order-ports "${ports[-1]}" --kiosk-token "$kiosk" --kitchen-token "$kitchen" \
         --cafe bench --phases display >"$work/$label.display" 2>&1 || true
     for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 
@@ -126,6 +126,19 @@ if placed:
 print(line)
 PY
     grep -h "first unexpected\|connection failed\|pairs never received" "$work/$label.orders" "$work/$label.display" | sed 's/^/    /' || true
+    # For make bench's table: each set-up's orders/s and CPU per order (canteen, and PostgreSQL's
+    # processes), PostgreSQL's against SQLite's of the same run (issue 28: ≥ 40 %, ≤ 2×).
+    if [ "${placed:-0}" -gt 0 ]; then
+        local cpu reference=""
+        cpu="$(( canteen_after - canteen_before ))"
+        [ "$engine" = sqlite ] || cpu="$(( cpu + pg_after - pg_before ))"
+        [ "$label" = sqlite-1-server ] || reference=engines_sqlite_1_server
+        figure "engines_${label//-/_}_orders" "${per_second:-0}" "orders/s" higher \
+            "engines, $label: durable orders, $connections kiosks" "${reference:+${reference}_orders}"
+        figure "engines_${label//-/_}_cpu" "$(( cpu * 10000 / placed ))" "µs" lower \
+            "engines, $label: CPU per order (canteen$([ "$engine" = sqlite ] || echo " + PostgreSQL"))" \
+            "${reference:+${reference}_cpu}"
+    fi
 }
 
 echo "== $duration s of orders from $connections kiosks (after $warmup s warm-up), then 200 orders one every 20 ms to 50 long-polling displays"
