@@ -80,7 +80,8 @@ def table(results):
         ref_text, ratio = "", ""
         if reference:
             ref_text = f"{number(reference['value'], reference['unit'])} ({reference['title']})"
-            if reference["value"]:
+            # A share (%) already is its ratio to a reference in other units.
+            if reference["value"] and reference["unit"] == figure["unit"]:
                 ratio = f"{figure['value'] / reference['value']:.2f}×"
         better = "↓" if figure["better"] == "lower" else ""
         lines.append(f"| {figure['title']} {better}| **{number(figure['value'], figure['unit'])}** | {ref_text} | {ratio} |")
