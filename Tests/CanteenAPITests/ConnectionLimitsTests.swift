@@ -68,6 +68,23 @@ struct ConnectionLimitsTests {
         }
     }
 
+    @Test("the header timeout bounds only the first request: a keep-alive connection may pause longer between requests")
+    func headerTimeoutOnlyFirst() async throws {
+        try await withServer(headerTimeout: .seconds(1), idleTimeout: .seconds(60)) { port, _ in
+            try await blocking {
+                let connection = try RawHTTP(port: port, timeout: 20)
+                #expect(try connection.exchange("GET", "/healthz").status == 200)
+                Thread.sleep(forTimeInterval: 2.5)
+                #expect(try connection.exchange("GET", "/healthz").status == 200)
+                // A half request line after the pause is bounded by the idle timeout, not the header timeout.
+                connection.send("GET /hea")
+                Thread.sleep(forTimeInterval: 1.5)
+                connection.send("lthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try connection.readResponse().status == 200)
+            }
+        }
+    }
+
     @Test("an oversized chunked body is answered 413 body_too_large and the connection is closed")
     func oversizedChunkedBody() async throws {
         try await withServer { port, token in

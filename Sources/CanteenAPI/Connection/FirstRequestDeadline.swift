@@ -5,7 +5,8 @@ import NIOHTTPTypes
 /// `timeout` (a client that sends half a request line, or nothing, no longer holds a connection
 /// forever). Afterwards Hummingbird's idle timeout bounds a keep-alive connection that goes
 /// quiet, or sends a head or body that never ends, so kiosks keep their connections between
-/// requests. Sits between the HTTP codec and Hummingbird.
+/// requests. Sits between the HTTP codec and Hummingbird until the first head has passed, then
+/// leaves the pipeline.
 public final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
     public typealias InboundOut = HTTPRequestPart
@@ -38,11 +39,15 @@ public final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannel
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !met, case .head = unwrapInboundIn(data) {
-            met = true
-            cancel()
+        guard !met, case .head = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
         }
+        met = true
+        cancel()
         context.fireChannelRead(data)
+        // Its job is done: the connection's later requests no longer pass through it.
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     private func arm(_ context: ChannelHandlerContext) {
