@@ -167,11 +167,39 @@ public final class PostgresOrderEventStore: OrderEventRepository {
 
     public func events(after sequence: Int64, limit: Int) async throws -> [OrderEvent] {
         try await database.withConnection { connection in
-            try await connection.rows(
-                """
-                SELECT \(unescaped: Self.columns) FROM orderEvent WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
-                """, logger: self.database.logger
-            ).map(Self.event)
+            // Window by window of feed positions (`FeedWindow`), up to the feed's head.
+            var events: [OrderEvent] = []
+            var after = sequence
+            while events.count < limit {
+                let upTo = after + FeedWindow.positions
+                let rows = try await connection.rows(
+                    """
+                    WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
+                    SELECT page.sequence, page.id, page.orderId, page.cafeId, page.type, page.previousSequence, page.tickets,
+                        page.createdAt, head.value
+                    FROM head LEFT JOIN (
+                        SELECT \(unescaped: Self.columns) FROM orderEvent WHERE sequence > \(after) AND sequence <= \(upTo)
+                        ORDER BY sequence LIMIT \(limit - events.count)
+                    ) AS page ON true ORDER BY page.sequence
+                    """, logger: self.database.logger)
+                var head: Int64 = 0
+                for row in rows {
+                    let (sequence, id, orderID, cafeID, typeName, previousSequence, tickets, createdAt, value) =
+                        try StoredColumns.decode(
+                            row, table: "orderEvent",
+                            (Int64?, String?, String?, String?, String?, Int64?, String?, Date?, Int64).self)
+                    head = value
+                    guard let sequence, let id, let orderID, let cafeID, let typeName, let createdAt else { continue }
+                    events.append(
+                        try Self.event(
+                            sequence: sequence, id: id, orderID: orderID, cafeID: cafeID, typeName: typeName,
+                            previousSequence: previousSequence, tickets: tickets, createdAt: createdAt))
+                }
+                // A window that did not fill the page is read to its end.
+                guard events.count < limit, upTo < head else { break }
+                after = upTo
+            }
+            return events
         }
     }
 

@@ -210,23 +210,30 @@ public final class PostgresTicketStore: TicketRepository {
 
     public func changes(after sequence: Int64) async throws -> FeedHead {
         try await database.withConnection { connection in
-            let rows = try await connection.rows(
-                """
-                WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
-                SELECT head.value, changed.cafeId, changed.latest FROM head LEFT JOIN (
-                    SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > \(sequence) GROUP BY cafeId
-                ) AS changed ON true
-                """, logger: self.database.logger)
-            var latest: Int64 = 0
+            // Window by window of feed positions (`FeedWindow`), up to the head; each window is
+            // one snapshot with the head.
+            var after = sequence
             var cafes: [String: Int64] = [:]
-            for row in rows {
-                let (head, cafeID, cafeLatest) = try StoredColumns.decode(
-                    row, table: "feedSequence",
-                    (Int64, String?, Int64?).self)
-                latest = head
-                if let cafeID, let cafeLatest { cafes[cafeID] = cafeLatest }
+            while true {
+                let upTo = after + FeedWindow.positions
+                let rows = try await connection.rows(
+                    """
+                    WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
+                    SELECT head.value, changed.cafeId, changed.latest FROM head LEFT JOIN (
+                        SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > \(after) AND sequence <= \(upTo)
+                        GROUP BY cafeId
+                    ) AS changed ON true
+                    """, logger: self.database.logger)
+                var head: Int64 = 0
+                for row in rows {
+                    let (value, cafeID, latest) = try StoredColumns.decode(
+                        row, table: "feedSequence", (Int64, String?, Int64?).self)
+                    head = value
+                    if let cafeID, let latest { cafes[cafeID] = latest }
+                }
+                guard upTo < head else { return FeedHead(latest: head, cafes: cafes) }
+                after = upTo
             }
-            return FeedHead(latest: latest, cafes: cafes)
         }
     }
 

@@ -133,6 +133,35 @@ struct TicketFeedStoreTests {
     }
 
     @Test(
+        "changes and order events far apart in the feed (more than 10,000 positions between them) are all found, in pages",
+        arguments: StoreBackend.available)
+    func farApart(backend: StoreBackend) async throws {
+        try await withServers(backend) { servers in
+            let stores = servers[0].stores
+            var placed: [Order] = []
+            for _ in 0..<2 {
+                guard case .placed(let order) = try await stores.orders.placeOrder(OrderStoreTests.request(), key: nil)
+                else {
+                    Issue.record("not placed")
+                    return
+                }
+                placed.append(order)
+                // Positions taken by nobody this feed shows (as many as years of ticket moves).
+                try await servers[0].execute("UPDATE feedSequence SET value = value + 25000 WHERE id = 1")
+            }
+            let (first, second) = (placed[0].tickets[0].sequence, placed[1].tickets[0].sequence)
+            #expect(second > first + 25_000)
+            let head = try #require(try await servers[0].integer("SELECT value FROM feedSequence WHERE id = 1"))
+            #expect(try await stores.tickets.changes(after: 0) == FeedHead(latest: head, cafes: ["testcafe": second]))
+            #expect(try await stores.tickets.changes(after: second) == FeedHead(latest: head, cafes: [:]))
+            #expect(try await stores.orderEvents.events(after: 0, limit: 10).map(\.sequence) == [first, second])
+            #expect(try await stores.orderEvents.events(after: 0, limit: 1).map(\.sequence) == [first])
+            #expect(try await stores.orderEvents.events(after: first, limit: 10).map(\.sequence) == [second])
+            #expect(try await stores.orderEvents.events(after: second, limit: 10).isEmpty)
+        }
+    }
+
+    @Test(
         "two servers writing at once, commits landing out of order: a reader following the cursor sees every change exactly once",
         arguments: StoreBackend.available)
     func neverSkips(backend: StoreBackend) async throws {
