@@ -71,6 +71,76 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         return (hash, .answer(body, contentLanguage: language))
     }
 
+    /// Claims the keys of a batch's placements in one statement, in the order given (the
+    /// batch's key order); each key once, at its first placement. Returns the placements whose
+    /// key this claimed: any other placement with a key (a key held already, or a second
+    /// placement of a key in the batch) goes through `claim` at its turn, which finds what the
+    /// key holds or claims it if the first placement was refused and gave it back.
+    static func claimFirst(
+        _ connection: PostgresConnection,
+        _ placements: [(index: Int, key: IdempotencyKey, orderID: String, now: Date)], logger: Logger
+    ) async throws -> Set<Int> {
+        var seen = Set<ClaimedKey>()
+        let first = placements.filter { seen.insert(ClaimedKey(tokenID: $0.key.tokenID, key: $0.key.key)).inserted }
+        guard !first.isEmpty else { return [] }
+        let rows = try await connection.rows(
+            ClaimKeys(
+                tokenIDs: first.map(\.key.tokenID), keys: first.map(\.key.key),
+                requestHashes: first.map { ByteBuffer(bytes: $0.key.requestHash) },
+                orderIDs: first.map(\.orderID), answerLanguages: first.map { $0.key.answerLanguage ?? "" },
+                hasAnswerLanguages: first.map { $0.key.answerLanguage != nil },
+                createdAts: first.map(\.now)),
+            logger: logger)
+        var claimed = Set<ClaimedKey>()
+        for row in rows {
+            let (tokenID, key) = try StoredColumns.decode(row, table: "idempotencyRecord", (String, String).self)
+            claimed.insert(ClaimedKey(tokenID: tokenID, key: key))
+        }
+        return Set(first.filter { claimed.contains(ClaimedKey(tokenID: $0.key.tokenID, key: $0.key.key)) }.map(\.index))
+    }
+
+    private struct ClaimedKey: Hashable {
+        let tokenID: String
+        let key: String
+    }
+
+    /// The claim of a batch's keys, in the order given: each key's record for its order, unless
+    /// the key is held already. Prepared: every batch of orders with keys runs it.
+    struct ClaimKeys: FixedStatement {
+        static let sql =
+            ClaimKeys(
+                tokenIDs: [], keys: [], requestHashes: [], orderIDs: [], answerLanguages: [], hasAnswerLanguages: [],
+                createdAts: []
+            ).query.sql
+
+        let tokenIDs: [String]
+        let keys: [String]
+        let requestHashes: [ByteBuffer]
+        let orderIDs: [String]
+        /// Each key's answer language, "" where it has none (an array has no NULL element here)…
+        let answerLanguages: [String]
+        /// … and whether it has one.
+        let hasAnswerLanguages: [Bool]
+        let createdAts: [Date]
+
+        var query: PostgresQuery {
+            """
+            INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
+            SELECT claim.tokenId, claim.key, claim.requestHash, claim.orderId,
+                CASE WHEN claim.hasAnswerLanguage THEN claim.answerLanguage END,
+                claim.createdAt
+            FROM unnest(\(tokenIDs)::text[], \(keys)::text[], \(requestHashes)::bytea[], \(orderIDs)::text[],
+                \(answerLanguages)::text[], \(hasAnswerLanguages)::boolean[], \(createdAts)::timestamptz[])
+                WITH ORDINALITY AS claim(tokenId, key, requestHash, orderId, answerLanguage, hasAnswerLanguage, createdAt,
+                    position)
+            WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey held WHERE held.tokenId = claim.tokenId AND held.key = claim.key)
+            ORDER BY claim.position
+            ON CONFLICT (tokenId, key) DO NOTHING
+            RETURNING tokenId, key
+            """
+        }
+    }
+
     /// The claim itself: the key's record for this order, unless the key is held already (by a
     /// record, or by an answer stored before orders were rendered after commit). Prepared: every
     /// order with a key runs it.

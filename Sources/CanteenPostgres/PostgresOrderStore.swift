@@ -12,14 +12,16 @@ import Tracing
 ///
 /// 1. the rows of the batch's cafés, sorted by id (`FOR NO KEY UPDATE`): orders of one café
 ///    are placed one server at a time, so the capacity each reads is the capacity it takes;
-/// 2. per order, sorted by idempotency key: the key's claim, then one statement taking the
-///    pickup window's row (a conditional update, exact whatever else happens) and the day's
-///    order number and writing the order and its lines, then the rows of its limited items
-///    (`dailyStock`, checked before anything is written and taken with a conditional update);
-/// 3. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
+/// 2. the batch's idempotency keys, claimed in one statement in key order (a key held already
+///    is read back at its order's turn);
+/// 3. per order, in key order: one statement taking the pickup window's row (a conditional
+///    update, exact whatever else happens) and the day's order number and writing the order and
+///    its lines, then the rows of its limited items (`dailyStock`, checked before anything is
+///    written and taken with a conditional update);
+/// 4. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
 ///
-/// A refused order deletes its claim and leaves no trace; the others commit. Two statements per
-/// order and five per batch: every statement is a round trip and a parse on the server.
+/// A refused order deletes its claim and leaves no trace; the others commit. One statement per
+/// order and six per batch: every statement is a round trip.
 public final class PostgresOrderStore: OrderRepository {
     let database: PostgresDatabase
     private let cafes: PostgresCafeStore
@@ -104,11 +106,18 @@ public final class PostgresOrderStore: OrderRepository {
                     let (id, version) = try StoredColumns.decode(row, table: "cafe", (String, Int64).self)
                     context.menuVersions[id] = version
                 }
+                var orderIDs: [Int: String] = [:]
+                for index in order { orderIDs[index] = ids.timeOrdered("ord", at: batch[index].now) }
+                let claimed = try await PostgresIdempotencyStore.claimFirst(
+                    connection,
+                    order.compactMap { index in
+                        batch[index].key.map { (index, $0, orderIDs[index] ?? "", batch[index].now) }
+                    }, logger: logger)
                 var drafts: [Int: Draft] = [:]
                 for index in order {
                     drafts[index] = try await draft(
-                        batch[index], connection, context: &context, cafes: cafes,
-                        capacity: capacity, ids: ids, logger: logger)
+                        batch[index], orderID: orderIDs[index] ?? "", claimed: claimed.contains(index), connection,
+                        context: &context, cafes: cafes, capacity: capacity, logger: logger)
                 }
                 let numbered = try await numberTickets(drafts, connection, ids: ids, logger: logger)
                 // Each new order's `order.placed` event, at its last ticket's position (the feed's rule).
@@ -148,19 +157,17 @@ public final class PostgresOrderStore: OrderRepository {
         var kitchens: [String: KitchenLoad] = [:]
     }
 
-    /// One placement: the key's claim, then (a refusal deleting the claim, so that nothing is
-    /// left) the window, the price, and one statement taking the capacity, the day's number and
-    /// writing the order with its lines. No savepoint is needed: nothing is written before a
-    /// refusal but the claim.
+    /// One placement: the key's claim (unless the batch's claim took it already), then (a
+    /// refusal deleting the claim, so that nothing is left) the window, the price, and one
+    /// statement taking the capacity, the day's number and writing the order with its lines. No
+    /// savepoint is needed: nothing is written before a refusal but the claim.
     private static func draft(
-        _ placement: Placement, _ connection: PostgresConnection, context: inout BatchContext,
-        cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore, ids: RandomID,
+        _ placement: Placement, orderID: String, claimed: Bool, _ connection: PostgresConnection,
+        context: inout BatchContext, cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore,
         logger: Logger
     ) async throws -> Draft {
-        let request = placement.request
         let now = placement.now
-        let orderID = ids.timeOrdered("ord", at: now)
-        if let key = placement.key,
+        if !claimed, let key = placement.key,
             let existing = try await PostgresIdempotencyStore.claim(
                 connection, key, orderID: orderID, now: now, logger: logger)
         {

@@ -28,6 +28,23 @@ struct FixedStatementTests {
         #expect(PostgresIdempotencyStore.ClaimKey.sql.contains("INSERT INTO idempotencyRecord"))
     }
 
+    @Test("claiming a batch's keys: the same text for none, one or several keys, with and without answer languages")
+    func claimKeys() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let none = PostgresIdempotencyStore.ClaimKeys(
+            tokenIDs: [], keys: [], requestHashes: [], orderIDs: [], answerLanguages: [], hasAnswerLanguages: [],
+            createdAts: [])
+        let several = PostgresIdempotencyStore.ClaimKeys(
+            tokenIDs: ["tok_1", "tok_2"], keys: ["k-1", "other"],
+            requestHashes: [ByteBuffer(bytes: [1, 2, 3]), ByteBuffer()], orderIDs: ["ord_1", "ord_2"],
+            answerLanguages: ["", "ar-KW"], hasAnswerLanguages: [false, true], createdAts: [now, now + 1])
+        for statement in [none, several] {
+            #expect(statement.query.sql == PostgresIdempotencyStore.ClaimKeys.sql)
+            #expect(try statement.makeBindings().count == 7)
+        }
+        #expect(PostgresIdempotencyStore.ClaimKeys.sql.contains("unnest("))
+    }
+
     @Test("writing an order: the same text with a coupon, a signed-in person and a key, and without")
     func writeOrder() throws {
         let start = Date(timeIntervalSince1970: 1_790_000_000)
@@ -43,7 +60,7 @@ struct FixedStatementTests {
             subtotal: 1_250, tax: 0, total: 1_000, currency: "KWD", now: start, couponID: "cpn_1",
             discountLabel: "Welcome", discount: 250, readyAt: start + 300, linesJSON: #"[{"position":0}]"#)
         for statement in [bare, full] {
-            #expect(try statement.query.sql == PostgresOrderStore.WriteOrder.sql)
+            #expect(statement.query.sql == PostgresOrderStore.WriteOrder.sql)
         }
         #expect(try bare.makeBindings().count == full.makeBindings().count)
     }

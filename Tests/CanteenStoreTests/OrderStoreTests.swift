@@ -147,6 +147,56 @@ struct OrderStoreTests {
         }
     }
 
+    @Test(
+        "orders placed together (a key twice, a key held already, keys of two tokens, with and without an answer language): one order per key, replays in the first answer's language",
+        arguments: StoreBackend.available)
+    func keysPlacedTogether(backend: StoreBackend) async throws {
+        try await withServers(backend) { servers in
+            let stores = servers[0].stores
+            guard case .placed(let held) = try await stores.orders.placeOrder(Self.request(), key: Self.key("held"))
+            else {
+                Issue.record("not placed")
+                return
+            }
+            let keys = [
+                Self.key("twice"), Self.key("twice"), Self.key("held"), Self.key("twice", token: "tok_other"),
+                IdempotencyKey(tokenID: "tok_kiosk", key: "bare", requestHash: Data("body".utf8)),
+                IdempotencyKey(
+                    tokenID: "tok_kiosk", key: "arabic", requestHash: Data("body".utf8), answerLanguage: "ar"),
+            ]
+            let placements = try await withThrowingTaskGroup(of: (Int, OrderPlacement).self) { group in
+                for (index, key) in keys.enumerated() {
+                    group.addTask { (index, try await stores.orders.placeOrder(Self.request(), key: key)) }
+                }
+                return try await group.reduce(into: [Int: OrderPlacement]()) { $0[$1.0] = $1.1 }
+            }
+            func order(_ placement: OrderPlacement?) -> Order? {
+                switch placement {
+                case .placed(let order)?, .replayed(let order, _)?: order
+                default: nil
+                }
+            }
+            let twice = [placements[0], placements[1]]
+            #expect(twice.filter { if case .placed = $0 { true } else { false } }.count == 1, "\(twice)")
+            #expect(Set(twice.compactMap { order($0)?.id }).count == 1)
+            #expect(placements[2] == .replayed(held.asPlaced, answerLanguage: "en"))
+            #expect(order(placements[3])?.id != order(placements[0])?.id)
+            for index in [3, 4, 5] {
+                guard case .placed = placements[index] else {
+                    Issue.record("\(keys[index].key) was not placed: \(String(describing: placements[index]))")
+                    continue
+                }
+            }
+            // Each key's replay is in the language its first answer was given in, or none.
+            for (index, language) in [(4, nil), (5, "ar")] as [(Int, String?)] {
+                let again = try await stores.orders.placeOrder(Self.request(), key: keys[index])
+                #expect(again == .replayed(try #require(order(placements[index])).asPlaced, answerLanguage: language))
+            }
+            #expect(try await servers[0].count("customerOrder") == 5)
+            #expect(try await servers[0].count("idempotencyRecord") == 5)
+        }
+    }
+
     @Test("refused orders in a batch leave no trace and do not stop the others", arguments: StoreBackend.available)
     func refusedInBatch(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
