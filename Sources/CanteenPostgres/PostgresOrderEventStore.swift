@@ -52,38 +52,6 @@ public final class PostgresOrderEventStore: OrderEventRepository {
         return event
     }
 
-    /// Writes the `order.placed` events of orders placed together (one statement).
-    func insertPlaced(_ connection: PostgresConnection, _ orders: [Order], logger: Logger) async throws -> [OrderEvent]
-    {
-        let events = orders.compactMap { order -> OrderEvent? in
-            guard let sequence = order.tickets.map(\.sequence).max() else { return nil }
-            return OrderEvent(
-                id: ids.timeOrdered("evt", at: order.createdAt), sequence: sequence, previousSequence: nil,
-                orderID: order.id, cafeID: order.cafeID, type: .placed, ticketStatuses: nil,
-                createdAt: order.createdAt)
-        }
-        guard !events.isEmpty else { return [] }
-        var bindings = PostgresBindings(capacity: events.count * 6)
-        var values: [String] = []
-        for event in events {
-            let base = values.count * 6
-            values.append(
-                "($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), NULL, NULL, $\(base + 6))")
-            bindings.append(event.sequence)
-            bindings.append(event.id)
-            bindings.append(event.orderID)
-            bindings.append(event.cafeID)
-            bindings.append(event.type.rawValue)
-            bindings.append(event.createdAt)
-        }
-        try await connection.run(
-            PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO orderEvent (\(Self.columns)) VALUES \(values.joined(separator: ", "))
-                    """, binds: bindings), logger: logger)
-        return events
-    }
-
     /// Writes the event of a change to an order's tickets when it changed the order's status.
     /// `before` are the statuses of every ticket of the order before the change, `after` every
     /// ticket after it; `sequence` is the change's feed position.

@@ -18,10 +18,11 @@ import Tracing
 ///    update, exact whatever else happens) and the day's order number and writing the order and
 ///    its lines, then the rows of its limited items (`dailyStock`, checked before anything is
 ///    written and taken with a conditional update);
-/// 4. last, the feed's position row (`PostgresTicketStore.takeSequences`), then the tickets.
+/// 4. last, the feed's position row, in the statement writing the tickets and the new orders'
+///    `order.placed` events (`WriteTickets`).
 ///
 /// A refused order deletes its claim and leaves no trace; the others commit. One statement per
-/// order and six per batch: every statement is a round trip.
+/// order, and four per batch besides `BEGIN` and `COMMIT`: every statement is a round trip.
 public final class PostgresOrderStore: OrderRepository {
     let database: PostgresDatabase
     private let cafes: PostgresCafeStore
@@ -119,13 +120,7 @@ public final class PostgresOrderStore: OrderRepository {
                         batch[index], orderID: orderIDs[index] ?? "", claimed: claimed.contains(index), connection,
                         context: &context, cafes: cafes, capacity: capacity, logger: logger)
                 }
-                let numbered = try await numberTickets(drafts, connection, ids: ids, logger: logger)
-                // Each new order's `order.placed` event, at its last ticket's position (the feed's rule).
-                let placed = numbered.keys.sorted().compactMap { index -> Order? in
-                    guard case .placed(let order, _)? = numbered[index] else { return nil }
-                    return order
-                }
-                return (numbered, try await events.insertPlaced(connection, placed, logger: logger))
+                return try await numberTickets(drafts, connection, ids: ids, logger: logger)
             }
             var results: [Result<OrderPlacement, any Error>] = []
             var latest: [String: Int64] = [:]
@@ -320,57 +315,62 @@ public final class PostgresOrderStore: OrderRepository {
         let note: String?
     }
 
-    /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets.
+    /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets and
+    /// its new orders' `order.placed` events (`WriteTickets`, one statement).
     private static func numberTickets(
         _ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
         logger: Logger
-    ) async throws -> [Int: Draft] {
+    ) async throws -> (drafts: [Int: Draft], events: [OrderEvent]) {
         let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, KitchenPlan)? in
             guard case .placed(let order, let plan)? = drafts[index] else { return nil }
             return (index, order, plan)
         }
-        let count = placed.reduce(0) { $0 + $1.2.tickets.count }
-        guard count > 0 else { return drafts }
-        var sequence = try await PostgresTicketStore.takeSequences(count, connection, logger: logger)
+        var rows: [WriteTickets.TicketRow] = []
+        var events: [WriteTickets.PlacedEvent] = []
+        for (_, order, plan) in placed {
+            for planned in plan.tickets {
+                rows.append(
+                    WriteTickets.TicketRow(
+                        id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
+                        station: planned.station, status: planned.status, createdAt: order.createdAt,
+                        prepSeconds: planned.prepSeconds, fireAt: planned.fireAt))
+            }
+            // Each new order's event at its last ticket's position (the feed's rule).
+            if !plan.tickets.isEmpty {
+                events.append(
+                    WriteTickets.PlacedEvent(
+                        id: ids.timeOrdered("evt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
+                        createdAt: order.createdAt, position: Int64(rows.count)))
+            }
+        }
+        guard !rows.isEmpty else { return (drafts, []) }
+        guard let row = try await connection.firstRow(WriteTickets(tickets: rows, events: events), logger: logger)
+        else {
+            throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
+        }
+        let before = try StoredColumns.decode(row, table: "feedSequence", Int64.self)
         var numbered = drafts
-        let columns = 11
-        var bindings = PostgresBindings(capacity: count * columns)
-        var values: [String] = []
+        var position: Int64 = 0
         for (index, order, plan) in placed {
             var order = order
-            for planned in plan.tickets {
-                let ticket = Ticket(
-                    id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
-                    station: planned.station, status: planned.status, sequence: sequence,
-                    createdAt: order.createdAt, updatedAt: order.createdAt,
-                    prepSeconds: planned.prepSeconds, fireAt: planned.fireAt,
-                    firedAt: planned.fireAt == nil ? order.createdAt : nil)
-                sequence += 1
-                let base = values.count * columns
-                values.append("(" + (1...columns).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
-                bindings.append(ticket.id)
-                bindings.append(ticket.orderID)
-                bindings.append(ticket.cafeID)
-                bindings.append(ticket.station)
-                bindings.append(ticket.status.rawValue)
-                bindings.append(ticket.sequence)
-                bindings.append(ticket.createdAt)
-                bindings.append(ticket.updatedAt)
-                bindings.append(ticket.prepSeconds)
-                bindings.append(ticket.fireAt)
-                bindings.append(ticket.firedAt)
-                order.tickets.append(ticket)
+            for _ in plan.tickets {
+                let written = rows[Int(position)]
+                position += 1
+                order.tickets.append(
+                    Ticket(
+                        id: written.id, orderID: order.id, cafeID: order.cafeID, station: written.station,
+                        status: written.status, sequence: before + position, createdAt: order.createdAt,
+                        updatedAt: order.createdAt, prepSeconds: written.prepSeconds, fireAt: written.fireAt,
+                        firedAt: written.fireAt == nil ? order.createdAt : nil))
             }
             numbered[index] = .placed(order, plan: plan)
         }
-        try await connection.run(
-            PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
-                        fireAt, firedAt)
-                    VALUES \(values.joined(separator: ", "))
-                    """, binds: bindings), logger: logger)
-        return numbered
+        let placedEvents = events.map { event in
+            OrderEvent(
+                id: event.id, sequence: before + event.position, previousSequence: nil, orderID: event.orderID,
+                cafeID: event.cafeID, type: .placed, ticketStatuses: nil, createdAt: event.createdAt)
+        }
+        return (numbered, placedEvents)
     }
 
     // MARK: - Reading and cancelling

@@ -65,6 +65,33 @@ struct FixedStatementTests {
         #expect(try bare.makeBindings().count == full.makeBindings().count)
     }
 
+    @Test(
+        "writing a batch's tickets and events: the same text for no ticket, or held and timed tickets of several orders"
+    )
+    func writeTickets() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        typealias Statement = PostgresOrderStore.WriteTickets
+        let none = Statement(tickets: [], events: [])
+        let several = Statement(
+            tickets: [
+                .init(
+                    id: "tkt_1", orderID: "ord_1", cafeID: "seattle", station: "bar", status: .new, createdAt: now,
+                    prepSeconds: nil, fireAt: nil),
+                .init(
+                    id: "tkt_2", orderID: "ord_2", cafeID: "kuwait", station: "grill", status: .held, createdAt: now,
+                    prepSeconds: 300, fireAt: now + 600),
+            ],
+            events: [
+                .init(id: "evt_1", orderID: "ord_1", cafeID: "seattle", createdAt: now, position: 1),
+                .init(id: "evt_2", orderID: "ord_2", cafeID: "kuwait", createdAt: now, position: 2),
+            ])
+        for statement in [none, several] {
+            #expect(statement.query.sql == Statement.sql)
+            #expect(try statement.makeBindings().count == 18)
+        }
+        #expect(Statement.sql.contains("UPDATE feedSequence"))
+    }
+
     /// A statement whose text depends on its values: a defect the check catches.
     struct Drifting: FixedStatement {
         static let sql = Drifting(station: nil).query.sql
