@@ -14,15 +14,19 @@ import Tracing
 ///    are placed one server at a time, so the capacity each reads is the capacity it takes;
 /// 2. the batch's idempotency keys, claimed in one statement in key order (a key held already
 ///    is read back at its order's turn);
-/// 3. per order, in key order: one statement taking the pickup window's row (a conditional
-///    update, exact whatever else happens) and the day's order number and writing the order and
-///    its lines, then the rows of its limited items (`dailyStock`, checked before anything is
-///    written and taken with a conditional update);
-/// 4. last, the feed's position row, in the statement writing the tickets and the new orders'
+/// 3. per order, in key order, its window chosen and its price made; an order with a coupon
+///    or a limited item is written at once, alone (`WriteOrder`: the pickup window's row taken
+///    with a conditional update, exact whatever else happens, the day's order number, the order
+///    and its lines; then the rows of its limited items, `dailyStock`, checked before anything
+///    is written and taken with a conditional update), so that the next order reads what it took;
+/// 4. the batch's other orders in one statement (`WriteOrders`: each window's row taken once
+///    for all of its orders, conditionally likewise, and the days' numbers in key order);
+/// 5. last, the feed's position row, in the statement writing the tickets and the new orders'
 ///    `order.placed` events (`WriteTickets`).
 ///
-/// A refused order deletes its claim and leaves no trace; the others commit. One statement per
-/// order, and four per batch besides `BEGIN` and `COMMIT`: every statement is a round trip.
+/// A refused order deletes its claim and leaves no trace; the others commit. Seven statements
+/// per batch whatever its size (`BEGIN` and `COMMIT` included), and a few more for each order
+/// with a coupon or a limited item and each key held already: every statement is a round trip.
 public final class PostgresOrderStore: OrderRepository {
     let database: PostgresDatabase
     private let cafes: PostgresCafeStore
@@ -74,6 +78,8 @@ public final class PostgresOrderStore: OrderRepository {
     /// What one placement became inside the transaction, before the tickets are numbered.
     private enum Draft: Sendable {
         case placed(Order, plan: KitchenPlan)
+        /// Chosen and priced; written with the batch's other such orders after the loop.
+        case deferred(Prepared)
         case done(OrderPlacement)
         case failed(CanteenError)
     }
@@ -120,6 +126,7 @@ public final class PostgresOrderStore: OrderRepository {
                         batch[index], orderID: orderIDs[index] ?? "", claimed: claimed.contains(index), connection,
                         context: &context, cafes: cafes, capacity: capacity, logger: logger)
                 }
+                try await writeDeferred(&drafts, order: order, connection, logger: logger)
                 return try await numberTickets(drafts, connection, ids: ids, logger: logger)
             }
             var results: [Result<OrderPlacement, any Error>] = []
@@ -131,7 +138,7 @@ public final class PostgresOrderStore: OrderRepository {
                     results.append(.success(.placed(order)))
                 case .done(let placement)?: results.append(.success(placement))
                 case .failed(let error)?: results.append(.failure(error))
-                case nil: results.append(.failure(GroupCommitError.lostResult))
+                case .deferred?, nil: results.append(.failure(GroupCommitError.lostResult))
                 }
             }
             tickets.published(latest)
@@ -178,29 +185,72 @@ public final class PostgresOrderStore: OrderRepository {
             }
         }
         do {
-            let order = try await write(
+            let prepared = try await prepare(
                 placement, orderID: orderID, connection, context: &context, cafes: cafes,
                 capacity: capacity, logger: logger)
-            return .placed(order.order, plan: order.plan)
+            guard prepared.isDeferred else {
+                return .placed(
+                    try await writeAlone(prepared, connection, context: &context, logger: logger), plan: prepared.plan)
+            }
+            // Its capacity and its kitchen's load count for the batch's next orders already.
+            context.used[prepared.order.cafeID, default: [:]][prepared.order.pickup.start, default: 0] += prepared.units
+            if prepared.plan.isTimed {
+                context.kitchens[prepared.order.cafeID]?.add(prepared.plan.openTickets(at: prepared.order.createdAt))
+            }
+            return .deferred(prepared)
         } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
             if let key = placement.key {
-                try await connection.run(
-                    """
-                    DELETE FROM idempotencyRecord WHERE tokenId = \(key.tokenID) AND key = \(key.key) AND orderId = \(orderID)
-                    """, logger: logger)
+                try await deleteClaim(key, orderID: orderID, connection, logger: logger)
             }
             return .failed(error)
         }
     }
 
-    /// Chooses the window, prices the order and writes it (capacity, number, order, lines).
-    private static func write(
+    /// An order chosen and priced, ready for the statement writing it.
+    struct Prepared: Sendable {
+        let placement: Placement
+        /// The order as it will be stored, its number and tickets not yet known.
+        let order: Order
+        let plan: KitchenPlan
+        let units: Int
+        let capacity: Int
+        let slotKey: Int64
+        let localDate: String
+        let lines: [StoredLine]
+        /// What is left of its limited items, taken once it is written.
+        let stock: [(want: StockWant, left: Int)]
+        let stockDate: LocalDate
+
+        /// Written with the batch's other such orders in one statement (`WriteOrders`): an
+        /// order without a coupon or a limited item. One with either is written at once, alone,
+        /// so that the next order of the batch reads what it took.
+        var isDeferred: Bool { order.discount == nil && stock.isEmpty }
+
+        /// The refusal when its window turns out full as it is written.
+        var windowFull: CanteenError {
+            CanteenError.windowFull(
+                field: placement.request.pickup == .asap ? "pickup" : "pickup.start",
+                windowStart: order.pickup.start, cafeID: order.cafeID)
+        }
+
+        func statement() throws -> WriteOrder {
+            WriteOrder(
+                cafeID: order.cafeID, slotKey: slotKey, units: units, capacity: capacity, localDate: localDate,
+                orderID: order.id, customerName: order.customer.name, userID: order.customer.userID,
+                tokenID: placement.key?.tokenID, window: order.pickup, subtotal: order.subtotal.minorUnits,
+                tax: order.tax.minorUnits, total: order.total.minorUnits, currency: order.total.currency.code,
+                now: order.createdAt, couponID: order.discount?.couponID, discountLabel: order.discount?.label,
+                discount: order.discount?.amount ?? 0, readyAt: plan.readyAt, linesJSON: try StoredLine.json(lines))
+        }
+    }
+
+    /// Chooses the window and prices the order (its coupon redeemed, its limited items checked),
+    /// without writing it.
+    private static func prepare(
         _ placement: Placement, orderID: String, _ connection: PostgresConnection,
         context: inout BatchContext, cafes: PostgresCafeStore,
         capacity: PostgresPickupCapacityStore, logger: Logger
-    ) async throws
-        -> (order: Order, plan: KitchenPlan)
-    {
+    ) async throws -> Prepared {
         let request = placement.request
         let now = placement.now
         guard let version = context.menuVersions[request.cafeID],
@@ -257,53 +307,89 @@ public final class PostgresOrderStore: OrderRepository {
                 couponID, on: priced, at: cafe, now: now, connection,
                 logger: logger)
         }
-        let localDate = LocalDate(now, in: cafe.calendar).description
         let lines = try priced.lines.enumerated().map { position, line in
             StoredLine(
-                position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
+                orderid: orderID, position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
                 station: line.station, quantity: line.quantity, unitprice: line.unitPrice,
                 linetotal: line.lineTotal, options: try StoredJSON.text(line.options), note: line.note)
         }
-        let linesJSON = String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
-        let slotKey = PostgresPickupCapacityStore.key(window.start)
-        guard
-            let row = try await connection.firstRow(
-                WriteOrder(
-                    cafeID: cafe.id, slotKey: slotKey, units: units, capacity: cafe.pickup.capacity,
-                    localDate: localDate, orderID: orderID, customerName: request.customer.name,
-                    userID: request.customer.userID, tokenID: placement.key?.tokenID, window: window,
-                    subtotal: priced.subtotal.minorUnits, tax: priced.tax.minorUnits, total: priced.total.minorUnits,
-                    currency: cafe.currency.code, now: now, couponID: priced.discount?.couponID,
-                    discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0,
-                    readyAt: plan.readyAt, linesJSON: linesJSON),
-                logger: logger)
-        else {
-            // The conditional update found the window full (possible only across midnight, when
-            // two batches lock different days): refused like any full window, the coupon's use given back.
-            if let couponID = priced.discount?.couponID {
-                try await PostgresCouponStore.release(couponID, connection, logger: logger)
-            }
-            throw CanteenError.windowFull(
-                field: request.pickup == .asap ? "pickup" : "pickup.start",
-                windowStart: window.start, cafeID: cafe.id)
-        }
-        let number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
-        context.used[cafe.id, default: [:]][window.start, default: 0] += units
-        for (want, left) in stock {
-            try await PostgresDailyStockStore.take(
-                connection, want, left: left, orderID: orderID, cafeID: cafe.id,
-                date: stockDate, logger: logger)
-        }
-        if plan.isTimed { context.kitchens[cafe.id]?.add(plan.openTickets(at: now)) }
         let order = Order(
-            id: orderID, cafeID: cafe.id, number: number, customer: request.customer, pickup: window,
+            id: orderID, cafeID: cafe.id, number: 0, customer: request.customer, pickup: window,
             lines: priced.lines, discount: priced.discount, subtotal: priced.subtotal, tax: priced.tax,
             total: priced.total, createdAt: now, tickets: [], readyAt: plan.readyAt)
-        return (order, plan)
+        return Prepared(
+            placement: placement, order: order, plan: plan, units: units, capacity: cafe.pickup.capacity,
+            slotKey: PostgresPickupCapacityStore.key(window.start),
+            localDate: LocalDate(now, in: cafe.calendar).description,
+            lines: lines, stock: stock, stockDate: stockDate)
+    }
+
+    /// Writes an order at once, alone (capacity, number, order, lines, then its limited items).
+    private static func writeAlone(
+        _ prepared: Prepared, _ connection: PostgresConnection, context: inout BatchContext, logger: Logger
+    ) async throws -> Order {
+        var order = prepared.order
+        guard let row = try await connection.firstRow(try prepared.statement(), logger: logger) else {
+            // The conditional update found the window full (possible only across midnight, when
+            // two batches lock different days): refused like any full window, the coupon's use given back.
+            if let couponID = order.discount?.couponID {
+                try await PostgresCouponStore.release(couponID, connection, logger: logger)
+            }
+            throw prepared.windowFull
+        }
+        order.number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
+        context.used[order.cafeID, default: [:]][order.pickup.start, default: 0] += prepared.units
+        for (want, left) in prepared.stock {
+            try await PostgresDailyStockStore.take(
+                connection, want, left: left, orderID: order.id, cafeID: order.cafeID,
+                date: prepared.stockDate, logger: logger)
+        }
+        if prepared.plan.isTimed { context.kitchens[order.cafeID]?.add(prepared.plan.openTickets(at: order.createdAt)) }
+        return order
+    }
+
+    /// Writes the batch's deferred orders in one statement (`WriteOrders`); one whose window
+    /// turned out full is refused, its claim deleted.
+    private static func writeDeferred(
+        _ drafts: inout [Int: Draft], order keyOrder: [Int], _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let deferred = keyOrder.compactMap { index -> (Int, Prepared)? in
+            guard case .deferred(let prepared)? = drafts[index] else { return nil }
+            return (index, prepared)
+        }
+        guard !deferred.isEmpty else { return }
+        var numbers: [String: Int] = [:]
+        for row in try await connection.rows(try WriteOrders(deferred.map(\.1)), logger: logger) {
+            let (id, number) = try StoredColumns.decode(row, table: "customerOrder", (String, Int).self)
+            numbers[id] = number
+        }
+        for (index, prepared) in deferred {
+            guard let number = numbers[prepared.order.id] else {
+                if let key = prepared.placement.key {
+                    try await deleteClaim(key, orderID: prepared.order.id, connection, logger: logger)
+                }
+                drafts[index] = .failed(prepared.windowFull)
+                continue
+            }
+            var order = prepared.order
+            order.number = number
+            drafts[index] = .placed(order, plan: prepared.plan)
+        }
+    }
+
+    /// Deletes a refused order's claim on its key, so that nothing of it is left.
+    private static func deleteClaim(
+        _ key: IdempotencyKey, orderID: String, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.run(
+            """
+            DELETE FROM idempotencyRecord WHERE tokenId = \(key.tokenID) AND key = \(key.key) AND orderId = \(orderID)
+            """, logger: logger)
     }
 
     /// An order line as `json_to_recordset` reads it (JSON columns as their text).
-    private struct StoredLine: Encodable {
+    struct StoredLine: Encodable, Sendable {
+        let orderid: String
         let position: Int
         let itemid: String
         let names: String
@@ -313,6 +399,10 @@ public final class PostgresOrderStore: OrderRepository {
         let linetotal: Int64
         let options: String
         let note: String?
+
+        static func json(_ lines: [StoredLine]) throws -> String {
+            String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
+        }
     }
 
     /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets and
