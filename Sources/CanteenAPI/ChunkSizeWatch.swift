@@ -21,12 +21,10 @@ public final class ChunkSizeWatch: ChannelInboundHandler, RemovableChannelHandle
         case length(Int)
         case chunked
 
-        init(_ head: HTTPRequestHead) {
-            if let last = head.headers["Transfer-Encoding"].last?.split(separator: ",").last,
-                last.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
-            {
+        init(_ fields: FramingFields) {
+            if fields.lastCoding == "chunked" {
                 self = .chunked
-            } else if let length = head.headers["Content-Length"].first.flatMap(Int.init), length > 0 {
+            } else if let length = fields.contentLength.flatMap(Int.init), length > 0 {
                 self = .length(length)
             } else {
                 self = .none
@@ -96,8 +94,17 @@ public final class ChunkSizeWatch: ChannelInboundHandler, RemovableChannelHandle
                 let byte = bytes[index]
                 if byte != cr && byte != lf { position = .head(matched: 0) } else { index += 1 }
             case .head(var matched):
-                // Most head bytes are neither CR nor LF.
                 while index < bytes.count, matched < 4 {
+                    if matched == 0 {
+                        // Most head bytes are neither CR nor LF: on to the next CR at once.
+                        guard let found = memchr(bytes.baseAddress! + index, Int32(cr), bytes.count - index) else {
+                            index = bytes.count
+                            break
+                        }
+                        index = bytes.baseAddress!.distance(to: UnsafeRawPointer(found)) + 1
+                        matched = 1
+                        continue
+                    }
                     let byte = bytes[index]
                     index += 1
                     if byte == (matched % 2 == 0 ? cr : lf) {

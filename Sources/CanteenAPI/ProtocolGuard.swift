@@ -92,14 +92,15 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
         guard case .open = state else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            watch.expect(ChunkSizeWatch.Framing(head))
-            if let refusal = refusal(of: head) {
+            let fields = FramingFields(head.headers)
+            watch.expect(ChunkSizeWatch.Framing(fields))
+            if let refusal = refusal(of: head, fields) {
                 refuse(refusal, context)
                 return
             }
             exchanges.append(Exchange(version: head.version, keepAlive: head.isKeepAlive))
             readingBody = true
-            if exchanges.count == 1, Self.expectsContinue(head) {
+            if exchanges.count == 1, Self.expectsContinue(head, fields) {
                 context.writeAndFlush(
                     wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))),
                     promise: nil)
@@ -113,8 +114,8 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     /// Why a well-formed head is answered by the guard rather than a route, if it is.
-    func refusal(of head: HTTPRequestHead) -> Refusal? {
-        let hosts = head.headers["Host"].count
+    func refusal(of head: HTTPRequestHead, _ fields: FramingFields) -> Refusal? {
+        let hosts = fields.hosts
         if hosts > 1 || (hosts == 0 && Self.isHTTP11(head.version)) {
             return Refusal(
                 status: .badRequest,
@@ -122,8 +123,7 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
                     .malformed, code: .badRequest,
                     message: "an HTTP/1.1 request has exactly one Host header (it had \(hosts))"))
         }
-        let codings = head.headers["Transfer-Encoding"].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let codings = fields.codings
         if !codings.isEmpty {
             if let other = codings.first(where: { $0 != "chunked" }) {
                 return Refusal(
@@ -140,7 +140,7 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
             }
         }
         // The decoder took the value as a whole number; one too long for Int is over the limit too.
-        if let length = head.headers["Content-Length"].first,
+        if let length = fields.contentLength,
             length.utf8.count > 18 || (Int(length) ?? 0) > maxBodyBytes
         {
             return Refusal(
@@ -157,11 +157,10 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     /// Whether the client waits for `100 Continue` before sending a body it has.
-    static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
-        let expectations = head.headers["Expect"].map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard isHTTP11(head.version), expectations.contains("100-continue") else { return false }
-        let chunked = !head.headers["Transfer-Encoding"].isEmpty
-        let length = head.headers["Content-Length"].first.flatMap { Int($0) } ?? 0
+    static func expectsContinue(_ head: HTTPRequestHead, _ fields: FramingFields) -> Bool {
+        guard isHTTP11(head.version), fields.expectations.contains("100-continue") else { return false }
+        let chunked = fields.transferEncodings > 0
+        let length = fields.contentLength.flatMap { Int($0) } ?? 0
         return chunked || length > 0
     }
 

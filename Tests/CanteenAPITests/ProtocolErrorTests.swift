@@ -200,6 +200,26 @@ struct ProtocolErrorTests {
         }
     }
 
+    @Test("the same chunk after a head in odd case, sent in pieces split inside its CR LF CR LF: 413 at once")
+    func hugeChunkAfterSplitHead() async throws {
+        try await withServer { port, token in
+            try await blocking {
+                let connection = try RawHTTP(port: port, timeout: 20)
+                let pieces = [
+                    "POST /v1/locate HTTP/1.1\r\nhOST: x\r\nAuthorization: Bearer \(token)\r\n",
+                    "Content-Type: application/json\r\nTRANSFER-encoding: Chunked\r", "\n\r", "\n7fff",
+                    "ffff\r\n{\"sight",
+                ]
+                for piece in pieces {
+                    connection.send(piece)
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                let response = try connection.readResponse()
+                Self.expectRefusal(response, status: 413, code: "body_too_large", on: connection, "chunk")
+            }
+        }
+    }
+
     @Test("a chunk too large for a request already answered (401 before its body) closes the connection, nothing else")
     func hugeChunkAfterAnswer() async throws {
         try await withServer { port, _ in
