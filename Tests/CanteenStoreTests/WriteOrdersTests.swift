@@ -44,6 +44,29 @@ struct WriteOrdersTests {
             ], stock: [], stockDate: LocalDate(now, in: cafe.calendar))
     }
 
+    @Test("one text for one order or several, signed in or not (a prepared statement's text never changes)")
+    func oneText() throws {
+        let (cafe, menu) = try Fixtures.cafeAndMenu()
+        let start = Fixtures.chicagoMonday(hour: 9, minute: 15)
+        let window = PickupWindow(start: start, end: start + 900)
+        var signedIn = prepared("ord_b", window: window, cafe: cafe, menu: menu)
+        signedIn = PostgresOrderStore.Prepared(
+            placement: PostgresOrderStore.Placement(
+                request: signedIn.placement.request,
+                key: IdempotencyKey(tokenID: "tok_1", key: "k", requestHash: Data([1])), now: clock.now, trace: nil),
+            order: signedIn.order, plan: signedIn.plan, units: 3, capacity: 40, slotKey: signedIn.slotKey,
+            localDate: signedIn.localDate, lines: signedIn.lines, stock: [], stockDate: signedIn.stockDate)
+        let one = try PostgresOrderStore.WriteOrders([prepared("ord_a", window: window, cafe: cafe, menu: menu)])
+        let several = try PostgresOrderStore.WriteOrders([
+            prepared("ord_a", window: window, cafe: cafe, menu: menu), signedIn,
+        ])
+        for statement in [one, several] {
+            #expect(statement.query.sql == PostgresOrderStore.WriteOrders.sql)
+            #expect(try statement.makeBindings().count == 20)
+        }
+        #expect(PostgresOrderStore.WriteOrders.sql.contains("INSERT INTO customerOrder"))
+    }
+
     @Test(
         "a window without room for all its orders takes none of them; the others are numbered in the batch's order",
         arguments: StoreBackend.postgresOnly)
