@@ -66,7 +66,7 @@ start() {
     local fsync=on
     [ "$durable" = 1 ] || fsync=off
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start -o \
-        "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$dir/socket -c max_connections=300 -c fsync=$fsync -c shared_buffers=128MB" \
+        "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$dir/socket -c max_connections=600 -c fsync=$fsync -c shared_buffers=128MB" \
         >/dev/null || { tail -20 "$dir/server.log" >&2; exit 1; }
     # The test cluster has no TLS: sslmode=disable spares every connection the offer.
     local url="postgres://canteen@127.0.0.1:$port/canteen?sslmode=disable"
