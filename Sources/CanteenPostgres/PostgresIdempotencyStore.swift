@@ -44,7 +44,7 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         _ connection: PostgresConnection, _ key: IdempotencyKey, orderID: String, now: Date,
         logger: Logger
     ) async throws -> (requestHash: Data, stored: Stored)? {
-        if try await connection.firstRow(ClaimKey(key: key, orderID: orderID, now: now), logger: logger) != nil {
+        if try await connection.firstRow(ClaimKeys([(key, orderID, now)]), logger: logger) != nil {
             return nil
         }
         if let row = try await connection.firstRow(
@@ -83,14 +83,7 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         var seen = Set<ClaimedKey>()
         let first = placements.filter { seen.insert(ClaimedKey(tokenID: $0.key.tokenID, key: $0.key.key)).inserted }
         guard !first.isEmpty else { return [] }
-        let rows = try await connection.rows(
-            ClaimKeys(
-                tokenIDs: first.map(\.key.tokenID), keys: first.map(\.key.key),
-                requestHashes: first.map { ByteBuffer(bytes: $0.key.requestHash) },
-                orderIDs: first.map(\.orderID), answerLanguages: first.map { $0.key.answerLanguage ?? "" },
-                hasAnswerLanguages: first.map { $0.key.answerLanguage != nil },
-                createdAts: first.map(\.now)),
-            logger: logger)
+        let rows = try await connection.rows(ClaimKeys(first.map { ($0.key, $0.orderID, $0.now) }), logger: logger)
         var claimed = Set<ClaimedKey>()
         for row in rows {
             let (tokenID, key) = try StoredColumns.decode(row, table: "idempotencyRecord", (String, String).self)
@@ -104,67 +97,39 @@ public final class PostgresIdempotencyStore: IdempotencyRepository {
         let key: String
     }
 
-    /// The claim of a batch's keys, in the order given: each key's record for its order, unless
-    /// the key is held already. Prepared: every batch of orders with keys runs it.
+    /// The claim of keys, in the order given: each key's record for its order, unless the key is
+    /// held already (by a record, or by an answer stored before orders were rendered after
+    /// commit). Returns the keys it claimed. Prepared: every batch of orders with keys runs it,
+    /// and `claim` for one key.
     struct ClaimKeys: FixedStatement {
-        static let sql =
-            ClaimKeys(
-                tokenIDs: [], keys: [], requestHashes: [], orderIDs: [], answerLanguages: [], hasAnswerLanguages: [],
-                createdAts: []
-            ).query.sql
+        static let sql = ClaimKeys([]).query.sql
 
-        let tokenIDs: [String]
-        let keys: [String]
-        let requestHashes: [ByteBuffer]
-        let orderIDs: [String]
-        /// Each key's answer language, "" where it has none (an array has no NULL element here)…
-        let answerLanguages: [String]
-        /// … and whether it has one.
-        let hasAnswerLanguages: [Bool]
-        let createdAts: [Date]
+        /// Each key, the order it is claimed for, and when.
+        let claims: [(key: IdempotencyKey, orderID: String, now: Date)]
 
-        var query: PostgresQuery {
-            """
-            INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
-            SELECT claim.tokenId, claim.key, claim.requestHash, claim.orderId,
-                CASE WHEN claim.hasAnswerLanguage THEN claim.answerLanguage END,
-                claim.createdAt
-            FROM unnest(\(tokenIDs)::text[], \(keys)::text[], \(requestHashes)::bytea[], \(orderIDs)::text[],
-                \(answerLanguages)::text[], \(hasAnswerLanguages)::boolean[], \(createdAts)::timestamptz[])
-                WITH ORDINALITY AS claim(tokenId, key, requestHash, orderId, answerLanguage, hasAnswerLanguage, createdAt,
-                    position)
-            WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey held WHERE held.tokenId = claim.tokenId AND held.key = claim.key)
-            ORDER BY claim.position
-            ON CONFLICT (tokenId, key) DO NOTHING
-            RETURNING tokenId, key
-            """
+        init(_ claims: [(key: IdempotencyKey, orderID: String, now: Date)]) {
+            self.claims = claims
         }
-    }
 
-    /// The claim itself: the key's record for this order, unless the key is held already (by a
-    /// record, or by an answer stored before orders were rendered after commit). Prepared: every
-    /// order with a key runs it.
-    struct ClaimKey: FixedStatement {
-        static let sql =
-            (try? ClaimKey(
-                key: IdempotencyKey(tokenID: "", key: "", requestHash: Data()), orderID: "",
-                now: Date(timeIntervalSince1970: 0)
-            ).query.sql) ?? ""
-
-        let key: IdempotencyKey
-        let orderID: String
-        let now: Date
-
+        // Arrays carry no NULL element here: an answer language is a value ("" for none) and a flag.
         var query: PostgresQuery {
-            get throws {
-                try """
+            let keys = claims.map(\.key)
+            return """
                 INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
-                SELECT \(key.tokenID), \(key.key), \(key.requestHash), \(orderID), \(key.answerLanguage), \(now)
-                WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey WHERE tokenId = \(key.tokenID) AND key = \(key.key))
+                SELECT claim.tokenId, claim.key, claim.requestHash, claim.orderId,
+                    CASE WHEN claim.hasAnswerLanguage THEN claim.answerLanguage END,
+                    claim.createdAt
+                FROM unnest(\(keys.map(\.tokenID))::text[], \(keys.map(\.key))::text[],
+                    \(keys.map { ByteBuffer(bytes: $0.requestHash) })::bytea[], \(claims.map(\.orderID))::text[],
+                    \(keys.map { $0.answerLanguage ?? "" })::text[], \(keys.map { $0.answerLanguage != nil })::boolean[],
+                    \(claims.map(\.now))::timestamptz[])
+                    WITH ORDINALITY AS claim(tokenId, key, requestHash, orderId, answerLanguage, hasAnswerLanguage, createdAt,
+                        position)
+                WHERE NOT EXISTS (SELECT 1 FROM idempotencyKey held WHERE held.tokenId = claim.tokenId AND held.key = claim.key)
+                ORDER BY claim.position
                 ON CONFLICT (tokenId, key) DO NOTHING
-                RETURNING orderId
+                RETURNING tokenId, key
                 """
-            }
         }
     }
 }

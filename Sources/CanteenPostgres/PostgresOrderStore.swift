@@ -157,12 +157,21 @@ public final class PostgresOrderStore: OrderRepository {
         var used: [String: [Date: Int]] = [:]
         var loadedDays: Set<String> = []
         var kitchens: [String: KitchenLoad] = [:]
+
+        /// Counts what an order takes (its window's capacity, its kitchen's load) for the batch's
+        /// next orders.
+        mutating func took(_ prepared: Prepared) {
+            let order = prepared.order
+            used[order.cafeID, default: [:]][order.pickup.start, default: 0] += prepared.units
+            if prepared.plan.isTimed { kitchens[order.cafeID]?.add(prepared.plan.openTickets(at: order.createdAt)) }
+        }
     }
 
     /// One placement: the key's claim (unless the batch's claim took it already), then (a
-    /// refusal deleting the claim, so that nothing is left) the window, the price, and one
-    /// statement taking the capacity, the day's number and writing the order with its lines. No
-    /// savepoint is needed: nothing is written before a refusal but the claim.
+    /// refusal deleting the claim, so that nothing is left) the window and the price; the order
+    /// is written at once (`writeAlone`) or deferred to the batch's `WriteOrders`. No savepoint
+    /// is needed: nothing is written before a refusal but the claim (and a coupon's use, given
+    /// back with it).
     private static func draft(
         _ placement: Placement, orderID: String, claimed: Bool, _ connection: PostgresConnection,
         context: inout BatchContext, cafes: PostgresCafeStore, capacity: PostgresPickupCapacityStore,
@@ -192,11 +201,8 @@ public final class PostgresOrderStore: OrderRepository {
                 return .placed(
                     try await writeAlone(prepared, connection, context: &context, logger: logger), plan: prepared.plan)
             }
-            // Its capacity and its kitchen's load count for the batch's next orders already.
-            context.used[prepared.order.cafeID, default: [:]][prepared.order.pickup.start, default: 0] += prepared.units
-            if prepared.plan.isTimed {
-                context.kitchens[prepared.order.cafeID]?.add(prepared.plan.openTickets(at: prepared.order.createdAt))
-            }
+            // What it takes counts for the batch's next orders already.
+            context.took(prepared)
             return .deferred(prepared)
         } catch let error as CanteenError where error.kind != .internal && error.kind != .unavailable {
             if let key = placement.key {
@@ -338,13 +344,12 @@ public final class PostgresOrderStore: OrderRepository {
             throw prepared.windowFull
         }
         order.number = try StoredColumns.decode(row, table: "customerOrder", Int.self)
-        context.used[order.cafeID, default: [:]][order.pickup.start, default: 0] += prepared.units
+        context.took(prepared)
         for (want, left) in prepared.stock {
             try await PostgresDailyStockStore.take(
                 connection, want, left: left, orderID: order.id, cafeID: order.cafeID,
                 date: prepared.stockDate, logger: logger)
         }
-        if prepared.plan.isTimed { context.kitchens[order.cafeID]?.add(prepared.plan.openTickets(at: order.createdAt)) }
         return order
     }
 
@@ -415,52 +420,45 @@ public final class PostgresOrderStore: OrderRepository {
             guard case .placed(let order, let plan)? = drafts[index] else { return nil }
             return (index, order, plan)
         }
-        var rows: [WriteTickets.TicketRow] = []
-        var events: [WriteTickets.PlacedEvent] = []
-        for (_, order, plan) in placed {
+        // Tickets and events numbered from 1 within the batch; the statement adds the feed's
+        // position before them.
+        var numbered = drafts
+        var tickets: [Ticket] = []
+        var events: [OrderEvent] = []
+        for (index, order, plan) in placed {
+            var order = order
             for planned in plan.tickets {
-                rows.append(
-                    WriteTickets.TicketRow(
+                order.tickets.append(
+                    Ticket(
                         id: ids.timeOrdered("tkt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
-                        station: planned.station, status: planned.status, createdAt: order.createdAt,
-                        prepSeconds: planned.prepSeconds, fireAt: planned.fireAt))
+                        station: planned.station, status: planned.status, sequence: Int64(tickets.count + 1),
+                        createdAt: order.createdAt, updatedAt: order.createdAt, prepSeconds: planned.prepSeconds,
+                        fireAt: planned.fireAt, firedAt: planned.fireAt == nil ? order.createdAt : nil))
+                tickets.append(order.tickets[order.tickets.count - 1])
             }
             // Each new order's event at its last ticket's position (the feed's rule).
-            if !plan.tickets.isEmpty {
+            if let last = order.tickets.last {
                 events.append(
-                    WriteTickets.PlacedEvent(
-                        id: ids.timeOrdered("evt", at: order.createdAt), orderID: order.id, cafeID: order.cafeID,
-                        createdAt: order.createdAt, position: Int64(rows.count)))
+                    OrderEvent(
+                        id: ids.timeOrdered("evt", at: order.createdAt), sequence: last.sequence, previousSequence: nil,
+                        orderID: order.id, cafeID: order.cafeID, type: .placed, ticketStatuses: nil,
+                        createdAt: order.createdAt))
             }
+            numbered[index] = .placed(order, plan: plan)
         }
-        guard !rows.isEmpty else { return (drafts, []) }
-        guard let row = try await connection.firstRow(WriteTickets(tickets: rows, events: events), logger: logger)
+        guard !tickets.isEmpty else { return (drafts, []) }
+        guard let row = try await connection.firstRow(WriteTickets(tickets: tickets, events: events), logger: logger)
         else {
             throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
         }
         let before = try StoredColumns.decode(row, table: "feedSequence", Int64.self)
-        var numbered = drafts
-        var position: Int64 = 0
-        for (index, order, plan) in placed {
-            var order = order
-            for _ in plan.tickets {
-                let written = rows[Int(position)]
-                position += 1
-                order.tickets.append(
-                    Ticket(
-                        id: written.id, orderID: order.id, cafeID: order.cafeID, station: written.station,
-                        status: written.status, sequence: before + position, createdAt: order.createdAt,
-                        updatedAt: order.createdAt, prepSeconds: written.prepSeconds, fireAt: written.fireAt,
-                        firedAt: written.fireAt == nil ? order.createdAt : nil))
-            }
+        for (index, _, _) in placed {
+            guard case .placed(var order, let plan)? = numbered[index] else { continue }
+            for ticket in order.tickets.indices { order.tickets[ticket].sequence += before }
             numbered[index] = .placed(order, plan: plan)
         }
-        let placedEvents = events.map { event in
-            OrderEvent(
-                id: event.id, sequence: before + event.position, previousSequence: nil, orderID: event.orderID,
-                cafeID: event.cafeID, type: .placed, ticketStatuses: nil, createdAt: event.createdAt)
-        }
-        return (numbered, placedEvents)
+        for event in events.indices { events[event].sequence += before }
+        return (numbered, events)
     }
 
     // MARK: - Reading and cancelling

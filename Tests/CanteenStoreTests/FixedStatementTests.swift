@@ -10,39 +10,24 @@ import Testing
 /// is the PostgreSQL suites' part (`scripts/test-postgres.sh`).
 @Suite("PostgreSQL's prepared statements: one text whatever the values")
 struct FixedStatementTests {
-    @Test("claiming a key: the same text with and without an answer language, for any key")
-    func claimKey() throws {
-        let now = Date(timeIntervalSince1970: 1_790_000_000)
-        let claims = [
-            PostgresIdempotencyStore.ClaimKey(
-                key: IdempotencyKey(tokenID: "tok_1", key: "k-1", requestHash: Data([1, 2, 3])),
-                orderID: "ord_1", now: now),
-            PostgresIdempotencyStore.ClaimKey(
-                key: IdempotencyKey(tokenID: "tok_2", key: "other", requestHash: Data(), answerLanguage: "ar-KW"),
-                orderID: "ord_2", now: now),
-        ]
-        for claim in claims {
-            #expect(try claim.query.sql == PostgresIdempotencyStore.ClaimKey.sql)
-            #expect(try claim.makeBindings().count == 8)
-        }
-        #expect(PostgresIdempotencyStore.ClaimKey.sql.contains("INSERT INTO idempotencyRecord"))
-    }
-
-    @Test("claiming a batch's keys: the same text for none, one or several keys, with and without answer languages")
+    @Test("claiming keys: the same text for none, one or several, with and without answer languages")
     func claimKeys() throws {
         let now = Date(timeIntervalSince1970: 1_790_000_000)
-        let none = PostgresIdempotencyStore.ClaimKeys(
-            tokenIDs: [], keys: [], requestHashes: [], orderIDs: [], answerLanguages: [], hasAnswerLanguages: [],
-            createdAts: [])
-        let several = PostgresIdempotencyStore.ClaimKeys(
-            tokenIDs: ["tok_1", "tok_2"], keys: ["k-1", "other"],
-            requestHashes: [ByteBuffer(bytes: [1, 2, 3]), ByteBuffer()], orderIDs: ["ord_1", "ord_2"],
-            answerLanguages: ["", "ar-KW"], hasAnswerLanguages: [false, true], createdAts: [now, now + 1])
-        for statement in [none, several] {
+        let one = PostgresIdempotencyStore.ClaimKeys([
+            (IdempotencyKey(tokenID: "tok_1", key: "k-1", requestHash: Data([1, 2, 3])), "ord_1", now)
+        ])
+        let several = PostgresIdempotencyStore.ClaimKeys([
+            (IdempotencyKey(tokenID: "tok_1", key: "k-1", requestHash: Data([1, 2, 3])), "ord_1", now),
+            (
+                IdempotencyKey(tokenID: "tok_2", key: "other", requestHash: Data(), answerLanguage: "ar-KW"), "ord_2",
+                now + 1
+            ),
+        ])
+        for statement in [PostgresIdempotencyStore.ClaimKeys([]), one, several] {
             #expect(statement.query.sql == PostgresIdempotencyStore.ClaimKeys.sql)
             #expect(try statement.makeBindings().count == 7)
         }
-        #expect(PostgresIdempotencyStore.ClaimKeys.sql.contains("unnest("))
+        #expect(PostgresIdempotencyStore.ClaimKeys.sql.contains("INSERT INTO idempotencyRecord"))
     }
 
     @Test("writing an order: the same text with a coupon, a signed-in person and a key, and without")
@@ -72,22 +57,26 @@ struct FixedStatementTests {
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         typealias Statement = PostgresOrderStore.WriteTickets
         let none = Statement(tickets: [], events: [])
+        func ticket(_ id: String, cafe: String, sequence: Int64, fireAt: Date?, prep: Int?) -> Ticket {
+            Ticket(
+                id: id, orderID: "ord_\(sequence)", cafeID: cafe, station: "bar", status: fireAt == nil ? .new : .held,
+                sequence: sequence, createdAt: now, updatedAt: now, prepSeconds: prep, fireAt: fireAt,
+                firedAt: fireAt == nil ? now : nil)
+        }
+        func event(_ id: String, sequence: Int64) -> OrderEvent {
+            OrderEvent(
+                id: id, sequence: sequence, previousSequence: nil, orderID: "ord_\(sequence)", cafeID: "seattle",
+                type: .placed, ticketStatuses: nil, createdAt: now)
+        }
         let several = Statement(
             tickets: [
-                .init(
-                    id: "tkt_1", orderID: "ord_1", cafeID: "seattle", station: "bar", status: .new, createdAt: now,
-                    prepSeconds: nil, fireAt: nil),
-                .init(
-                    id: "tkt_2", orderID: "ord_2", cafeID: "kuwait", station: "grill", status: .held, createdAt: now,
-                    prepSeconds: 300, fireAt: now + 600),
+                ticket("tkt_1", cafe: "seattle", sequence: 1, fireAt: nil, prep: nil),
+                ticket("tkt_2", cafe: "kuwait", sequence: 2, fireAt: now + 600, prep: 300),
             ],
-            events: [
-                .init(id: "evt_1", orderID: "ord_1", cafeID: "seattle", createdAt: now, position: 1),
-                .init(id: "evt_2", orderID: "ord_2", cafeID: "kuwait", createdAt: now, position: 2),
-            ])
+            events: [event("evt_1", sequence: 1), event("evt_2", sequence: 2)])
         for statement in [none, several] {
             #expect(statement.query.sql == Statement.sql)
-            #expect(try statement.makeBindings().count == 18)
+            #expect(try statement.makeBindings().count == 19)
         }
         #expect(Statement.sql.contains("UPDATE feedSequence"))
     }
