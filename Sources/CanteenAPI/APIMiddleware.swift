@@ -1,4 +1,5 @@
 import CanteenCore
+import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -54,6 +55,8 @@ struct APIMiddleware: RouterMiddleware {
         let id: String
         let start: ContinuousClock.Instant
         let method: HTTPRequest.Method
+        /// Its method's count of requests in progress, until it is answered.
+        let active: CoreMetrics.Meter
     }
 
     // `started` and `finished` are not inlined into `handle`: a synchronous function's locals live
@@ -63,8 +66,8 @@ struct APIMiddleware: RouterMiddleware {
     @inline(never)
     private func started(_ request: Request) -> Started {
         let id = RequestLog.accepted(request.headers.value(of: RequestLog.header)) ?? RequestLog.make()
-        metrics.requestStarted(method: request.method)
-        return Started(id: id, start: .now, method: request.method)
+        let active = metrics.requestStarted(method: request.method)
+        return Started(id: id, start: .now, method: request.method, active: active)
     }
 
     @inline(never)
@@ -76,9 +79,15 @@ struct APIMiddleware: RouterMiddleware {
         response.headers.append(HTTPField(name: RequestLog.header, value: started.id))  // no route sets it
         let route = context.endpointPath ?? "Unknown"
         let status = response.status
-        let (method, start) = (started.method, started.start)
-        response.whenBodyWritten(for: method) { [metrics] in
-            metrics.requestAnswered(route: route, method: method, status: status, since: start)
+        let (method, start, active) = (started.method, started.start, started.active)
+        let metrics = metrics  // not the whole middleware, into a streamed body's closure
+        @Sendable func answered() {
+            metrics.requestAnswered(route: route, method: method, status: status, since: start, active: active)
+        }
+        if response.isWrittenAtOnce(for: method) {
+            answered()
+        } else {
+            response.whenBodyWritten(for: method, answered)
         }
         log(request, context, id: started.id, status: status, start: start)
         return response

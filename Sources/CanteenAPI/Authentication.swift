@@ -54,13 +54,20 @@ struct Authentication: Sendable {
 
     @inline(never)
     private static func presented(_ request: Request, sessionCookie: String?) -> Presented {
+        // The credentials first: most requests without any (a probe, a page) need no path lookup.
+        let presented: Presented
+        if let header = request.headers.value(of: .authorization) {
+            presented = .bearer(header)
+        } else if let sessionCookie, let secret = Cookies.value(sessionCookie, in: request.headers),
+            secret.utf8.count <= APILimits.maxTokenBytes
+        {
+            presented = .session(secret)
+        } else {
+            return .nothing
+        }
         let path = request.uri.path
         guard !unauthenticatedPaths.contains(path), !path.hasPrefix("/assets/") else { return .nothing }
-        if let header = request.headers.value(of: .authorization) { return .bearer(header) }
-        guard let sessionCookie, let secret = Cookies.value(sessionCookie, in: request.headers),
-            secret.utf8.count <= APILimits.maxTokenBytes
-        else { return .nothing }
-        return .session(secret)
+        return presented
     }
 
     @inline(never)

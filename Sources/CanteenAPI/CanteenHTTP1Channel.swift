@@ -7,13 +7,15 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 channel, with Canteen's protocol checks where only HTTP/1 itself is seen:
 /// `ChunkSizeWatch` in front of NIO's request decoder, `ProtocolGuard` between the decoder and
-/// Hummingbird's HTTP types. Everything else (the codec, `additionalChannelHandlers`, the idle
+/// Hummingbird's HTTP types (which also calls `onQuiesce` when the server begins a graceful
+/// shutdown). Everything else (the codec, `additionalChannelHandlers`, the idle
 /// timeout, the request loop) is Hummingbird's `HTTP1Channel`, unchanged.
 public struct CanteenHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     public typealias Value = HTTP1Channel.Value
 
     let base: HTTP1Channel
     let lingerTimeout: Duration
+    let onQuiesce: @Sendable () -> Void
 
     public var responder: HTTPChannelHandler.Responder { base.responder }
 
@@ -31,7 +33,7 @@ public struct CanteenHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
             let codec = try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            let protocolGuard = ProtocolGuard(lingerTimeout: lingerTimeout, logger: logger)
+            let protocolGuard = ProtocolGuard(lingerTimeout: lingerTimeout, logger: logger, onQuiesce: onQuiesce)
             try pipeline.addHandler(protocolGuard, position: .before(codec))
             try pipeline.addHandler(protocolGuard.watch, position: .before(decoder))
             return value
@@ -45,15 +47,16 @@ public struct CanteenHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 as Hummingbird serves it (`http1(configuration:)`), with `CanteenHTTP1Channel`'s
-    /// protocol checks.
+    /// protocol checks; `onQuiesce` is called on each connection when a graceful shutdown begins.
     public static func canteenHTTP1(
         configuration: HTTP1Channel.Configuration,
-        lingerTimeout: Duration = .seconds(2)
+        lingerTimeout: Duration = .seconds(2),
+        onQuiesce: @escaping @Sendable () -> Void = {}
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             CanteenHTTP1Channel(
                 base: HTTP1Channel(responder: responder, configuration: configuration),
-                lingerTimeout: lingerTimeout)
+                lingerTimeout: lingerTimeout, onQuiesce: onQuiesce)
         }
     }
 }

@@ -55,7 +55,7 @@ final class FeedResponses: Sendable {
             var headers = headers
             headers.setValidator(EntityTags.tag(cursor))
             headers[.contentType] = JSONResponse.contentType
-            headers.append(APIMiddleware.noSniff)  // as the middleware adds it: answers written ahead have it too
+            headers.append(APIMiddleware.noSniff)  // as the middleware would add it: once per page, not per answer
             headers[.contentLength] = String(self.body.readableBytes)
             self.headers = headers
         }

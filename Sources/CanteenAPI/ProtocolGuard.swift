@@ -23,10 +23,21 @@ import NIOHTTP1
 /// - **HTTP/1.0**: the connection closes after the answer unless the request asked for
 ///   keep-alive; a body without a length is sent until the close, never chunked.
 ///
+/// - **Answers that close**: after an error answer that says `Connection: close` (413
+///   `body_too_large`, 431, 400 `request_body_incomplete`: the rest of that request is not read),
+///   or any 413 or 431, the connection closes, so a client still sending an oversized body is not
+///   left hanging and the rest of that body is never handled.
+///
+/// - **A graceful shutdown**: when the server tells the connection to quiesce, `onQuiesce` is
+///   called (the kitchen feed answers its parked displays and ends its event streams at once), so
+///   no request waiting for a change has to register for the shutdown itself. (Here rather than in
+///   a handler of its own: every handler costs each request a hop per event.)
+///
 /// The guard's own answers wait for the answers to earlier requests on the connection (each
 /// request gets one answer, in order), carry `Connection: close`, and the close lingers: the
 /// sending side is shut first and what still arrives is discarded for up to `lingerTimeout`, so a
-/// client still sending reads the answer rather than a reset.
+/// client still sending reads the answer rather than a reset (closing a socket with unread data
+/// resets it, and a reset can destroy the answer before the client reads it).
 public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPServerRequestPart
     public typealias InboundOut = HTTPServerRequestPart
@@ -37,8 +48,9 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
     private struct Exchange {
         var version: HTTPVersion
         var keepAlive: Bool
-        /// Its body failed (a parser error, a chunk too large): the connection closes after its answer.
-        var failed = false
+        /// The connection closes after its answer: its body failed (a parser error, a chunk too
+        /// large), or its answer closes.
+        var closes = false
     }
 
     /// An answer of the guard's own.
@@ -63,16 +75,21 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
     private let maxBodyBytes: Int
     private let lingerTimeout: TimeAmount
     private let logger: Logger
+    private let onQuiesce: @Sendable () -> Void
     private var state = State.open
     private var exchanges: [Exchange] = []
     /// The last request passed on is still sending its body.
     private var readingBody = false
     private var lingerDeadline: Scheduled<Void>?
 
-    public init(maxBodyBytes: Int = APILimits.maxBodyBytes, lingerTimeout: Duration = .seconds(2), logger: Logger) {
+    public init(
+        maxBodyBytes: Int = APILimits.maxBodyBytes, lingerTimeout: Duration = .seconds(2), logger: Logger,
+        onQuiesce: @escaping @Sendable () -> Void = {}
+    ) {
         self.maxBodyBytes = maxBodyBytes
         self.lingerTimeout = TimeAmount(lingerTimeout)
         self.logger = logger
+        self.onQuiesce = onQuiesce
         watch = ChunkSizeWatch(maxBodyBytes: maxBodyBytes)
     }
 
@@ -205,7 +222,7 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
             closeLingering(context)
             return
         }
-        exchanges[exchanges.count - 1].failed = true
+        exchanges[exchanges.count - 1].closes = true
         state = .failed
         context.fireErrorCaught(error)
     }
@@ -231,22 +248,19 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
             return
         }
         switch unwrapOutboundIn(data) {
-        case .head(var head) where !Self.isHTTP11(exchange.version) && head.status.code >= 200:
-            // HTTP/1.0: a body without a length ends with the connection (never chunked).
-            let delimitedByClose = head.headers["Content-Length"].isEmpty && head.status.mayHaveResponseBody
-            if delimitedByClose { head.version = exchange.version }
-            if !exchange.keepAlive || delimitedByClose {
-                exchanges[0].keepAlive = false
-                head.headers.replaceOrAdd(name: "Connection", value: "close")
-            } else {
-                head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        case .head(let head) where head.status.code >= 200:
+            let http11 = Self.isHTTP11(exchange.version)
+            let closes = head.status.code >= 400 && Self.closesConnection(head)
+            guard closes || !http11 else {
+                context.write(data, promise: promise)  // most answers: passed on as they are
+                return
             }
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
+            context.write(wrapOutboundOut(.head(begin(head, closing: closes))), promise: promise)
         case .head, .body:
             context.write(data, promise: promise)
         case .end:
             exchanges.removeFirst()
-            if exchange.failed || (!Self.isHTTP11(exchange.version) && !exchange.keepAlive) {
+            if exchange.closes || (!Self.isHTTP11(exchange.version) && !exchange.keepAlive) {
                 state = .closing
                 context.writeAndFlush(data).assumeIsolated().whenComplete { [self] result in
                     promise?.completeWith(result)
@@ -259,6 +273,31 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
                 context.write(data, promise: promise)
             }
         }
+    }
+
+    /// The head of the first exchange's answer, saying whether the connection stays open after it:
+    /// not after an answer that closes; in HTTP/1.0 only if the request asked for keep-alive and
+    /// the body has a length (one without ends with the connection, never chunked).
+    private func begin(_ head: HTTPResponseHead, closing: Bool) -> HTTPResponseHead {
+        var head = head
+        var keepAlive = exchanges[0].keepAlive && !closing
+        if !Self.isHTTP11(exchanges[0].version),
+            head.headers["Content-Length"].isEmpty && head.status.mayHaveResponseBody
+        {
+            head.version = exchanges[0].version
+            keepAlive = false
+        }
+        exchanges[0].keepAlive = keepAlive
+        if closing { exchanges[0].closes = true }
+        head.headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        return head
+    }
+
+    /// An error answer after which the rest of the request cannot be trusted or is not wanted:
+    /// its route said `Connection: close`, or it refuses a body or a head as too large.
+    static func closesConnection(_ head: HTTPResponseHead) -> Bool {
+        head.status == .payloadTooLarge || head.status == .requestHeaderFieldsTooLarge
+            || head.headers["Connection"].contains { $0.lowercased() == "close" }
     }
 
     /// Writes the guard's own answer, then closes.
@@ -300,6 +339,7 @@ public final class ProtocolGuard: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent { onQuiesce() }
         if case .closing = state, lingerDeadline != nil, let event = event as? ChannelEvent, event == .inputClosed {
             context.close(promise: nil)
         }

@@ -84,6 +84,19 @@ enum JSONResponse {
     /// The content type of every JSON answer.
     static let contentType = "application/json; charset=utf-8"
 
+    /// A JSON answer's own fields: its type, and `nosniff` (no browser guesses another type for a
+    /// JSON error echoing `<script>`; `APIMiddleware` adds it to answers without it).
+    static let fields: HTTPFields = [.contentType: contentType, .xContentTypeOptions: "nosniff"]
+
+    /// `fields` with the route's own: most answers have none, and share `fields` as they are.
+    static func fields(_ extra: HTTPFields) -> HTTPFields {
+        guard !extra.isEmpty else { return fields }
+        var headers = extra
+        headers[.contentType] = contentType
+        headers[.xContentTypeOptions] = "nosniff"
+        return headers
+    }
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -103,19 +116,15 @@ enum JSONResponse {
         writing value: some JSONWritable, status: HTTPResponse.Status = .ok,
         headers extra: HTTPFields = [:]
     ) -> Response {
-        var headers = extra
-        headers[.contentType] = contentType
-        return Response(
-            status: status, headers: headers,
+        Response(
+            status: status, headers: fields(extra),
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.encode(value))))
     }
 
     /// A response with an already encoded JSON body.
     static func make(encoded data: Data, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response
     {
-        var headers = extra
-        headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        Response(status: status, headers: fields(extra), body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

@@ -179,7 +179,7 @@ public final class TicketFeed: Service, Sendable {
                 // Once woken, the page is rendered before the display resumes, once for all
                 // displays asking the same question. A server beginning a graceful shutdown
                 // answers every waiter through `serverIsStopping()` (each connection's
-                // `QuiesceRelay` calls it when told to quiesce), not a shutdown handler per
+                // `ProtocolGuard` calls it when told to quiesce), not a shutdown handler per
                 // waiter: two thousand registrations, and as many removals, per wake-up.
                 let preparation = Signal.Preparation(question: question) { [self] latest in
                     try? await render(cafe, question, latest: latest, presentation)

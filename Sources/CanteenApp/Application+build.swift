@@ -71,9 +71,7 @@ public func buildApplication(
     let idleTimeout = configuration.idleTimeout
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            FirstRequestDeadline(timeout: headerTimeout),
-            ClosingAnswers(),
-            QuiesceRelay(onQuiesce: { [feed = services.feed] in feed.serverIsStopping() }),
+            FirstRequestDeadline(timeout: headerTimeout)
         ],
         idleTimeout: TimeAmount(idleTimeout),
         httpDecoderConfiguration: .init(
@@ -82,7 +80,8 @@ public func buildApplication(
             maxHeaderFieldCount: APILimits.maxHeaderFields))
     var app = Application(
         router: routes.router,
-        server: .canteenHTTP1(configuration: http1),
+        server: .canteenHTTP1(
+            configuration: http1, onQuiesce: { [feed = services.feed] in feed.serverIsStopping() }),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: CanteenServer.name),
         onServerRunning: { channel in

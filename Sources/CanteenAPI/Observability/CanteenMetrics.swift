@@ -78,21 +78,23 @@ public final class CanteenMetrics: Sendable {
     // MARK: - HTTP requests
 
     /// A request began: counted in `http_server_active_requests{http_request_method}` until
-    /// `requestAnswered`.
-    func requestStarted(method: HTTPRequest.Method) {
-        activeRequest(method).increment()
+    /// `requestAnswered` is given the meter this returns.
+    func requestStarted(method: HTTPRequest.Method) -> CoreMetrics.Meter {
+        let active = activeRequest(method)
+        active.increment()
+        return active
     }
 
     /// A request was answered: `hb_requests` and `http_server_request_duration` (seconds) by route
     /// pattern, method and status (the names and labels of Hummingbird's `MetricsMiddleware`).
     func requestAnswered(
         route: String, method: HTTPRequest.Method, status: HTTPResponse.Status,
-        since start: ContinuousClock.Instant
+        since start: ContinuousClock.Instant, active: CoreMetrics.Meter
     ) {
         let metrics = request(RequestKey(route: route, method: method, status: status.code))
         metrics.counter.increment()
         metrics.duration.recordInterval(since: start)
-        activeRequest(method).decrement()
+        active.decrement()
     }
 
     private func activeRequest(_ method: HTTPRequest.Method) -> CoreMetrics.Meter {
