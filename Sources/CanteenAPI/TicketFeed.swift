@@ -71,6 +71,7 @@ public final class TicketFeed: Service, Sendable {
 
     /// Reads the changes committed since the last look (by any process) and wakes their
     /// displays and the followers of their orders.
+    @inline(never)
     func catchUp() async throws {
         let after = watched.withLock { $0 } ?? 0
         let head = try await tickets.changes(after: after)
@@ -222,6 +223,11 @@ public final class TicketFeed: Service, Sendable {
 
     /// The page for this question while the café's latest change is `latest`, read and
     /// encoded once for every display asking it (as an answer's body or as a stream's event).
+    ///
+    /// Never inlined, nor is `catchUp`: inlined, their locals would join the frame of the
+    /// stream's step, which an idle stream keeps in its connection's task (3.4 KB instead of
+    /// a few hundred bytes while it waits).
+    @inline(never)
     func render(
         _ cafe: Cafe, _ question: FeedResponses.Question, latest: Int64,
         _ presentation: Presentation
