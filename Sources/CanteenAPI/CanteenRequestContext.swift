@@ -21,12 +21,16 @@ public struct CanteenRequestContext: RequestContext {
     /// and the router, and a token inline would have its four strings retained and released at
     /// every copy.
     var verified: VerifiedToken?
-    /// The peer's address (nil when there is no socket, as in router tests).
-    public let remoteAddress: SocketAddress?
+    /// The connection the request came on.
+    private let channel: any Channel
+    /// The peer's address (nil when there is no socket, as in router tests), read when asked
+    /// for: few requests need it (a guess limiter, a resolution, a log line with the client's
+    /// address), and reading it (a lock, a copy) cost every request 0.4 % of a `GET /healthz`.
+    public var remoteAddress: SocketAddress? { channel.remoteAddress }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// Request bodies are read up to 1 MiB; larger ones get 413.
