@@ -56,7 +56,8 @@ def machine(load_before):
 
 
 def number(value, unit):
-    if unit in ("ms", "KB"):
+    # A share to a tenth of a point: 89.7 % is not written "90 %" beside a ceiling of 90 %.
+    if unit in ("ms", "KB", "%"):
         return f"{value:.1f} {unit}"
     if value >= 1_000_000:
         return f"{value / 1_000_000:.2f} M {unit}"
