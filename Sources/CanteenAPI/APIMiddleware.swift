@@ -59,6 +59,7 @@ struct APIMiddleware: RouterMiddleware {
         return route.hasSuffix("/events")
     }
 
+    @inline(__always)
     private func answer(
         _ request: Request, _ context: Context,
         _ next: (Request, Context) async throws -> Response
@@ -97,8 +98,9 @@ struct APIMiddleware: RouterMiddleware {
     }
 
     @inline(never)
-    private func finished(_ response: Response, _ request: Request, _ context: Context, _ started: Started) -> Response
-    {
+    private func finished(
+        _ response: consuming Response, _ request: Request, _ context: Context, _ started: Started
+    ) -> Response {
         var response = response
         // No browser guesses another type for an answer (a JSON error echoing `<script>` stays JSON).
         if !response.headers.contains(.xContentTypeOptions) { response.headers.append(Self.noSniff) }

@@ -33,6 +33,16 @@ struct StreamRequestTests {
         #expect(!APIMiddleware.opensStream(route: nil))
     }
 
+    @Test("a new request id's 64 characters are the URL-safe ones, each once; ids differ")
+    func requestIDCharacters() {
+        let characters = (0..<64).map { RequestLog.character(UInt8($0)) }
+        let expected = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_".utf8)
+        #expect(characters == expected)
+        let ids = (0..<1000).map { _ in RequestLog.make() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.utf8.count == 16 && $0.utf8.allSatisfy(expected.contains) })
+    }
+
     @Test("a credential sent to an open path is not checked there, and is checked everywhere else")
     func credentialsOnOpenPaths() async throws {
         try await withRouter(try await TestEnvironment.make()) { client in
