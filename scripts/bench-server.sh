@@ -224,9 +224,18 @@ PY
     for _ in $(seq 50); do [ -f "$work/received" ] && break; sleep 0.1; done
     echo "== webhooks: the orders phase without a webhook, then with every order.placed sent to a receiver taking 200 ms a request"
     orders_with_cpu without-webhook
-    hook="$(curl -s -X POST -H "Authorization: Bearer $ops_token" -H 'Content-Type: application/json' \
-        -d "{\"url\": \"http://127.0.0.1:$receiver_port/hook\", \"events\": [\"order.placed\"]}" "http://127.0.0.1:$port/v1/webhooks")"
-    hook_id="$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' <<<"$hook")"
+    # Created once the orders phase's last writes are in; an answer without an id is printed (a
+    # refusal names what was wrong) and tried again, up to five times.
+    hook_id=""
+    for _ in 1 2 3 4 5; do
+        hook="$(curl -s -X POST -H "Authorization: Bearer $ops_token" -H 'Content-Type: application/json' \
+            -d "{\"url\": \"http://127.0.0.1:$receiver_port/hook\", \"events\": [\"order.placed\"]}" "http://127.0.0.1:$port/v1/webhooks")"
+        hook_id="$(python3 -c 'import json, sys; print(json.load(sys.stdin).get("id", ""))' <<<"$hook" 2>/dev/null || true)"
+        [ -n "$hook_id" ] && break
+        echo "webhook not created: ${hook:-no answer}" >&2
+        sleep 1
+    done
+    [ -n "$hook_id" ] || { echo "the webhook phase could not create its webhook" >&2; exit 1; }
     receiver_before="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
     orders_with_cpu with-webhook
     receiver_after="$(awk '{print $14 + $15}' "/proc/$receiver_pid/stat")"
