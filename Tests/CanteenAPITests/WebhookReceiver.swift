@@ -129,18 +129,19 @@ final class WebhookReceiver: Sendable {
     static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
+        // A `sockaddr_in` written as its bytes (family in host order, port 0, 127.0.0.1, zeros):
+        // its fields are not named here, since this target also sees NIO's C module, whose copy
+        // of the struct's members is not imported (`MemberImportVisibility`).
+        var address = [UInt8](repeating: 0, count: MemoryLayout<sockaddr_in>.size)
+        withUnsafeBytes(of: sa_family_t(AF_INET)) { address.replaceSubrange(0..<$0.count, with: $0) }
+        address.replaceSubrange(4..<8, with: [127, 0, 0, 1])
+        var length = socklen_t(address.count)
+        let bound = address.withUnsafeMutableBytes { raw in
+            let pointer = raw.baseAddress!.assumingMemoryBound(to: sockaddr.self)
+            return bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
         }
         guard bound else { throw TestFailure("no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return Int(address[2]) << 8 | Int(address[3])  // the port, in network order
     }
 }
 
