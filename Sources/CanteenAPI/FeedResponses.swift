@@ -54,8 +54,7 @@ final class FeedResponses: Sendable {
             self.isEmpty = isEmpty
             var headers = headers
             headers.setValidator(EntityTags.tag(cursor))
-            headers[.contentType] = JSONResponse.contentType
-            headers.append(APIMiddleware.noSniff)  // as the middleware would add it: once per page, not per answer
+            headers = JSONResponse.fields(headers)  // type and nosniff, as every JSON answer: once per page
             headers[.contentLength] = String(self.body.readableBytes)
             self.headers = headers
         }
