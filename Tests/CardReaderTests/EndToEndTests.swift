@@ -113,21 +113,28 @@ struct EndToEndTests {
             ("felica", 0, "pn532-timeout"), ("felica", 1, "pn532-timeout"),
         ])
     func removedMidRead(card: String, afterReads: Int, removal: String) throws {
-        let reader = try PrivateReader()
-        defer { reader.stop() }
-        let dump = reader.folder.appendingPathComponent("tag.hex")
-        try reader.tap(
-            card, arguments: ["--dump", dump.path, "--remove-after-reads", "\(afterReads)", "--removal", removal])
-        let read = try reader.canteen(["nfc", "read", "--format", "json"])
-        #expect(read.status == 1)
-        #expect(read.error.contains("[card_removed]"), "\(read.error)")
-        #expect(read.output.isEmpty, "a half-read card printed \(read.output)")
-        if removal == "reset" {
+        // A reset reaches vpcd between two commands only if the emulator's RST beats the next command; on a busy
+        // machine the next command sometimes wins, and vpcd then reads the reset as an empty answer ("no status
+        // word"), the close path. Such a lost race is run again, up to three times in all, so that the reset's
+        // own error is still demanded.
+        for attempt in 1...3 {
+            let reader = try PrivateReader()
+            defer { reader.stop() }
+            let dump = reader.folder.appendingPathComponent("tag.hex")
+            try reader.tap(
+                card, arguments: ["--dump", dump.path, "--remove-after-reads", "\(afterReads)", "--removal", removal])
+            let read = try reader.canteen(["nfc", "read", "--format", "json"])
+            #expect(read.status == 1)
+            #expect(read.error.contains("[card_removed]"), "\(read.error)")
+            #expect(read.output.isEmpty, "a half-read card printed \(read.output)")
+            reader.waitForCardToLeave()
+            if card == "ntag215" {
+                #expect(try Self.dumped(dump, layout: .type2).records.isEmpty)
+            }
+            guard removal == "reset" else { return }
+            if read.error.contains("gave no status word") && attempt < 3 { continue }
             #expect(read.error.contains("0x80100016"), "not the failed exchange pcsc-lite reports: \(read.error)")
-        }
-        reader.waitForCardToLeave()
-        if card == "ntag215" {
-            #expect(try Self.dumped(dump, layout: .type2).records.isEmpty)
+            return
         }
     }
 

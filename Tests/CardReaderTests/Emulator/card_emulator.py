@@ -317,10 +317,15 @@ def main():
             if args.log:
                 with open(args.log, "a") as f:
                     f.write("%s %s\n" % (message.hex().upper(), reply[-2:].hex().upper()))
-            send(sock, reply)
-            if args.removal == "reset" and args.remove_after_reads is not None and reads >= args.remove_after_reads:
-                print("removed between commands", flush=True)
+            leaving = args.removal == "reset" and args.remove_after_reads is not None \
+                and reads >= args.remove_after_reads
+            if leaving:
+                # Armed before the answer goes, so that the close right after it is the RST and nothing else.
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            send(sock, reply)
+            if leaving:
+                sock.close()
+                print("removed between commands", flush=True)
                 break
             if args.dump and message[:2] == b"\xFF\xD6":
                 with open(args.dump, "w") as f:
