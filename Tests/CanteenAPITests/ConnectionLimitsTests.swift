@@ -7,10 +7,12 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// Runs blocking socket work off the cooperative pool (the server's handlers need it).
+/// Runs blocking socket work on a thread of its own, off the cooperative pool (the server's
+/// handlers need it). Not `DispatchQueue.global()`: on Linux, Swift's global executor runs its
+/// jobs on those same dispatch threads, so work blocked there would still hold the pool.
 func blocking<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
 
