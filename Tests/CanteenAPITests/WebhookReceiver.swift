@@ -8,10 +8,6 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A real HTTP server on loopback that receives webhook deliveries: it records every request
 /// and answers as the test's `answer` says.
 final class WebhookReceiver: Sendable {
@@ -123,25 +119,6 @@ final class WebhookReceiver: Sendable {
                 throw error
             }
         }
-    }
-
-    /// A port that was free a moment ago (for a receiver that must come up later at a known URL).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        // A `sockaddr_in` written as its bytes (family in host order, port 0, 127.0.0.1, zeros):
-        // its fields are not named here, since this target also sees NIO's C module, whose copy
-        // of the struct's members is not imported (`MemberImportVisibility`).
-        var address = [UInt8](repeating: 0, count: MemoryLayout<sockaddr_in>.size)
-        withUnsafeBytes(of: sa_family_t(AF_INET)) { address.replaceSubrange(0..<$0.count, with: $0) }
-        address.replaceSubrange(4..<8, with: [127, 0, 0, 1])
-        var length = socklen_t(address.count)
-        let bound = address.withUnsafeMutableBytes { raw in
-            let pointer = raw.baseAddress!.assumingMemoryBound(to: sockaddr.self)
-            return bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-        }
-        guard bound else { throw TestFailure("no free port: errno \(errno)") }
-        return Int(address[2]) << 8 | Int(address[3])  // the port, in network order
     }
 }
 

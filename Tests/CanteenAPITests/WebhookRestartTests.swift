@@ -177,8 +177,8 @@ struct WebhookRestartTests {
         let kiosk = try ServerProcess.command(["tokens", "create", "--role", "kiosk", "--data-dir", directory.path])
         let kitchen = try ServerProcess.command(["tokens", "create", "--role", "kitchen", "--data-dir", directory.path])
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        let serverPort = try WebhookReceiver.freePort()
-        let receiverPort = try WebhookReceiver.freePort()
+        let serverPort = try RawHTTP.freePort()
+        let receiverPort = try RawHTTP.freePort()
         let servers = Mutex<[ServerProcess]>([])
         defer { servers.withLock { $0.forEach { $0.stop() } } }
         do {
@@ -277,7 +277,7 @@ struct WebhookRestartTests {
         let ops = try ServerProcess.command(["tokens", "create", "--role", "ops", "--data-dir", directory.path])
         let kiosk = try ServerProcess.command(["tokens", "create", "--role", "kiosk", "--data-dir", directory.path])
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        let serverPort = try WebhookReceiver.freePort()
+        let serverPort = try RawHTTP.freePort()
         // A timeout far longer than any bound below: waiting it out cannot pass for an exit.
         let options = ["--webhook-timeout", "60"]
         let servers = Mutex<[ServerProcess]>([])

@@ -65,6 +65,25 @@ public final class RawHTTP: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    /// A loopback port that was free a moment ago (for a process that must come up later at a
+    /// known URL).
+    public static func freePort() throws -> Int {
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket(): errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// How long a read waits before failing.
     public func setTimeout(_ seconds: Double) {
         var limit = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
