@@ -17,7 +17,7 @@ extension TicketStore: KitchenRepository {
             db.cachedStatement(
                 sql: """
                     SELECT id, station, status, prepSeconds, fireAt, firedAt, createdAt, startedAt FROM ticket
-                    WHERE cafeId = ? AND status IN ('held', 'new', 'preparing', 'ready')
+                    WHERE cafeId = ? AND \(Self.openPredicate)
                         AND (status = 'held' OR COALESCE(firedAt, createdAt) >= ?)
                     """), arguments: [cafeID, now - KitchenLoad.horizon]
         ).map { row -> OpenTicket in
