@@ -64,7 +64,15 @@ extension Request {
     /// A token character of RFC 9110: visible ASCII except the separators (`/` included).
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         guard byte > 0x20, byte < 0x7F else { return false }
-        return !#"()<>@,;:\"/[]?={}"#.utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""),
+            UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="),
+            UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return false
+        default:
+            return true
+        }
     }
 
     /// ASCII case-insensitive comparison with a lowercase literal.

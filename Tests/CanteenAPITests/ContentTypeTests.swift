@@ -41,6 +41,7 @@ struct ContentTypeTests {
             "text/notjson", "image/json-not", "application/jsonx", "text/json", "application/+json", "json",
             "text/plain",
             "application /json", "application/ json", "application/json/x", "application/jsön", "", ";application/json",
+            "application/js(on)", "appli,cation/json", "application/json@x", "application/js{on}", "application/js\\on",
             nil,
         ] as [String?])
     func notJSON(contentType: String?) async throws {
