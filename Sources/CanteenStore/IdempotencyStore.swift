@@ -50,14 +50,18 @@ public final class IdempotencyStore: IdempotencyRepository {
     }
 
     static func insert(_ record: IdempotencyRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(
+        var statement = try BoundStatement(
+            db,
             sql: """
                 INSERT INTO idempotencyRecord (tokenId, key, requestHash, orderId, answerLanguage, createdAt)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            record.tokenId, record.key, record.requestHash, record.orderId, record.answerLanguage,
-            StoredTimestamp.text(record.createdAt),
-        ])
+        statement.bind(record.tokenId)
+        statement.bind(record.key)
+        statement.bind(record.requestHash)
+        statement.bind(record.orderId)
+        statement.bind(record.answerLanguage)
+        statement.bind(StoredTimestamp.text(record.createdAt))
+        try statement.run()
     }
 }

@@ -31,15 +31,21 @@ public final class OrderEventStore: OrderEventRepository {
             id: ids.timeOrdered("evt", at: instant), sequence: sequence,
             previousSequence: previousSequence, orderID: orderID, cafeID: cafeID, type: type,
             ticketStatuses: ticketStatuses, createdAt: instant)
-        let statement = try db.cachedStatement(
+        var statement = try BoundStatement(
+            db,
             sql: """
                 INSERT INTO orderEvent (sequence, id, orderId, cafeId, type, previousSequence, tickets, createdAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            sequence, event.id, orderID, cafeID, type.rawValue, previousSequence,
-            ticketStatuses.map { JSONText.object($0.mapValues(\.rawValue)) }, StoredTimestamp.text(instant),
-        ])
+        statement.bind(sequence)
+        statement.bind(event.id)
+        statement.bind(orderID)
+        statement.bind(cafeID)
+        statement.bind(type.rawValue)
+        statement.bind(previousSequence)
+        statement.bind(ticketStatuses.map { JSONText.object($0.mapValues(\.rawValue)) })
+        statement.bind(StoredTimestamp.text(instant))
+        try statement.run()
         return event
     }
 

@@ -10,32 +10,54 @@ import GRDB
 /// through the records, which decode the same column formats.
 extension OrderStore {
     static func insert(_ record: OrderRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(
+        var statement = try BoundStatement(
+            db,
             sql: """
                 INSERT INTO customerOrder (id, cafeId, number, localDate, customerName, userId, tokenId, pickupStart,
                     pickupEnd, subtotal, tax, total, currency, capacityUnits, createdAt, cancelledAt, couponId,
                     discountLabel, discount, readyAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            record.id, record.cafeId, record.number, record.localDate, record.customerName, record.userId,
-            record.tokenId, StoredTimestamp.text(record.pickupStart), StoredTimestamp.text(record.pickupEnd),
-            record.subtotal, record.tax, record.total, record.currency, record.capacityUnits,
-            StoredTimestamp.text(record.createdAt), record.couponId, record.discountLabel, record.discount,
-            record.readyAt.map(StoredTimestamp.text),
-        ])
+        statement.bind(record.id)
+        statement.bind(record.cafeId)
+        statement.bind(record.number)
+        statement.bind(record.localDate)
+        statement.bind(record.customerName)
+        statement.bind(record.userId)
+        statement.bind(record.tokenId)
+        statement.bind(StoredTimestamp.text(record.pickupStart))
+        statement.bind(StoredTimestamp.text(record.pickupEnd))
+        statement.bind(record.subtotal)
+        statement.bind(record.tax)
+        statement.bind(record.total)
+        statement.bind(record.currency)
+        statement.bind(record.capacityUnits)
+        statement.bind(StoredTimestamp.text(record.createdAt))
+        statement.bind(record.couponId)
+        statement.bind(record.discountLabel)
+        statement.bind(record.discount)
+        statement.bind(record.readyAt.map(StoredTimestamp.text))
+        try statement.run()
     }
 
     static func insert(_ line: OrderLine, orderID: String, position: Int, _ db: Database) throws {
-        let statement = try db.cachedStatement(
+        var statement = try BoundStatement(
+            db,
             sql: """
                 INSERT INTO orderLine (orderId, position, itemId, names, station, quantity, unitPrice, lineTotal, options, note)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            orderID, position, line.itemID, JSONText.object(line.names.translations), line.station, line.quantity,
-            line.unitPrice, line.lineTotal, JSONText.options(line.options), line.note,
-        ])
+        statement.bind(orderID)
+        statement.bind(position)
+        statement.bind(line.itemID)
+        statement.bind(JSONText.object(line.names.translations))
+        statement.bind(line.station)
+        statement.bind(line.quantity)
+        statement.bind(line.unitPrice)
+        statement.bind(line.lineTotal)
+        statement.bind(JSONText.options(line.options))
+        statement.bind(line.note)
+        try statement.run()
     }
 }
 

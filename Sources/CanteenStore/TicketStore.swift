@@ -184,16 +184,24 @@ public final class TicketStore: TicketRepository {
     }
 
     static func insert(_ ticket: TicketRecord, _ db: Database) throws {
-        let statement = try db.cachedStatement(
+        var statement = try BoundStatement(
+            db,
             sql: """
                 INSERT INTO ticket (id, orderId, cafeId, station, status, sequence, createdAt, updatedAt, prepSeconds,
                     fireAt, firedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            ticket.id, ticket.orderId, ticket.cafeId, ticket.station, ticket.status, ticket.sequence,
-            StoredTimestamp.text(ticket.createdAt), StoredTimestamp.text(ticket.updatedAt), ticket.prepSeconds,
-            ticket.fireAt.map(StoredTimestamp.text), ticket.firedAt.map(StoredTimestamp.text),
-        ])
+        statement.bind(ticket.id)
+        statement.bind(ticket.orderId)
+        statement.bind(ticket.cafeId)
+        statement.bind(ticket.station)
+        statement.bind(ticket.status)
+        statement.bind(ticket.sequence)
+        statement.bind(StoredTimestamp.text(ticket.createdAt))
+        statement.bind(StoredTimestamp.text(ticket.updatedAt))
+        statement.bind(ticket.prepSeconds)
+        statement.bind(ticket.fireAt.map(StoredTimestamp.text))
+        statement.bind(ticket.firedAt.map(StoredTimestamp.text))
+        try statement.run()
     }
 }
