@@ -40,7 +40,8 @@ extension OrderStore {
         try statement.run()
     }
 
-    static func insert(_ line: OrderLine, orderID: String, position: Int, _ db: Database) throws {
+    /// `names`: the line's names as JSON text (`PlacementBatch.storedNames(of:cafeID:)`).
+    static func insert(_ line: OrderLine, names: String, orderID: String, position: Int, _ db: Database) throws {
         var statement = try BoundStatement(
             db,
             sql: """
@@ -50,7 +51,7 @@ extension OrderStore {
         statement.bind(orderID)
         statement.bind(position)
         statement.bind(line.itemID)
-        statement.bind(JSONText.object(line.names.translations))
+        statement.bind(names)
         statement.bind(line.station)
         statement.bind(line.quantity)
         statement.bind(line.unitPrice)
@@ -71,7 +72,8 @@ enum JSONText {
 
     /// `[{"groupID":…,"names":{…},"optionID":…,"priceDelta":…},…]` (the keys of `SoldOption`).
     static func options(_ options: [SoldOption]) -> String {
-        String(decoding: JSONWriter.encode(options.map(StoredOption.init), capacity: 256), as: UTF8.self)
+        guard !options.isEmpty else { return "[]" }
+        return String(decoding: JSONWriter.encode(options.map(StoredOption.init), capacity: 256), as: UTF8.self)
     }
 
     private struct StoredOption: JSONWritable {

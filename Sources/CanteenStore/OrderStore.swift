@@ -231,7 +231,8 @@ public final class OrderStore: OrderRepository {
             discountLabel: priced.discount?.label, discount: priced.discount?.amount ?? 0, readyAt: plan.readyAt)
         try insert(record, db)
         for (position, line) in priced.lines.enumerated() {
-            try insert(line, orderID: record.id, position: position, db)
+            try insert(
+                line, names: batch.storedNames(of: line, cafeID: cafe.id), orderID: record.id, position: position, db)
         }
         for want in wanted {
             try db.cachedStatement(

@@ -11,7 +11,9 @@ import GRDB
 ///
 /// This is exact, not a cache: SQLite has one writer, so nothing else can change these rows while
 /// the transaction is open. A refused order rolls back its savepoint and its caller puts back the
-/// copy of this value taken before it (a `struct`), so it takes no number, sequence or capacity.
+/// copy of this value taken before it (a `struct`), so it takes no number, sequence or capacity;
+/// in a batch run without savepoints, a refused order rolls back the whole transaction, and the
+/// batch runs again from a new value.
 struct PlacementBatch {
     private var menus: [String: CafeMenu] = [:]
     private var hasLegacyKeys: Bool?
@@ -24,6 +26,14 @@ struct PlacementBatch {
     private var kitchens: [String: KitchenLoad] = [:]
     /// What is left of limited items per (café, item, day): as stored (nil: no row) and now.
     private var stock: [StockKey: (stored: Int?, remaining: Int)] = [:]
+    /// Each item's names as an order line stores them (JSON text), per (café, item): the same for
+    /// every line of the item in this transaction, as the menu is.
+    private var storedNames: [ItemKey: String] = [:]
+
+    private struct ItemKey: Hashable {
+        let cafeID: String
+        let itemID: String
+    }
 
     private struct StockKey: Hashable {
         let cafeID: String
@@ -42,6 +52,15 @@ struct PlacementBatch {
     }
 
     // MARK: - Reads
+
+    /// `line`'s names as its row stores them, written once per item and transaction.
+    mutating func storedNames(of line: OrderLine, cafeID: String) -> String {
+        let key = ItemKey(cafeID: cafeID, itemID: line.itemID)
+        if let text = storedNames[key] { return text }
+        let text = JSONText.object(line.names.translations)
+        storedNames[key] = text
+        return text
+    }
 
     /// The café's current menu (read once per transaction).
     mutating func menu(_ db: Database, cafeID: String, cafes: CafeStore) throws -> CafeMenu? {

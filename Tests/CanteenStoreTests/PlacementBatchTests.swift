@@ -98,6 +98,20 @@ struct PlacementBatchTests {
         #expect(stored.orders == 30)
         #expect(stored.keys == 30)
 
+        // Lines of one item store the same names, written once per transaction: the menu's.
+        let storedNames = try await database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT DISTINCT itemId, names FROM orderLine")
+        }
+        #expect(Set(storedNames.map { $0["itemId"] as String }) == ["latte", "burrito"])
+        #expect(storedNames.count == 2)
+        for row in storedNames {
+            let itemID: String = row["itemId"]
+            let line = try #require(placed.flatMap(\.lines).first { $0.itemID == itemID })
+            let decoded = try JSONDecoder().decode([String: String].self, from: Data((row["names"] as String).utf8))
+            #expect(decoded == line.names.translations)
+            #expect(!decoded.isEmpty)
+        }
+
         // One `order.placed` event per placed order, none for a refused one, each at its order's
         // last ticket sequence (the feed sequence the batch handed out), published once committed.
         let expected = Set(placed.map { "\($0.id) \($0.tickets.map(\.sequence).max() ?? 0)" })
