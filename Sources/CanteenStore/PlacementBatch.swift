@@ -7,7 +7,8 @@ import GRDB
 /// the café's menu, the kitchen feed's sequence, the day's order numbers, the pickup windows'
 /// used capacity, what is left of limited items, and a timed café's kitchen (its queue). Each
 /// row is read once per transaction, kept here while the transaction's orders take from it, and
-/// written back once, before the commit (`flush`).
+/// written back once, before the commit (`flush`). It also keeps each item's names as order
+/// lines store them (JSON text), written once per transaction rather than once per line.
 ///
 /// This is exact, not a cache: SQLite has one writer, so nothing else can change these rows while
 /// the transaction is open. A refused order rolls back its savepoint and its caller puts back the
