@@ -155,7 +155,7 @@ echo "== server: release canteen serve on 127.0.0.1:$port, fresh data dir, SQLit
 echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared; server and client share $(nproc) cores)"
 "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
     --connections "$connections" --warmup "$warmup" --duration "$duration" --phases "$phases" "${pipeline_args[@]}" \
-    | tee "$work/server-bench.out"
+    --final-cursor | tee "$work/server-bench.out"
 for pid in "${reference_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 reference_pids=()
 
@@ -260,7 +260,7 @@ if [[ ",$phases," == *",idle,"* ]]; then
         # An idle timeout long enough for 10,000 keep-alive connections to open and be measured.
         start_server "$bin/canteen" "$work/$kind-data" --idle-timeout 600
         "$bin/server-bench" --port "$port" --kiosk-token "$kiosk_token" --kitchen-token "$kitchen_token" --cafe bench \
-            --server-pid "$server_pid" --phases "$kind" | grep -v '^final feed cursor\|^server-bench:'
+            --server-pid "$server_pid" --phases "$kind" | grep -v '^server-bench:'
         stop_server
     done
     # The reference beneath both: a bare Hummingbird server (NIO's default receive buffers, no

@@ -10,14 +10,17 @@ import Foundation
 //   server-bench --port P --kiosk-token T --kitchen-token K [--cafe bench] [--items a,b] [--order-ports P1,P2]
 //                [--connections 32] [--warmup 2] [--duration 10] [--poll-connections 64]
 //                [--displays 50] [--display-orders 200] [--display-interval 0.02] [--followed 100]
-//                [--parked 2000] [--streams 2000] [--idle 10000 --server-pid PID]
+//                [--parked 2000] [--streams 2000] [--idle 10000 --server-pid PID] [--final-cursor]
 //
 // Each thread owns one blocking keep-alive connection (TCP_NODELAY); the client shares the
 // machine's cores with the server. Phases: GET /healthz, POST /v1/orders, 304 feed polls,
 // order-to-display latency with long-polling displays, parked displays (long-poll), displays on
 // the ticket event stream, followed orders (a status change reaching a long-poll and an event
 // stream), and the server memory held by idle keep-alive connections or idle event streams
-// (idle-keepalive, idle-streams: each on a fresh server, whose PID they need).
+// (idle-keepalive, idle-streams: each on a fresh server, whose PID they need). With
+// `--final-cursor`, the feed's last cursor is read at the end (by paging through every ticket,
+// which is not part of any phase: a caller measuring the server's CPU over the phases does
+// not pass it).
 
 // MARK: - Arguments
 
@@ -46,9 +49,15 @@ var infoPort = 0
 /// The healthz rate of this run, the reference of the orders' share.
 var healthzRate: Double?
 var phases: Set<String> = ["healthz", "orders", "polls", "display", "parked", "streams", "follow"]
+/// Whether the feed's final cursor is read and printed after the phases (`final feed cursor: N`).
+var printsFinalCursor = false
 
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
+    if argument == "--final-cursor" {
+        printsFinalCursor = true
+        continue
+    }
     let value = arguments.next() ?? ""
     switch argument {
     case "--port": port = Int(value) ?? 0
@@ -366,5 +375,7 @@ if phases.contains("follow") {
             worst <= 100 && outcome.missing == 0 && longPoll.count > 0 && stream.count > 0))
 }
 
-if let cursor = try? requests.latestCursor(port: serverPort) { print("final feed cursor: \(cursor)") }
+if printsFinalCursor, let cursor = try? requests.latestCursor(port: serverPort) {
+    print("final feed cursor: \(cursor)")
+}
 print("targets (issues 4 and 17, 2-core machine): " + verdicts.joined(separator: "; "))
