@@ -2,7 +2,7 @@
 # Instructions per durable order and per woken display, counted by valgrind's callgrind on a
 # release `canteen serve`: a repeatable measure on a busy machine, where wall-clock figures swing.
 #
-#   scripts/count-instructions.sh [--bin PATH] [--orders N] [--connections C] [--parked D] [--slowdown K] [--keep DIR]
+#   scripts/count-instructions.sh [--bin PATH] [--orders N] [--connections C] [--parked D] [--slowdown K] [--keep DIR] [--postgres]
 #
 # The server runs under callgrind with instrumentation off while it starts, the bench café is
 # set up (scripts/bench-cafe.py) and 300 orders warm it up; then it counts N GET /healthz (what
@@ -10,7 +10,9 @@
 # waking D parked displays (default 2,000; 0 skips it). Prints each part split by library and
 # function (scripts/callgrind-split.py).
 # Under callgrind the threads take turns on one core, so group-commit batches are full (up to
-# C orders); the counts are what the server executes, not how long it takes.
+# C orders); the counts are what the server executes, not how long it takes. With --postgres the
+# server stores in a private PostgreSQL (scripts/private-postgres.sh, fsync off) instead of SQLite:
+# the counts are then canteen's alone, not PostgreSQL's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -21,6 +23,7 @@ connections=32
 parked=2000
 slowdown=50
 keep=""
+postgres=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin="$2"; shift 2 ;;
@@ -29,7 +32,8 @@ while [ $# -gt 0 ]; do
         --parked) parked="$2"; shift 2 ;;
         --keep) keep="$2"; shift 2 ;;
         --slowdown) slowdown="$2"; shift 2 ;;
-        *) echo "usage: scripts/count-instructions.sh [--bin PATH] [--orders N] [--connections C] [--parked D] [--slowdown K] [--keep DIR]" >&2; exit 2 ;;
+        --postgres) postgres=1; shift ;;
+        *) echo "usage: scripts/count-instructions.sh [--bin PATH] [--orders N] [--connections C] [--parked D] [--slowdown K] [--keep DIR] [--postgres]" >&2; exit 2 ;;
     esac
 done
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -37,6 +41,7 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 work="$(mktemp -d)"
 server_pid=""
+pgdir=""
 cleanup() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill "$server_pid" 2>/dev/null || true
@@ -44,6 +49,7 @@ cleanup() {
         kill -9 "$server_pid" 2>/dev/null || true
     fi
     if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$work"/callgrind.* "$keep"/ 2>/dev/null || true; fi
+    if [ -n "$pgdir" ]; then scripts/private-postgres.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -57,11 +63,16 @@ objcopy --strip-debug "$bin" "$work/canteen"
 # keeps its native share of each order).
 cc -O2 -shared -fPIC -o "$work/shim.so" scripts/valgrind-shim.c
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-ops_token="$("$bin" tokens create --role ops --name bench-ops --data-dir "$work/data")"
-kiosk_token="$("$bin" tokens create --role kiosk --name bench-kiosk --data-dir "$work/data")"
-kitchen_token="$("$bin" tokens create --role kitchen --name bench-kitchen --data-dir "$work/data")"
+store=(--data-dir "$work/data")
+if [ "$postgres" = 1 ]; then
+    pgdir="$(mktemp -d /tmp/canteen-count-pg-XXXXXX)"
+    store=(--database "$(scripts/private-postgres.sh start "$pgdir")")
+fi
+ops_token="$("$bin" tokens create --role ops --name bench-ops "${store[@]}")"
+kiosk_token="$("$bin" tokens create --role kiosk --name bench-kiosk "${store[@]}")"
+kitchen_token="$("$bin" tokens create --role kitchen --name bench-kitchen "${store[@]}")"
 SLOWDOWN="$slowdown" LD_PRELOAD="$work/shim.so" valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
-    "$work/canteen" serve --data-dir "$work/data" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
+    "$work/canteen" serve "${store[@]}" --port "$port" --menus Menus --log-level warning >"$work/server.log" 2>&1 &
 server_pid=$!
 wait_healthy "$port" "$server_pid" "$work/server.log" 600 0.5 || exit 1
 put_bench_cafe "$port" "$ops_token" "$work" || exit 1
