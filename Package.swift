@@ -330,7 +330,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CanteenPersistenceTests",
-            dependencies: ["CanteenPersistence", "CanteenTestSupport"],
+            dependencies: ["CanteenCore", "CanteenPersistence", "CanteenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -10,14 +10,14 @@ extension PostgresOrderStore {
     /// written. An order whose window was full is not written (possible only across midnight,
     /// as for `WriteOrder`). Prepared: every batch runs it.
     struct WriteOrders: FixedStatement {
-        static let sql = (try? WriteOrders([]).query.sql) ?? ""
+        static let sql = WriteOrders([]).query.sql
 
         let orders: [Prepared]
         let linesJSON: String
 
-        init(_ orders: [Prepared]) throws {
+        init(_ orders: [Prepared]) {
             self.orders = orders
-            linesJSON = try StoredLine.json(orders.flatMap(\.lines))
+            linesJSON = StoredLine.json(orders.flatMap(\.lines))
         }
 
         // Arrays carry no NULL element here: an optional column is a value and a flag.

@@ -1,4 +1,5 @@
 import CanteenCore
+import CanteenJSON
 import CanteenPersistence
 import Foundation
 import PostgresNIO
@@ -157,6 +158,9 @@ public final class PostgresOrderStore: OrderRepository {
         var used: [String: [Date: Int]] = [:]
         var loadedDays: Set<String> = []
         var kitchens: [String: KitchenLoad] = [:]
+        /// Each item's names as an order line stores them (JSON text), per café and item: the
+        /// same for every line of the item in this batch, as the menu is.
+        private var storedNames: [String: [String: String]] = [:]
 
         /// Counts what an order takes (its window's capacity, its kitchen's load) for the batch's
         /// next orders.
@@ -164,6 +168,14 @@ public final class PostgresOrderStore: OrderRepository {
             let order = prepared.order
             used[order.cafeID, default: [:]][order.pickup.start, default: 0] += prepared.units
             if prepared.plan.isTimed { kitchens[order.cafeID]?.add(prepared.plan.openTickets(at: order.createdAt)) }
+        }
+
+        /// `line`'s names as its row stores them, written once per item and batch.
+        mutating func storedNames(of line: OrderLine, cafeID: String) -> String {
+            if let text = storedNames[cafeID]?[line.itemID] { return text }
+            let text = JSONText.object(line.names.translations)
+            storedNames[cafeID, default: [:]][line.itemID] = text
+            return text
         }
     }
 
@@ -239,14 +251,14 @@ public final class PostgresOrderStore: OrderRepository {
                 windowStart: order.pickup.start, cafeID: order.cafeID)
         }
 
-        func statement() throws -> WriteOrder {
+        func statement() -> WriteOrder {
             WriteOrder(
                 cafeID: order.cafeID, slotKey: slotKey, units: units, capacity: capacity, localDate: localDate,
                 orderID: order.id, customerName: order.customer.name, userID: order.customer.userID,
                 tokenID: placement.key?.tokenID, window: order.pickup, subtotal: order.subtotal.minorUnits,
                 tax: order.tax.minorUnits, total: order.total.minorUnits, currency: order.total.currency.code,
                 now: order.createdAt, couponID: order.discount?.couponID, discountLabel: order.discount?.label,
-                discount: order.discount?.amount ?? 0, readyAt: plan.readyAt, linesJSON: try StoredLine.json(lines))
+                discount: order.discount?.amount ?? 0, readyAt: plan.readyAt, linesJSON: StoredLine.json(lines))
         }
     }
 
@@ -313,11 +325,12 @@ public final class PostgresOrderStore: OrderRepository {
                 couponID, on: priced, at: cafe, now: now, connection,
                 logger: logger)
         }
-        let lines = try priced.lines.enumerated().map { position, line in
+        let lines = priced.lines.enumerated().map { position, line in
             StoredLine(
-                orderid: orderID, position: position, itemid: line.itemID, names: try StoredJSON.text(line.names),
-                station: line.station, quantity: line.quantity, unitprice: line.unitPrice,
-                linetotal: line.lineTotal, options: try StoredJSON.text(line.options), note: line.note)
+                orderid: orderID, position: position, itemid: line.itemID,
+                names: context.storedNames(of: line, cafeID: cafe.id), station: line.station,
+                quantity: line.quantity, unitprice: line.unitPrice, linetotal: line.lineTotal,
+                options: JSONText.options(line.options), note: line.note)
         }
         let order = Order(
             id: orderID, cafeID: cafe.id, number: 0, customer: request.customer, pickup: window,
@@ -335,7 +348,7 @@ public final class PostgresOrderStore: OrderRepository {
         _ prepared: Prepared, _ connection: PostgresConnection, context: inout BatchContext, logger: Logger
     ) async throws -> Order {
         var order = prepared.order
-        guard let row = try await connection.firstRow(try prepared.statement(), logger: logger) else {
+        guard let row = try await connection.firstRow(prepared.statement(), logger: logger) else {
             // The conditional update found the window full (possible only across midnight, when
             // two batches lock different days): refused like any full window, the coupon's use given back.
             if let couponID = order.discount?.couponID {
@@ -364,7 +377,7 @@ public final class PostgresOrderStore: OrderRepository {
         }
         guard !deferred.isEmpty else { return }
         var numbers: [String: Int] = [:]
-        for row in try await connection.rows(try WriteOrders(deferred.map(\.1)), logger: logger) {
+        for row in try await connection.rows(WriteOrders(deferred.map(\.1)), logger: logger) {
             let (id, number) = try StoredColumns.decode(row, table: "customerOrder", (String, Int).self)
             numbers[id] = number
         }
@@ -393,7 +406,7 @@ public final class PostgresOrderStore: OrderRepository {
     }
 
     /// An order line as `json_to_recordset` reads it (JSON columns as their text).
-    struct StoredLine: Encodable, Sendable {
+    struct StoredLine: JSONWritable, Sendable {
         let orderid: String
         let position: Int
         let itemid: String
@@ -405,8 +418,24 @@ public final class PostgresOrderStore: OrderRepository {
         let options: String
         let note: String?
 
-        static func json(_ lines: [StoredLine]) throws -> String {
-            String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
+        /// The lines as one JSON array, written with `JSONWriter` (once per order, or per batch).
+        static func json(_ lines: [StoredLine]) -> String {
+            String(decoding: JSONWriter.encode(lines, capacity: 256 * lines.count), as: UTF8.self)
+        }
+
+        func write(to json: inout JSONWriter) {
+            json.object { object in
+                object.field("itemid", itemid)
+                object.field("linetotal", linetotal)
+                object.field("names", names)
+                object.field("note", note)
+                object.field("options", options)
+                object.field("orderid", orderid)
+                object.field("position", position)
+                object.field("quantity", quantity)
+                object.field("station", station)
+                object.field("unitprice", unitprice)
+            }
         }
     }
 

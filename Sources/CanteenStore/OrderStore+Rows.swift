@@ -1,5 +1,6 @@
 import CanteenCore
 import CanteenJSON
+import CanteenPersistence
 import Foundation
 import GRDB
 
@@ -60,35 +61,6 @@ extension OrderStore {
         statement.bind(line.note)
         try statement.run()
     }
-}
-
-/// JSON text for the order rows' JSON columns, in the shape their `Codable` records decode,
-/// written with `JSONWriter` rather than `JSONEncoder` (this runs inside the single writer).
-enum JSONText {
-    /// `{"key":"value",…}` with keys sorted.
-    static func object(_ strings: [String: String]) -> String {
-        String(decoding: JSONWriter.encode(strings, capacity: 256), as: UTF8.self)
-    }
-
-    /// `[{"groupID":…,"names":{…},"optionID":…,"priceDelta":…},…]` (the keys of `SoldOption`).
-    static func options(_ options: [SoldOption]) -> String {
-        guard !options.isEmpty else { return "[]" }
-        return String(decoding: JSONWriter.encode(options.map(StoredOption.init), capacity: 256), as: UTF8.self)
-    }
-
-    private struct StoredOption: JSONWritable {
-        let option: SoldOption
-
-        func write(to json: inout JSONWriter) {
-            json.object { object in
-                object.field("groupID", option.groupID)
-                object.field("names", option.names.translations)
-                object.field("optionID", option.optionID)
-                object.field("priceDelta", option.priceDelta)
-            }
-        }
-    }
-
 }
 
 /// Instants as GRDB stores `Date` (`2026-11-22 04:36:31.123`, UTC, milliseconds), written

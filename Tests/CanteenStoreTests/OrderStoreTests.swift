@@ -66,6 +66,48 @@ struct OrderStoreTests {
     }
 
     @Test(
+        "an item's names and options with quotes, slashes, controls, emoji and right-to-left text are stored as the menu has them, on every line",
+        arguments: StoreBackend.available)
+    func namesStoredAsTheMenuHasThem(backend: StoreBackend) async throws {
+        var (cafe, menu) = try Fixtures.cafeAndMenu()
+        let tricky = LocalizedText([
+            "en": "Say \"hi\" \\ back/slash\n\ttab \u{01}", "ja": "抹茶ラテ 🍵", "ar": "\u{200F}شاي بالحليب",
+        ])
+        let index = try #require(menu.items.firstIndex { $0.id == "latte" })
+        menu.items[index].names = tricky
+        for group in menu.items[index].modifierGroups.indices {
+            for option in menu.items[index].modifierGroups[group].options.indices {
+                menu.items[index].modifierGroups[group].options[option].names = tricky
+            }
+        }
+        try await backend.withServers(1, clock: clock, onDisk: false) { servers in
+            let stores = servers[0].stores
+            try await stores.cafes.importCafes([(cafe, menu)])
+            // Two lines of the latte in one order, and a second order sent at once (most often in
+            // the same batch: the names are written once per batch).
+            let placements = try await withThrowingTaskGroup(of: OrderPlacement.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        try await stores.orders.placeOrder(Self.request(["latte", "salad", "latte"]), key: nil)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for placement in placements {
+                guard case .placed(let order) = placement else {
+                    Issue.record("not placed: \(placement)")
+                    continue
+                }
+                let lattes = order.lines.filter { $0.itemID == "latte" }
+                #expect(lattes.count == 2)
+                #expect(lattes.allSatisfy { $0.names == tricky && $0.options.allSatisfy { $0.names == tricky } })
+                #expect(lattes.allSatisfy { !$0.options.isEmpty })
+                #expect(try await stores.orders.order(id: order.id) == order)
+            }
+        }
+    }
+
+    @Test(
         "orders sent at once to two servers never overbook a window: exactly its capacity is placed",
         arguments: StoreBackend.available)
     func exactCapacity(backend: StoreBackend) async throws {

@@ -1,24 +1,8 @@
-import CanteenApp
-import CanteenCore
 import Foundation
 import GRDB
 import Testing
 
 @testable import CanteenStore
-
-@Suite("JSON columns written on the order path")
-struct JSONTextTests {
-    @Test("texts with quotes, backslashes, control characters and emoji decode back to the same values")
-    func roundTrip() throws {
-        let tricky = ["en": "Say \"hi\" \\ back\nslash\t\u{01}", "ja": "抹茶ラテ 🍵", "ar": "\u{200F}شاي"]
-        let decoded = try JSONDecoder().decode([String: String].self, from: Data(JSONText.object(tricky).utf8))
-        #expect(decoded == tricky)
-        let options = [SoldOption(groupID: "size", optionID: "large", names: LocalizedText(tricky), priceDelta: -75)]
-        let back = try JSONDecoder().decode([SoldOption].self, from: Data(JSONText.options(options).utf8))
-        #expect(back == options)
-        #expect(try JSONDecoder().decode([SoldOption].self, from: Data(JSONText.options([]).utf8)).isEmpty)
-    }
-}
 
 @Suite("Timestamps written on the order path")
 struct StoredTimestampTests {

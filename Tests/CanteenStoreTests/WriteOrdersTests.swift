@@ -56,8 +56,8 @@ struct WriteOrdersTests {
                 key: IdempotencyKey(tokenID: "tok_1", key: "k", requestHash: Data([1])), now: clock.now, trace: nil),
             order: signedIn.order, plan: signedIn.plan, units: 3, capacity: 40, slotKey: signedIn.slotKey,
             localDate: signedIn.localDate, lines: signedIn.lines, stock: [], stockDate: signedIn.stockDate)
-        let one = try PostgresOrderStore.WriteOrders([prepared("ord_a", window: window, cafe: cafe, menu: menu)])
-        let several = try PostgresOrderStore.WriteOrders([
+        let one = PostgresOrderStore.WriteOrders([prepared("ord_a", window: window, cafe: cafe, menu: menu)])
+        let several = PostgresOrderStore.WriteOrders([
             prepared("ord_a", window: window, cafe: cafe, menu: menu), signedIn,
         ])
         for statement in [one, several] {
@@ -90,8 +90,7 @@ struct WriteOrdersTests {
             ]
             let written = try await database.transaction { connection in
                 var numbers: [String: Int] = [:]
-                for row in try await connection.rows(try PostgresOrderStore.WriteOrders(batch), logger: database.logger)
-                {
+                for row in try await connection.rows(PostgresOrderStore.WriteOrders(batch), logger: database.logger) {
                     let (id, number) = try row.decode((String, Int).self)
                     numbers[id] = number
                 }
