@@ -157,7 +157,9 @@ public final class PostgresDatabase: Service, Sendable {
             do {
                 let value = try await self.client.withConnection { connection in
                     race.granted.store(true, ordering: .releasing)
-                    return try await body(connection)
+                    return try await withTaskExecutorPreference(ConnectionLoopExecutor(connection.eventLoop)) {
+                        try await body(connection)
+                    }
                 }
                 race.finish(.success(value))
             } catch {
