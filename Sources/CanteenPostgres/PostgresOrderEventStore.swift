@@ -141,15 +141,7 @@ public final class PostgresOrderEventStore: OrderEventRepository {
             while events.count < limit {
                 let upTo = after + FeedWindow.positions
                 let rows = try await connection.rows(
-                    """
-                    WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
-                    SELECT page.sequence, page.id, page.orderId, page.cafeId, page.type, page.previousSequence, page.tickets,
-                        page.createdAt, head.value
-                    FROM head LEFT JOIN (
-                        SELECT \(unescaped: Self.columns) FROM orderEvent WHERE sequence > \(after) AND sequence <= \(upTo)
-                        ORDER BY sequence LIMIT \(limit - events.count)
-                    ) AS page ON true ORDER BY page.sequence
-                    """, logger: self.database.logger)
+                    EventWindow(after: after, upTo: upTo, limit: limit - events.count), logger: self.database.logger)
                 var head: Int64 = 0
                 for row in rows {
                     let (sequence, id, orderID, cafeID, typeName, previousSequence, tickets, createdAt, value) =
@@ -168,6 +160,28 @@ public final class PostgresOrderEventStore: OrderEventRepository {
                 after = upTo
             }
             return events
+        }
+    }
+
+    /// Up to `limit` events in the window of feed positions after `after` up to `upTo`, with the
+    /// feed's head, in one snapshot. Prepared: every server runs it after every commit.
+    struct EventWindow: FixedStatement {
+        static let sql = EventWindow(after: 0, upTo: 0, limit: 0).query.sql
+
+        let after: Int64
+        let upTo: Int64
+        let limit: Int
+
+        var query: PostgresQuery {
+            """
+            WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
+            SELECT page.sequence, page.id, page.orderId, page.cafeId, page.type, page.previousSequence, page.tickets,
+                page.createdAt, head.value
+            FROM head LEFT JOIN (
+                SELECT \(unescaped: PostgresOrderEventStore.columns) FROM orderEvent WHERE sequence > \(after) AND sequence <= \(upTo)
+                ORDER BY sequence LIMIT \(limit)
+            ) AS page ON true ORDER BY page.sequence
+            """
         }
     }
 

@@ -107,10 +107,7 @@ public final class PostgresOrderStore: OrderRepository {
                 let logger = database.logger
                 let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
                 var context = BatchContext()
-                for row in try await connection.rows(
-                    "SELECT id, menuVersion FROM cafe WHERE id = ANY(\(cafeIDs)) ORDER BY id FOR NO KEY UPDATE",
-                    logger: logger)
-                {
+                for row in try await connection.rows(LockCafes(ids: cafeIDs), logger: logger) {
                     let (id, version) = try StoredColumns.decode(row, table: "cafe", (String, Int64).self)
                     context.menuVersions[id] = version
                 }
@@ -147,6 +144,18 @@ public final class PostgresOrderStore: OrderRepository {
             return results
         } catch {
             return batch.map { _ in .failure(error) }
+        }
+    }
+
+    /// The batch's cafés' rows, locked in id order: the transaction's first lock. Prepared:
+    /// every batch runs it.
+    struct LockCafes: FixedStatement {
+        static let sql = LockCafes(ids: []).query.sql
+
+        let ids: [String]
+
+        var query: PostgresQuery {
+            "SELECT id, menuVersion FROM cafe WHERE id = ANY(\(ids)) ORDER BY id FOR NO KEY UPDATE"
         }
     }
 

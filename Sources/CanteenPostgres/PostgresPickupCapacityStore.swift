@@ -42,15 +42,26 @@ public final class PostgresPickupCapacityStore: PickupCapacityRepository {
         guard let first = windows.first, let last = windows.last else { return [:] }
         var used: [Date: Int] = [:]
         for row in try await connection.rows(
-            """
-            SELECT start, used FROM pickupSlot
-            WHERE cafeId = \(cafeID) AND start BETWEEN \(Self.key(first.start)) AND \(Self.key(last.start))
-            """, logger: logger)
+            UsedCapacity(cafeID: cafeID, first: Self.key(first.start), last: Self.key(last.start)), logger: logger)
         {
             let (start, units) = try StoredColumns.decode(row, table: "pickupSlot", (Int64, Int).self)
             used[Date(timeIntervalSince1970: TimeInterval(start))] = units
         }
         return used
+    }
+
+    /// The used capacity of a café's windows starting from `first` to `last` (keys). Prepared:
+    /// every batch of orders runs it.
+    struct UsedCapacity: FixedStatement {
+        static let sql = UsedCapacity(cafeID: "", first: 0, last: 0).query.sql
+
+        let cafeID: String
+        let first: Int64
+        let last: Int64
+
+        var query: PostgresQuery {
+            "SELECT start, used FROM pickupSlot WHERE cafeId = \(cafeID) AND start BETWEEN \(first) AND \(last)"
+        }
     }
 
     /// Gives back what a cancelled order took.

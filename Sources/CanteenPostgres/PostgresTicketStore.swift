@@ -217,13 +217,7 @@ public final class PostgresTicketStore: TicketRepository {
             while true {
                 let upTo = after + FeedWindow.positions
                 let rows = try await connection.rows(
-                    """
-                    WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
-                    SELECT head.value, changed.cafeId, changed.latest FROM head LEFT JOIN (
-                        SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > \(after) AND sequence <= \(upTo)
-                        GROUP BY cafeId
-                    ) AS changed ON true
-                    """, logger: self.database.logger)
+                    FeedChanges(after: after, upTo: upTo), logger: self.database.logger)
                 var head: Int64 = 0
                 for row in rows {
                     let (value, cafeID, latest) = try StoredColumns.decode(
@@ -234,6 +228,25 @@ public final class PostgresTicketStore: TicketRepository {
                 guard upTo < head else { return FeedHead(latest: head, cafes: cafes) }
                 after = upTo
             }
+        }
+    }
+
+    /// The feed's head, and each café's latest change in the window of positions after `after`
+    /// up to `upTo`, in one snapshot. Prepared: every server runs it after every commit.
+    struct FeedChanges: FixedStatement {
+        static let sql = FeedChanges(after: 0, upTo: 0).query.sql
+
+        let after: Int64
+        let upTo: Int64
+
+        var query: PostgresQuery {
+            """
+            WITH head AS (SELECT value FROM feedSequence WHERE id = 1)
+            SELECT head.value, changed.cafeId, changed.latest FROM head LEFT JOIN (
+                SELECT cafeId, MAX(sequence) AS latest FROM ticket WHERE sequence > \(after) AND sequence <= \(upTo)
+                GROUP BY cafeId
+            ) AS changed ON true
+            """
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CanteenPostgres
 
-/// The prepared statements of the order path (PostgreSQL parses and plans each once per
+/// The prepared statements of the order path and of following the feed (PostgreSQL parses and plans each once per
 /// connection): one text for every value they are given, or a refusal naming them. Running them
 /// is the PostgreSQL suites' part (`scripts/test-postgres.sh`).
 @Suite("PostgreSQL's prepared statements: one text whatever the values")
@@ -79,6 +79,37 @@ struct FixedStatementTests {
             #expect(try statement.makeBindings().count == 19)
         }
         #expect(Statement.sql.contains("UPDATE feedSequence"))
+    }
+
+    @Test("the statements every batch and every commit run: one text for any values, each value bound")
+    func batchAndFollowStatements() throws {
+        for statement in [
+            PostgresOrderStore.LockCafes(ids: []), .init(ids: ["a"]), .init(ids: ["b", "c", "d"]),
+        ] {
+            #expect(statement.query.sql == PostgresOrderStore.LockCafes.sql)
+            #expect(try statement.makeBindings().count == 1)
+        }
+        #expect(PostgresOrderStore.LockCafes.sql.contains("FOR NO KEY UPDATE"))
+        for statement in [
+            PostgresPickupCapacityStore.UsedCapacity(cafeID: "", first: 0, last: 0),
+            .init(cafeID: "zürich-hb", first: 1_790_000_000, last: Int64.max),
+        ] {
+            #expect(statement.query.sql == PostgresPickupCapacityStore.UsedCapacity.sql)
+            #expect(try statement.makeBindings().count == 3)
+        }
+        for statement in [
+            PostgresTicketStore.FeedChanges(after: 0, upTo: 10_000), .init(after: -1, upTo: Int64.max),
+        ] {
+            #expect(statement.query.sql == PostgresTicketStore.FeedChanges.sql)
+            #expect(try statement.makeBindings().count == 2)
+        }
+        for statement in [
+            PostgresOrderEventStore.EventWindow(after: 0, upTo: 10_000, limit: 1000),
+            .init(after: 5, upTo: 6, limit: 1),
+        ] {
+            #expect(statement.query.sql == PostgresOrderEventStore.EventWindow.sql)
+            #expect(try statement.makeBindings().count == 3)
+        }
     }
 
     /// A statement whose text depends on its values: a defect the check catches.
