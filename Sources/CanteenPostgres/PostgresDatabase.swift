@@ -121,16 +121,20 @@ public final class PostgresDatabase: Service, Sendable {
             attempt += 1
             do {
                 return try await withConnection { connection in
-                    try await connection.query("BEGIN", logger: self.logger)
-                    let value: T
-                    do {
-                        value = try await body(connection)
-                    } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: self.logger)
-                        throw error
+                    // One statement after another: each answer resumes the transaction on the
+                    // thread that read it (`ConnectionLoopExecutor`).
+                    try await withTaskExecutorPreference(ConnectionLoopExecutor(connection.eventLoop)) {
+                        try await connection.query("BEGIN", logger: self.logger)
+                        let value: T
+                        do {
+                            value = try await body(connection)
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                            throw error
+                        }
+                        try await connection.query("COMMIT", logger: self.logger)
+                        return value
                     }
-                    try await connection.query("COMMIT", logger: self.logger)
-                    return value
                 }
             } catch  where attempt < 3 && DatabaseFailure.isRetryable(error) {
                 logger.debug("retrying a transaction after \(String(describing: DatabaseFailure.sqlState(of: error)))")
@@ -157,9 +161,7 @@ public final class PostgresDatabase: Service, Sendable {
             do {
                 let value = try await self.client.withConnection { connection in
                     race.granted.store(true, ordering: .releasing)
-                    return try await withTaskExecutorPreference(ConnectionLoopExecutor(connection.eventLoop)) {
-                        try await body(connection)
-                    }
+                    return try await body(connection)
                 }
                 race.finish(.success(value))
             } catch {

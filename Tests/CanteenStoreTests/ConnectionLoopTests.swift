@@ -6,13 +6,13 @@ import Testing
 
 @testable import CanteenPostgres
 
-/// A call on a pooled PostgreSQL connection runs on that connection's event loop
-/// (`ConnectionLoopExecutor`): each statement's answer resumes the call on the thread that read
-/// it, not on a thread of the cooperative pool woken for it.
-@Suite("PostgreSQL: calls run on their connection's event loop")
+/// A transaction on a pooled PostgreSQL connection runs on that connection's event loop
+/// (`ConnectionLoopExecutor`): each statement's answer resumes it on the thread that read it, not
+/// on a thread of the cooperative pool woken for it. A call of one statement does not.
+@Suite("PostgreSQL: transactions run on their connection's event loop")
 struct ConnectionLoopTests {
     @Test(
-        "a transaction's statements and an autocommit call resume on the connection's loop, after a sleep too",
+        "a transaction's statements resume on the connection's loop, after a sleep too; an autocommit call does not",
         arguments: StoreBackend.postgresOnly)
     func onTheConnectionsLoop(backend: StoreBackend) async throws {
         try await backend.withServers(1, clock: TestClock(Date()), onDisk: false) { servers in
@@ -33,7 +33,7 @@ struct ConnectionLoopTests {
                 _ = try await connection.rows("SELECT 1", logger: database.logger)
                 return connection.eventLoop.inEventLoop
             }
-            #expect(autocommit)
+            #expect(!autocommit)
         }
     }
 }
