@@ -29,3 +29,20 @@ public enum JSONText {
         }
     }
 }
+
+/// Each item's names as an order line stores them (`JSONText.object`), per café and item, written
+/// once per batch of orders: the same for every line of the item while the batch holds its café's
+/// menu. Both engines' order paths keep one per batch.
+public struct StoredItemNames {
+    private var texts: [String: [String: String]] = [:]
+
+    public init() {}
+
+    /// `line`'s names as its row stores them.
+    public mutating func text(of line: OrderLine, cafeID: String) -> String {
+        if let text = texts[cafeID]?[line.itemID] { return text }
+        let text = JSONText.object(line.names.translations)
+        texts[cafeID, default: [:]][line.itemID] = text
+        return text
+    }
+}

@@ -167,9 +167,8 @@ public final class PostgresOrderStore: OrderRepository {
         var used: [String: [Date: Int]] = [:]
         var loadedDays: Set<String> = []
         var kitchens: [String: KitchenLoad] = [:]
-        /// Each item's names as an order line stores them (JSON text), per café and item: the
-        /// same for every line of the item in this batch, as the menu is.
-        private var storedNames: [String: [String: String]] = [:]
+        /// Each item's names as an order line stores them, written once per batch.
+        var itemNames = StoredItemNames()
 
         /// Counts what an order takes (its window's capacity, its kitchen's load) for the batch's
         /// next orders.
@@ -177,14 +176,6 @@ public final class PostgresOrderStore: OrderRepository {
             let order = prepared.order
             used[order.cafeID, default: [:]][order.pickup.start, default: 0] += prepared.units
             if prepared.plan.isTimed { kitchens[order.cafeID]?.add(prepared.plan.openTickets(at: order.createdAt)) }
-        }
-
-        /// `line`'s names as its row stores them, written once per item and batch.
-        mutating func storedNames(of line: OrderLine, cafeID: String) -> String {
-            if let text = storedNames[cafeID]?[line.itemID] { return text }
-            let text = JSONText.object(line.names.translations)
-            storedNames[cafeID, default: [:]][line.itemID] = text
-            return text
         }
     }
 
@@ -337,7 +328,7 @@ public final class PostgresOrderStore: OrderRepository {
         let lines = priced.lines.enumerated().map { position, line in
             StoredLine(
                 orderid: orderID, position: position, itemid: line.itemID,
-                names: context.storedNames(of: line, cafeID: cafe.id), station: line.station,
+                names: context.itemNames.text(of: line, cafeID: cafe.id), station: line.station,
                 quantity: line.quantity, unitprice: line.unitPrice, linetotal: line.lineTotal,
                 options: JSONText.options(line.options), note: line.note)
         }

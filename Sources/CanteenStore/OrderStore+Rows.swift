@@ -41,7 +41,7 @@ extension OrderStore {
         try statement.run()
     }
 
-    /// `names`: the line's names as JSON text (`PlacementBatch.storedNames(of:cafeID:)`).
+    /// `names`: the line's names as JSON text (`StoredItemNames`, once per item and transaction).
     static func insert(_ line: OrderLine, names: String, orderID: String, position: Int, _ db: Database) throws {
         var statement = try BoundStatement(
             db,

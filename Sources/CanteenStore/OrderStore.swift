@@ -232,7 +232,8 @@ public final class OrderStore: OrderRepository {
         try insert(record, db)
         for (position, line) in priced.lines.enumerated() {
             try insert(
-                line, names: batch.storedNames(of: line, cafeID: cafe.id), orderID: record.id, position: position, db)
+                line, names: batch.itemNames.text(of: line, cafeID: cafe.id), orderID: record.id, position: position, db
+            )
         }
         for want in wanted {
             try db.cachedStatement(

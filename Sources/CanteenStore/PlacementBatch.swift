@@ -27,14 +27,8 @@ struct PlacementBatch {
     private var kitchens: [String: KitchenLoad] = [:]
     /// What is left of limited items per (café, item, day): as stored (nil: no row) and now.
     private var stock: [StockKey: (stored: Int?, remaining: Int)] = [:]
-    /// Each item's names as an order line stores them (JSON text), per (café, item): the same for
-    /// every line of the item in this transaction, as the menu is.
-    private var storedNames: [ItemKey: String] = [:]
-
-    private struct ItemKey: Hashable {
-        let cafeID: String
-        let itemID: String
-    }
+    /// Each item's names as an order line stores them, written once per transaction.
+    var itemNames = StoredItemNames()
 
     private struct StockKey: Hashable {
         let cafeID: String
@@ -53,15 +47,6 @@ struct PlacementBatch {
     }
 
     // MARK: - Reads
-
-    /// `line`'s names as its row stores them, written once per item and transaction.
-    mutating func storedNames(of line: OrderLine, cafeID: String) -> String {
-        let key = ItemKey(cafeID: cafeID, itemID: line.itemID)
-        if let text = storedNames[key] { return text }
-        let text = JSONText.object(line.names.translations)
-        storedNames[key] = text
-        return text
-    }
 
     /// The café's current menu (read once per transaction).
     mutating func menu(_ db: Database, cafeID: String, cafes: CafeStore) throws -> CafeMenu? {

@@ -23,4 +23,19 @@ struct JSONTextTests {
         )
         #expect(JSONText.options([]) == "[]")
     }
+
+    @Test("an item's names are kept per café: the same item id in two cafés keeps each café's names")
+    func namesPerCafe() throws {
+        func line(_ item: String, _ name: String) -> OrderLine {
+            OrderLine(
+                itemID: item, names: LocalizedText(["en": name]), station: "bar", quantity: 1, options: [], note: nil,
+                unitPrice: 100, lineTotal: 100)
+        }
+        var names = StoredItemNames()
+        #expect(names.text(of: line("latte", "Latte"), cafeID: "a") == #"{"en":"Latte"}"#)
+        #expect(names.text(of: line("latte", "Milchkaffee"), cafeID: "b") == #"{"en":"Milchkaffee"}"#)
+        #expect(names.text(of: line("tea", "Tea"), cafeID: "a") == #"{"en":"Tea"}"#)
+        // Within a batch an item's names do not change, so the first text is kept.
+        #expect(names.text(of: line("latte", "Latte"), cafeID: "a") == #"{"en":"Latte"}"#)
+    }
 }
