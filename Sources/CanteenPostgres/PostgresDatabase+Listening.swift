@@ -7,11 +7,16 @@ import Synchronization
 /// slot for good) that hears every server's changes and tells the stores' caches and the
 /// kitchen feed, reconnecting after every loss.
 extension PostgresDatabase {
-    /// Called for every hint that tickets changed on some server, and after every reconnection
-    /// of the listener (notifications sent meanwhile are lost: re-read from the cursor).
-    func onTicketHint(_ action: @escaping @Sendable () async -> Void) {
-        ticketHandlers.withLock { $0.append(action) }
+    /// Follows the feed: `read` after every hint that tickets changed (another server's commit,
+    /// a batch of this server's not told) and after every reconnection of the listener
+    /// (notifications sent meanwhile are lost: re-read from the position); `caughtUp` for this
+    /// server's own batches (`OwnCommits`).
+    func follow(read: @escaping @Sendable () async -> Void, caughtUp: @escaping @Sendable (FeedRange) -> Bool) {
+        followers.add(TicketFollowers.Follower(read: read, caughtUp: caughtUp))
     }
+
+    /// How this server has followed the feed so far.
+    public var followCounts: FollowCounts { followers.current }
 
     /// Holds a dedicated connection listening on `channel`, reconnecting after every loss.
     func listen(_ configuration: PostgresConnection.Configuration) async {
@@ -45,27 +50,40 @@ extension PostgresDatabase {
     }
 
     /// Listens on `connection` until it fails: every notification is a hint, never the truth.
+    ///
+    /// Through postgres-nio's listener closure rather than its notification sequence: only the
+    /// closure is given the backend that sent each notification, which tells this server's own
+    /// batches apart.
     private func consumeNotifications(on connection: PostgresConnection, attempt: inout Int) async throws {
-        try await connection.listen(on: Self.channel) { notifications in
-            attempt = 0
-            if !reachable.exchange(true, ordering: .acquiringAndReleasing) {
-                logger.notice("the database is reachable again: \(url)")
-            }
-            // Listening from here on: what happened before is re-read once.
-            changes.setFollowing(true)
-            hintTickets()
-            for try await notification in notifications {
-                switch notification.payload {
-                case "tickets": hintTickets()
-                case "tokens": changes.changed(.tokens)
-                case "cafes": changes.changed(.cafes)
-                default: logger.debug("unknown change notification '\(notification.payload)'")
-                }
+        let (notifications, received) = AsyncStream.makeStream(of: (backend: Int32, payload: String).self)
+        let listener = connection.addListener(channel: Self.channel) { _, notification in
+            received.yield((notification.backendPID, notification.payload))
+        }
+        connection.closeFuture.whenComplete { _ in received.finish() }
+        defer { listener.stop() }
+        try await connection.query("LISTEN \(unescaped: Self.channel)", logger: logger)
+        attempt = 0
+        if !reachable.exchange(true, ordering: .acquiringAndReleasing) {
+            logger.notice("the database is reachable again: \(url)")
+        }
+        // Listening from here on: what happened before is re-read once.
+        changes.setFollowing(true)
+        ownCommits.listening()
+        followers.hint()
+        for await notification in notifications {
+            switch notification.payload {
+            case "tickets":
+                if !ownCommits.heard(backend: notification.backend) { followers.hint() }
+            case "tokens": changes.changed(.tokens)
+            case "cafes": changes.changed(.cafes)
+            default: logger.debug("unknown change notification '\(notification.payload)'")
             }
         }
+        throw ListenerClosed()
     }
 
-    private func hintTickets() {
-        ticketHints.continuation.yield()
+    /// The listening connection closed.
+    struct ListenerClosed: Error, CustomStringConvertible {
+        var description: String { "the listening connection closed" }
     }
 }

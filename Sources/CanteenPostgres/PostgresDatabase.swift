@@ -31,9 +31,10 @@ public final class PostgresDatabase: Service, Sendable {
     /// Calls in flight, to be answered 503 at once when the listener loses the database (a
     /// query sent as a connection dies may otherwise wait for its deadline).
     let inFlight = Mutex<(next: UInt64, abandon: [UInt64: @Sendable () -> Void])>((0, [:]))
-    let ticketHandlers = Mutex<[@Sendable () async -> Void]>([])
-    /// Hints waiting for the handlers: at most one (a burst of notifications is one re-read).
-    let ticketHints = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// The stores that follow the feed after every `tickets` notification.
+    let followers: TicketFollowers
+    /// This server's batches, expected on the listener so that their notifications need no read.
+    let ownCommits: OwnCommits
 
     /// The channel every change is announced on; the payload names the topic (`tickets`, `tokens`, `cafes`).
     static let channel = "canteen_changes"
@@ -46,6 +47,9 @@ public final class PostgresDatabase: Service, Sendable {
         self.logger = logger
         self.leaseTimeout = leaseTimeout
         self.operationTimeout = operationTimeout
+        let followers = TicketFollowers()
+        self.followers = followers
+        ownCommits = OwnCommits(caughtUp: { followers.caughtUp($0) }, missed: { followers.hint() })
         // The pool's own chatter (a lease asked for while `run()` is starting) stays out of the
         // log; failures reach it through the stores' errors and the listener's messages.
         var poolLogger = logger
@@ -77,11 +81,7 @@ public final class PostgresDatabase: Service, Sendable {
                 readiness.fail(translated)
                 throw translated
             }
-            group.addTask {
-                for await _ in self.ticketHints.stream {
-                    for handler in self.ticketHandlers.withLock({ $0 }) { await handler() }
-                }
-            }
+            group.addTask { await self.followers.run() }
             await cancelWhenGracefulShutdown { await self.listen(listenerConfiguration) }
             group.cancelAll()
         }

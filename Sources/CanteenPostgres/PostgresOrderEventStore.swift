@@ -19,13 +19,17 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     let database: PostgresDatabase
     private let ids: RandomID
     private let observers = Mutex<[@Sendable ([OrderEvent]) -> Void]>([])
-    /// The latest event sequence read after a hint; nil until the first hint (which only reads it).
+    /// The feed's position up to which this server's observers were told of the events: read
+    /// after a hint, or moved past this server's own batches; nil until the first hint (which
+    /// only reads the feed's head).
     private let seen = Mutex<Int64?>(nil)
 
     public init(database: PostgresDatabase, ids: RandomID = RandomID()) {
         self.database = database
         self.ids = ids
-        database.onTicketHint { [weak self] in await self?.followHint() }
+        database.follow(
+            read: { [weak self] in await self?.followHint() },
+            caughtUp: { [weak self] range in self?.caughtUp(range) ?? true })
     }
 
     // MARK: - Writing (inside the caller's transaction)
@@ -82,23 +86,37 @@ public final class PostgresOrderEventStore: OrderEventRepository {
         observers.withLock { $0.append(observer) }
     }
 
-    /// Reads the events committed since the last hint (by any server) and tells the observers;
-    /// the first hint only learns where the outbox stands.
+    /// Moves past one of this server's batches, already told to the observers (`OwnCommits`).
+    private func caughtUp(_ range: FeedRange) -> Bool {
+        seen.withLock { seen in
+            guard let position = seen else { return false }
+            if position >= range.after { return true }
+            guard position == range.before else { return false }
+            seen = range.after
+            return true
+        }
+    }
+
+    /// Reads the events committed since the last hint (by any server), page by page, and tells
+    /// the observers; the first hint only learns where the feed stands.
     private func followHint() async {
         do {
-            guard let after = seen.withLock({ $0 }) else {
-                let latest = try await database.withConnection { connection -> Int64 in
+            guard var after = seen.withLock({ $0 }) else {
+                let head = try await database.withConnection { connection -> Int64 in
                     try await connection.scalar(
-                        "SELECT MAX(sequence) FROM orderEvent", table: "orderEvent",
+                        "SELECT value FROM feedSequence WHERE id = 1", table: "feedSequence",
                         as: Int64.self, logger: self.database.logger) ?? 0
                 }
-                seen.withLock { $0 = max($0 ?? 0, latest) }
+                seen.withLock { $0 = max($0 ?? 0, head) }
                 return
             }
-            let events = try await self.events(after: after, limit: 1000)
-            guard let last = events.last?.sequence else { return }
-            seen.withLock { $0 = max($0 ?? 0, last) }
-            published(events)
+            while true {
+                let page = try await self.page(after: after, limit: 1000)
+                seen.withLock { $0 = max($0 ?? 0, page.through) }
+                published(page.events)
+                guard page.events.count == 1000 else { return }
+                after = page.through
+            }
         } catch {
             database.logger.debug("reading order events after a change notification failed: \(error)")
         }
@@ -134,15 +152,21 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     }
 
     public func events(after sequence: Int64, limit: Int) async throws -> [OrderEvent] {
+        try await page(after: sequence, limit: limit).events
+    }
+
+    /// Up to `limit` events after the feed position `sequence`, and the position they were read
+    /// through: the feed's head when fewer than `limit` came, else the last one's.
+    private func page(after sequence: Int64, limit: Int) async throws -> (events: [OrderEvent], through: Int64) {
         try await database.withConnection { connection in
             // Window by window of feed positions (`FeedWindow`), up to the feed's head.
             var events: [OrderEvent] = []
             var after = sequence
+            var head: Int64 = 0
             while events.count < limit {
                 let upTo = after + FeedWindow.positions
                 let rows = try await connection.rows(
                     EventWindow(after: after, upTo: upTo, limit: limit - events.count), logger: self.database.logger)
-                var head: Int64 = 0
                 for row in rows {
                     let (sequence, id, orderID, cafeID, typeName, previousSequence, tickets, createdAt, value) =
                         try StoredColumns.decode(
@@ -159,7 +183,8 @@ public final class PostgresOrderEventStore: OrderEventRepository {
                 guard events.count < limit, upTo < head else { break }
                 after = upTo
             }
-            return events
+            guard events.count == limit, let last = events.last?.sequence else { return (events, max(head, sequence)) }
+            return (events, last)
         }
     }
 

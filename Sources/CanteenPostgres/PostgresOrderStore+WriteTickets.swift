@@ -7,7 +7,8 @@ extension PostgresOrderStore {
     /// transaction's last lock: the row stays locked until commit, which orders commits by
     /// position), writes the tickets at consecutive positions and each new order's
     /// `order.placed` event at its last ticket's position; returns the position it added to their
-    /// sequences. Prepared: every batch runs it.
+    /// sequences and the backend that runs it (its commit's notification names that backend:
+    /// `OwnCommits`). Prepared: every batch runs it.
     struct WriteTickets: FixedStatement {
         static let sql = WriteTickets(tickets: [], events: []).query.sql
 
@@ -44,7 +45,7 @@ extension PostgresOrderStore {
                         \(events.map(\.cafeID))::text[], \(events.map(\.createdAt))::timestamptz[],
                         \(events.map(\.sequence))::bigint[]) AS e(id, orderId, cafeId, createdAt, sequence)
                 )
-                SELECT before FROM taken
+                SELECT before, pg_backend_pid() FROM taken
                 """
         }
     }

@@ -103,7 +103,8 @@ public final class PostgresOrderStore: OrderRepository {
             }
         }
         do {
-            let (drafts, placedEvents) = try await database.transaction { connection -> ([Int: Draft], [OrderEvent]) in
+            let (drafts, placedEvents, own) = try await database.transaction {
+                connection -> ([Int: Draft], [OrderEvent], OwnCommit?) in
                 let logger = database.logger
                 let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
                 var context = BatchContext()
@@ -125,7 +126,7 @@ public final class PostgresOrderStore: OrderRepository {
                         context: &context, cafes: cafes, capacity: capacity, logger: logger)
                 }
                 try await writeDeferred(&drafts, order: order, connection, logger: logger)
-                return try await numberTickets(drafts, connection, ids: ids, logger: logger)
+                return try await numberTickets(drafts, connection, database: database, ids: ids, logger: logger)
             }
             var results: [Result<OrderPlacement, any Error>] = []
             var latest: [String: Int64] = [:]
@@ -141,6 +142,7 @@ public final class PostgresOrderStore: OrderRepository {
             }
             tickets.published(latest)
             events.published(placedEvents)
+            own?.told()
             return results
         } catch {
             return batch.map { _ in .failure(error) }
@@ -440,11 +442,12 @@ public final class PostgresOrderStore: OrderRepository {
     }
 
     /// Takes the batch's feed positions (the transaction's last lock) and writes its tickets and
-    /// its new orders' `order.placed` events (`WriteTickets`, one statement).
+    /// its new orders' `order.placed` events (`WriteTickets`, one statement); the commit to come
+    /// is expected on the listener (`OwnCommits`).
     private static func numberTickets(
-        _ drafts: [Int: Draft], _ connection: PostgresConnection, ids: RandomID,
+        _ drafts: [Int: Draft], _ connection: PostgresConnection, database: PostgresDatabase, ids: RandomID,
         logger: Logger
-    ) async throws -> (drafts: [Int: Draft], events: [OrderEvent]) {
+    ) async throws -> (drafts: [Int: Draft], events: [OrderEvent], own: OwnCommit?) {
         let placed = drafts.keys.sorted().compactMap { index -> (Int, Order, KitchenPlan)? in
             guard case .placed(let order, let plan)? = drafts[index] else { return nil }
             return (index, order, plan)
@@ -475,19 +478,21 @@ public final class PostgresOrderStore: OrderRepository {
             }
             numbered[index] = .placed(order, plan: plan)
         }
-        guard !tickets.isEmpty else { return (drafts, []) }
+        guard !tickets.isEmpty else { return (drafts, [], nil) }
         guard let row = try await connection.firstRow(WriteTickets(tickets: tickets, events: events), logger: logger)
         else {
             throw StoredRow.invalid(table: "feedSequence", id: "1", "the row is missing")
         }
-        let before = try StoredColumns.decode(row, table: "feedSequence", Int64.self)
+        let (before, backend) = try StoredColumns.decode(row, table: "feedSequence", (Int64, Int32).self)
         for (index, _, _) in placed {
             guard case .placed(var order, let plan)? = numbered[index] else { continue }
             for ticket in order.tickets.indices { order.tickets[ticket].sequence += before }
             numbered[index] = .placed(order, plan: plan)
         }
         for event in events.indices { events[event].sequence += before }
-        return (numbered, events)
+        let own = database.ownCommits.expect(
+            backend: backend, range: FeedRange(before: before, after: before + Int64(tickets.count)))
+        return (numbered, events, own)
     }
 
     // MARK: - Reading and cancelling

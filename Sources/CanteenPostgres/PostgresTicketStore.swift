@@ -17,14 +17,16 @@ import Synchronization
 ///
 /// Changes committed by other servers are announced (`NOTIFY`); on each hint, and after every
 /// reconnection of the listener, the store re-reads the feed's head from its cursor and tells
-/// its observers, so displays long-polling this server wake at once.
+/// its observers, so displays long-polling this server wake at once. This server's own batches
+/// of orders are told at once and need no read (`OwnCommits`).
 public final class PostgresTicketStore: TicketRepository {
     let database: PostgresDatabase
     let clock: @Sendable () -> Date
     /// Writes the event of a move that changes its order's status, in the move's transaction.
     private let events: PostgresOrderEventStore
     private let observers = Mutex<[@Sendable ([String: Int64]) -> Void]>([])
-    /// The feed's head as last read after a hint.
+    /// The feed's position up to which this server's observers were told: read after a hint,
+    /// or moved past this server's own batches.
     private let seen = Mutex<Int64>(0)
 
     public init(
@@ -34,7 +36,9 @@ public final class PostgresTicketStore: TicketRepository {
         self.database = database
         self.events = events
         self.clock = clock
-        database.onTicketHint { [weak self] in await self?.followHint() }
+        database.follow(
+            read: { [weak self] in await self?.followHint() },
+            caughtUp: { [weak self] range in self?.caughtUp(range) ?? true })
     }
 
     // MARK: - Changes
@@ -47,6 +51,16 @@ public final class PostgresTicketStore: TicketRepository {
     func published(_ latest: [String: Int64]) {
         guard !latest.isEmpty else { return }
         for observer in observers.withLock({ $0 }) { observer(latest) }
+    }
+
+    /// Moves past one of this server's batches, already told to the observers (`OwnCommits`).
+    private func caughtUp(_ range: FeedRange) -> Bool {
+        seen.withLock { seen in
+            if seen >= range.after { return true }
+            guard seen == range.before else { return false }
+            seen = range.after
+            return true
+        }
     }
 
     /// Reads what changed since the last hint, from the database (the notification says nothing).
