@@ -108,7 +108,13 @@ public final class PostgresOrderStore: OrderRepository {
                 let logger = database.logger
                 let cafeIDs = Array(Set(batch.map(\.request.cafeID))).sorted()
                 var context = BatchContext()
-                for row in try await connection.rows(LockCafes(ids: cafeIDs), logger: logger) {
+                let locked =
+                    if cafeIDs.count == 1 {
+                        try await connection.rows(LockCafe(id: cafeIDs[0]), logger: logger)
+                    } else {
+                        try await connection.rows(LockCafes(ids: cafeIDs), logger: logger)
+                    }
+                for row in locked {
                     let (id, version) = try StoredColumns.decode(row, table: "cafe", (String, Int64).self)
                     context.menuVersions[id] = version
                 }
@@ -149,8 +155,22 @@ public final class PostgresOrderStore: OrderRepository {
         }
     }
 
-    /// The batch's cafés' rows, locked in id order: the transaction's first lock. Prepared:
-    /// every batch runs it.
+    /// The batch's café's row, locked: the transaction's first lock, when the batch is for one
+    /// café. Prepared: most batches run it. Not `LockCafes` with one id: PostgreSQL estimates
+    /// that one's generic plan (for an array of any length) dearer than a plan for the id it is
+    /// given, so it plans it again on every run.
+    struct LockCafe: FixedStatement {
+        static let sql = LockCafe(id: "").query.sql
+
+        let id: String
+
+        var query: PostgresQuery {
+            "SELECT id, menuVersion FROM cafe WHERE id = \(id) FOR NO KEY UPDATE"
+        }
+    }
+
+    /// The batch's cafés' rows, locked in id order: the transaction's first lock, when the
+    /// batch is for several cafés. Prepared.
     struct LockCafes: FixedStatement {
         static let sql = LockCafes(ids: []).query.sql
 

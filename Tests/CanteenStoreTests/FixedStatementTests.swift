@@ -90,6 +90,11 @@ struct FixedStatementTests {
             #expect(try statement.makeBindings().count == 1)
         }
         #expect(PostgresOrderStore.LockCafes.sql.contains("FOR NO KEY UPDATE"))
+        for statement in [PostgresOrderStore.LockCafe(id: ""), .init(id: "zürich-hb")] {
+            #expect(statement.query.sql == PostgresOrderStore.LockCafe.sql)
+            #expect(try statement.makeBindings().count == 1)
+        }
+        #expect(PostgresOrderStore.LockCafe.sql.contains("FOR NO KEY UPDATE"))
         for statement in [
             PostgresPickupCapacityStore.UsedCapacity(cafeID: "", first: 0, last: 0),
             .init(cafeID: "zürich-hb", first: 1_790_000_000, last: Int64.max),

@@ -301,6 +301,36 @@ struct OrderStoreTests {
         }
     }
 
+    @Test(
+        "orders for two cafés sent at once (batches holding both) all place, each café numbering its own",
+        arguments: StoreBackend.available)
+    func twoCafesAtOnce(backend: StoreBackend) async throws {
+        try await withServers(backend) { servers in
+            let stores = servers[0].stores
+            try await stores.cafes.importCafes([try Fixtures.cafeAndMenu(id: "othercafe", major: 901)])
+            let placements = try await withThrowingTaskGroup(of: OrderPlacement.self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        var request = Self.request(["latte"], name: "guest \(index)")
+                        if index.isMultiple(of: 2) { request.cafeID = "othercafe" }
+                        return try await stores.orders.placeOrder(request, key: nil)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var numbers: [String: [Int]] = [:]
+            for placement in placements {
+                guard case .placed(let order) = placement else {
+                    Issue.record("not placed: \(placement)")
+                    continue
+                }
+                numbers[order.cafeID, default: []].append(order.number)
+                #expect(try await stores.orders.order(id: order.id) == order)
+            }
+            #expect(numbers.mapValues { $0.sorted() } == ["testcafe": Array(1...12), "othercafe": Array(1...12)])
+        }
+    }
+
     @Test("the café of a user's latest order is found, cancelled orders included", arguments: StoreBackend.available)
     func latestCafe(backend: StoreBackend) async throws {
         try await withServers(backend) { servers in
