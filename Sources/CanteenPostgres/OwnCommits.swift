@@ -15,7 +15,10 @@ import Synchronization
 /// not (a commit of the same connection that expected nothing) is at worst read later, never
 /// skipped: the next range will not follow on, and its notification reads. A batch whose
 /// `COMMIT` failed after its notification came (the commit happened, its answer was lost), or
-/// that was abandoned at a deadline, is read at once (`missed`).
+/// that was abandoned at a deadline, is read at once (`missed`). When the listener starts again,
+/// every batch is forgotten: the listener's first read covers what committed before, and a
+/// notification that came to no one must not be matched to a later one (a backend's process id
+/// may be another's after a restart).
 final class OwnCommits: Sendable {
     private struct Entry {
         let id: UInt64
@@ -26,6 +29,10 @@ final class OwnCommits: Sendable {
     }
 
     private let entries = Mutex<(next: UInt64, waiting: [Entry])>((0, []))
+    /// Batches kept at most: told ones wait only for their notification, which a listener that
+    /// hears nothing (a pooler in transaction mode) never brings; past this many they are
+    /// forgotten and read.
+    static let limit = 1024
     /// Called with a range that was both notified and told: the followers move past it.
     private let caughtUp: @Sendable (FeedRange) -> Void
     /// Called when a commit of ours happened but was not told: the followers read.
@@ -42,11 +49,14 @@ final class OwnCommits: Sendable {
     /// Registers a batch that `backend` is about to commit, taking `range` of the feed. Call it
     /// in the transaction, before `COMMIT`: the notification may arrive before `COMMIT`'s answer.
     func expect(backend: Int32, range: FeedRange) -> OwnCommit {
-        let id = entries.withLock { state -> UInt64 in
+        let (id, forgot) = entries.withLock { state -> (UInt64, Bool) in
+            let full = state.waiting.count >= Self.limit
+            if full { state.waiting.removeAll(where: \.told) }
             state.next &+= 1
             state.waiting.append(Entry(id: state.next, backend: backend, range: range))
-            return state.next
+            return (state.next, full)
         }
+        if forgot { missed() }
         return OwnCommit(registry: self, id: id, range: range)
     }
 
@@ -69,10 +79,10 @@ final class OwnCommits: Sendable {
         return outcome.ours
     }
 
-    /// The listener (re)started: every commit before now is read once, so batches already told
-    /// need no notification any more.
+    /// The listener (re)started and is about to read: every batch expected so far is forgotten
+    /// (what committed before is read; what commits after is notified to no entry, and read).
     func listening() {
-        entries.withLock { $0.waiting.removeAll(where: \.told) }
+        entries.withLock { $0.waiting.removeAll() }
     }
 
     fileprivate func told(_ id: UInt64) {
@@ -96,12 +106,6 @@ final class OwnCommits: Sendable {
         }
         if committedUntold { missed() }
     }
-}
-
-/// Positions of the feed a commit took: after `before`, up to and including `after`.
-struct FeedRange: Sendable, Hashable {
-    let before: Int64
-    let after: Int64
 }
 
 /// One batch expected by `OwnCommits`. Told once its tickets and events reached this server's

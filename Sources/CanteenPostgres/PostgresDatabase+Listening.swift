@@ -16,7 +16,7 @@ extension PostgresDatabase {
     }
 
     /// How this server has followed the feed so far.
-    public var followCounts: FollowCounts { followers.current }
+    var followCounts: FollowCounts { followers.current }
 
     /// Holds a dedicated connection listening on `channel`, reconnecting after every loss.
     func listen(_ configuration: PostgresConnection.Configuration) async {
@@ -53,14 +53,21 @@ extension PostgresDatabase {
     ///
     /// Through postgres-nio's listener closure rather than its notification sequence: only the
     /// closure is given the backend that sent each notification, which tells this server's own
-    /// batches apart.
+    /// batches apart. The closure is added on the connection's event loop while the connection
+    /// is open: added to a connection closed meanwhile, postgres-nio would drop it unused, which
+    /// it treats as a programming error.
     private func consumeNotifications(on connection: PostgresConnection, attempt: inout Int) async throws {
         let (notifications, received) = AsyncStream.makeStream(of: (backend: Int32, payload: String).self)
-        let listener = connection.addListener(channel: Self.channel) { _, notification in
-            received.yield((notification.backendPID, notification.payload))
-        }
+        let listener = try await connection.eventLoop.submit {
+            guard !connection.isClosed else { throw ListenerClosed() }
+            return connection.addListener(channel: Self.channel) { _, notification in
+                received.yield((notification.backendPID, notification.payload))
+            }
+        }.get()
         connection.closeFuture.whenComplete { _ in received.finish() }
         defer { listener.stop() }
+        // The listener sent `LISTEN` already; this one returns once both are done, after which
+        // every commit is notified.
         try await connection.query("LISTEN \(unescaped: Self.channel)", logger: logger)
         attempt = 0
         if !reachable.exchange(true, ordering: .acquiringAndReleasing) {

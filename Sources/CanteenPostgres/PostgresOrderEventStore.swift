@@ -97,6 +97,9 @@ public final class PostgresOrderEventStore: OrderEventRepository {
         }
     }
 
+    /// Events read at a time after a hint.
+    static let followPage = 1000
+
     /// Reads the events committed since the last hint (by any server), page by page, and tells
     /// the observers; the first hint only learns where the feed stands.
     private func followHint() async {
@@ -111,10 +114,10 @@ public final class PostgresOrderEventStore: OrderEventRepository {
                 return
             }
             while true {
-                let page = try await self.page(after: after, limit: 1000)
+                let page = try await self.page(after: after, limit: Self.followPage)
                 seen.withLock { $0 = max($0 ?? 0, page.through) }
                 published(page.events)
-                guard page.events.count == 1000 else { return }
+                guard page.events.count == Self.followPage else { return }
                 after = page.through
             }
         } catch {
@@ -157,7 +160,7 @@ public final class PostgresOrderEventStore: OrderEventRepository {
 
     /// Up to `limit` events after the feed position `sequence`, and the position they were read
     /// through: the feed's head when fewer than `limit` came, else the last one's.
-    private func page(after sequence: Int64, limit: Int) async throws -> (events: [OrderEvent], through: Int64) {
+    func page(after sequence: Int64, limit: Int) async throws -> (events: [OrderEvent], through: Int64) {
         try await database.withConnection { connection in
             // Window by window of feed positions (`FeedWindow`), up to the feed's head.
             var events: [OrderEvent] = []

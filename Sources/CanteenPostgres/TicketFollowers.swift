@@ -48,10 +48,10 @@ final class TicketFollowers: Sendable {
     }
 }
 
-/// How this server followed the other servers' changes (for tests and diagnostics).
-public struct FollowCounts: Sendable, Hashable {
+/// How this server followed the other servers' changes (for tests).
+struct FollowCounts: Sendable, Hashable {
     /// Reads done after a notification, a reconnection of the listener or a batch not told.
-    public var reads = 0
+    var reads = 0
     /// This server's own batches, moved past without a read.
-    public var ownBatches = 0
+    var ownBatches = 0
 }

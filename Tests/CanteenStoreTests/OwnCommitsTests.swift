@@ -92,18 +92,63 @@ struct OwnCommitsTests {
         #expect(registry.waiting == 0)
     }
 
-    @Test("a batch told but never notified waits for its notification until the listener starts again")
-    func toldNeverNotified() {
+    @Test("a batch told but never notified waits for its notification; a listener starting again forgets every batch")
+    func listenerStartsAgain() {
         let followed = Followed()
         let registry = followed.registry()
-        var batch: OwnCommit? = registry.expect(backend: 7, range: FeedRange(before: 0, after: 1))
-        batch?.told()
-        batch = nil
-        #expect(registry.waiting == 1)
+        var told: OwnCommit? = registry.expect(backend: 7, range: FeedRange(before: 0, after: 1))
+        told?.told()
+        told = nil
+        let inFlight = registry.expect(backend: 8, range: FeedRange(before: 1, after: 2))
+        #expect(registry.waiting == 2)
         registry.listening()
         #expect(registry.waiting == 0)
+        // After a restart the same process ids may be other servers' backends: read.
         #expect(!registry.heard(backend: 7))
+        #expect(!registry.heard(backend: 8))
+        inFlight.told()
         #expect(followed.caughtUp.withLock { $0 }.isEmpty)
+        #expect(followed.missed.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("batches told whose notifications never come are forgotten past a limit, and read")
+    func bounded() {
+        let followed = Followed()
+        let registry = followed.registry()
+        for position in 0..<Int64(OwnCommits.limit) {
+            registry.expect(backend: 7, range: FeedRange(before: position, after: position + 1)).told()
+        }
+        #expect(registry.waiting == OwnCommits.limit)
+        #expect(followed.missed.load(ordering: .relaxed) == 0)
+        let next = registry.expect(backend: 7, range: FeedRange(before: 5000, after: 5001))
+        #expect(registry.waiting == 1)
+        #expect(followed.missed.load(ordering: .relaxed) == 1)
+        #expect(registry.heard(backend: 7))
+        next.told()
+        #expect(followed.caughtUp.withLock { $0 } == [FeedRange(before: 5000, after: 5001)])
+    }
+
+    @Test("a batch caught up by some followers and not others is read")
+    func someFollowersBehind() async throws {
+        let followers = TicketFollowers()
+        let asked = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
+        for behind in [false, true] {
+            followers.add(
+                TicketFollowers.Follower(
+                    read: { reads.add(1, ordering: .relaxed) },
+                    caughtUp: { _ in
+                        asked.add(1, ordering: .relaxed)
+                        return !behind
+                    }))
+        }
+        let running = Task { await followers.run() }
+        defer { running.cancel() }
+        followers.caughtUp(FeedRange(before: 0, after: 1))
+        #expect(asked.load(ordering: .relaxed) == 2, "a follower was not moved")
+        try await eventually("the followers never read") { followers.current.reads == 1 }
+        #expect(reads.load(ordering: .relaxed) == 2)
+        #expect(followers.current.ownBatches == 0)
     }
 
     @Test(
@@ -121,6 +166,9 @@ struct OwnCommitsTests {
                 server.stores.orderEvents.onOrderEvents { events in
                     heard.orders.withLock { $0 += events.map(\.orderID) }
                 }
+                server.stores.tickets.onTicketChanges { latest in
+                    heard.latest.withLock { $0 = max($0, latest["testcafe"] ?? 0) }
+                }
             }
             func counts(_ index: Int) throws -> FollowCounts {
                 try #require(servers[index].stores.postgresDatabase).followCounts
@@ -131,40 +179,75 @@ struct OwnCommitsTests {
             }
             let readsBefore = try counts(0).reads
 
-            var placed: [String] = []
+            var placed: [Order] = []
             for number in 0..<5 {
                 guard
                     case .placed(let order) = try await servers[0].stores.orders.placeOrder(
                         OrderStoreTests.request(["latte"], name: "own \(number)"), key: nil)
                 else { throw PlacementRefused() }
-                placed.append(order.id)
+                placed.append(order)
             }
+            let last = try #require(placed.last?.tickets.last?.sequence)
             try await eventually("the server's own batches were never caught up") { try counts(0).ownBatches == 5 }
             #expect(try counts(0).reads == readsBefore, "the server read after its own batches")
-            #expect(heard[0].orders.withLock { $0 } == placed, "its observers were not told each order once")
-            try await eventually("the other server never read the orders") { heard[1].orders.withLock { $0 } == placed }
+            #expect(heard[0].orders.withLock { $0 } == placed.map(\.id), "its observers were not told each order once")
+            // The other server read them: both of its followers are past the last one.
+            try await eventually("the other server never read the orders") {
+                heard[1].orders.withLock { $0 } == placed.map(\.id) && heard[1].latest.withLock { $0 } == last
+            }
 
             let readsOfOther = try counts(0).reads
             guard
                 case .placed(let other) = try await servers[1].stores.orders.placeOrder(
                     OrderStoreTests.request(["latte"], name: "other"), key: nil)
             else { throw PlacementRefused() }
+            let all = placed.map(\.id) + [other.id]
             try await eventually("the first server never read the other's order") {
-                heard[0].orders.withLock { $0 } == placed + [other.id]
+                heard[0].orders.withLock { $0 } == all
             }
             try await eventually("the first server's read was not counted") { try counts(0).reads > readsOfOther }
-            #expect(try counts(1).ownBatches == 1)
-            // Nothing told twice on either server.
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(heard[0].orders.withLock { $0 } == placed + [other.id])
-            #expect(heard[1].orders.withLock { $0 } == placed + [other.id])
+            try await eventually("the other server's own batch was never caught up") { try counts(1).ownBatches == 1 }
+            // Nothing told twice on either server, up to the other server's order.
+            #expect(heard[0].orders.withLock { $0 } == all)
+            #expect(heard[1].orders.withLock { $0 } == all)
+        }
+    }
+
+    @Test(
+        "the events after a position come a page at a time, each read through its last event or the feed's head",
+        arguments: StoreBackend.postgresOnly)
+    func pages(backend: StoreBackend) async throws {
+        let clock = TestClock(Fixtures.chicagoMonday(hour: 9))
+        try await backend.withStores(clock: clock) { test in
+            try await test.stores.cafes.importCafes([try Fixtures.cafeAndMenu()])
+            var placed: [Order] = []
+            for number in 0..<3 {
+                guard
+                    case .placed(let order) = try await test.stores.orders.placeOrder(
+                        OrderStoreTests.request(["latte", "salad"], name: "guest \(number)"), key: nil)
+                else { throw PlacementRefused() }
+                placed.append(order)
+            }
+            let events = try #require(test.stores.orderEvents as? PostgresOrderEventStore)
+            let head = try #require(placed.last?.tickets.map(\.sequence).max())
+            let first = try await events.page(after: 0, limit: 2)
+            #expect(first.events.map(\.orderID) == placed.prefix(2).map(\.id))
+            #expect(first.through == first.events.last?.sequence)
+            let rest = try await events.page(after: first.through, limit: 2)
+            #expect(rest.events.map(\.orderID) == [placed[2].id])
+            #expect(rest.through == head)
+            let none = try await events.page(after: head, limit: 2)
+            #expect(none.events.isEmpty)
+            #expect(none.through == head)
         }
     }
 
     struct PlacementRefused: Error {}
 
-    /// The orders a server's event observers were told of, in order.
+    /// What a server's observers were told: the orders of its events, in order, and the test
+    /// café's latest feed position.
     final class Heard: Sendable {
         let orders = Mutex<[String]>([])
+        let latest = Mutex<Int64>(0)
     }
 }
