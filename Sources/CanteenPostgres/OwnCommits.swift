@@ -57,7 +57,7 @@ final class OwnCommits: Sendable {
             return (state.next, full)
         }
         if forgot { missed() }
-        return OwnCommit(registry: self, id: id, range: range)
+        return OwnCommit(registry: self, id: id)
     }
 
     /// A `tickets` notification from `backend`: true when it was one of ours (nothing to read now),
@@ -114,12 +114,10 @@ final class OwnCommits: Sendable {
 final class OwnCommit: Sendable {
     private let registry: OwnCommits
     private let id: UInt64
-    let range: FeedRange
 
-    fileprivate init(registry: OwnCommits, id: UInt64, range: FeedRange) {
+    fileprivate init(registry: OwnCommits, id: UInt64) {
         self.registry = registry
         self.id = id
-        self.range = range
     }
 
     /// The batch was committed and told to this server's observers.

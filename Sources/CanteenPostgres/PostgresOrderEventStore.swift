@@ -22,14 +22,14 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     /// The feed's position up to which this server's observers were told of the events: read
     /// after a hint, or moved past this server's own batches; nil until the first hint (which
     /// only reads the feed's head).
-    private let seen = Mutex<Int64?>(nil)
+    private let seen = FollowedPosition(nil)
 
     public init(database: PostgresDatabase, ids: RandomID = RandomID()) {
         self.database = database
         self.ids = ids
         database.follow(
             read: { [weak self] in await self?.followHint() },
-            caughtUp: { [weak self] range in self?.caughtUp(range) ?? true })
+            caughtUp: { [weak self] range in self?.seen.caughtUp(range) ?? true })
     }
 
     // MARK: - Writing (inside the caller's transaction)
@@ -86,17 +86,6 @@ public final class PostgresOrderEventStore: OrderEventRepository {
         observers.withLock { $0.append(observer) }
     }
 
-    /// Moves past one of this server's batches, already told to the observers (`OwnCommits`).
-    private func caughtUp(_ range: FeedRange) -> Bool {
-        seen.withLock { seen in
-            guard let position = seen else { return false }
-            if position >= range.after { return true }
-            guard position == range.before else { return false }
-            seen = range.after
-            return true
-        }
-    }
-
     /// Events read at a time after a hint.
     static let followPage = 1000
 
@@ -104,18 +93,18 @@ public final class PostgresOrderEventStore: OrderEventRepository {
     /// the observers; the first hint only learns where the feed stands.
     private func followHint() async {
         do {
-            guard var after = seen.withLock({ $0 }) else {
+            guard var after = seen.current else {
                 let head = try await database.withConnection { connection -> Int64 in
                     try await connection.scalar(
                         "SELECT value FROM feedSequence WHERE id = 1", table: "feedSequence",
                         as: Int64.self, logger: self.database.logger) ?? 0
                 }
-                seen.withLock { $0 = max($0 ?? 0, head) }
+                seen.read(through: head)
                 return
             }
             while true {
                 let page = try await self.page(after: after, limit: Self.followPage)
-                seen.withLock { $0 = max($0 ?? 0, page.through) }
+                seen.read(through: page.through)
                 published(page.events)
                 guard page.events.count == Self.followPage else { return }
                 after = page.through

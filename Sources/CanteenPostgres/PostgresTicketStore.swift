@@ -27,7 +27,7 @@ public final class PostgresTicketStore: TicketRepository {
     private let observers = Mutex<[@Sendable ([String: Int64]) -> Void]>([])
     /// The feed's position up to which this server's observers were told: read after a hint,
     /// or moved past this server's own batches.
-    private let seen = Mutex<Int64>(0)
+    private let seen = FollowedPosition(0)
 
     public init(
         database: PostgresDatabase, events: PostgresOrderEventStore,
@@ -38,7 +38,7 @@ public final class PostgresTicketStore: TicketRepository {
         self.clock = clock
         database.follow(
             read: { [weak self] in await self?.followHint() },
-            caughtUp: { [weak self] range in self?.caughtUp(range) ?? true })
+            caughtUp: { [weak self] range in self?.seen.caughtUp(range) ?? true })
     }
 
     // MARK: - Changes
@@ -53,21 +53,11 @@ public final class PostgresTicketStore: TicketRepository {
         for observer in observers.withLock({ $0 }) { observer(latest) }
     }
 
-    /// Moves past one of this server's batches, already told to the observers (`OwnCommits`).
-    private func caughtUp(_ range: FeedRange) -> Bool {
-        seen.withLock { seen in
-            if seen >= range.after { return true }
-            guard seen == range.before else { return false }
-            seen = range.after
-            return true
-        }
-    }
-
     /// Reads what changed since the last hint, from the database (the notification says nothing).
     private func followHint() async {
         do {
-            let head = try await changes(after: seen.withLock { $0 })
-            seen.withLock { $0 = max($0, head.latest) }
+            let head = try await changes(after: seen.current ?? 0)
+            seen.read(through: head.latest)
             published(head.cafes)
         } catch {
             database.logger.debug("reading the feed after a change notification failed: \(error)")

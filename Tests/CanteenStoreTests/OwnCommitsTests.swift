@@ -128,6 +128,25 @@ struct OwnCommitsTests {
         #expect(followed.caughtUp.withLock { $0 } == [FeedRange(before: 5000, after: 5001)])
     }
 
+    @Test("a follower moves past a batch only from right before it, and reads never move it back")
+    func followedPosition() {
+        let unread = FollowedPosition(nil)
+        #expect(!unread.caughtUp(FeedRange(before: 0, after: 2)), "moved before it knew where the feed stood")
+        #expect(unread.current == nil)
+        let position = FollowedPosition(10)
+        #expect(!position.caughtUp(FeedRange(before: 12, after: 15)), "moved past unread positions 11 and 12")
+        #expect(position.current == 10)
+        #expect(position.caughtUp(FeedRange(before: 10, after: 12)))
+        #expect(position.current == 12)
+        #expect(position.caughtUp(FeedRange(before: 11, after: 12)), "a range already read is caught up")
+        #expect(position.current == 12)
+        position.read(through: 20)
+        position.read(through: 15)
+        #expect(position.current == 20)
+        unread.read(through: 7)
+        #expect(unread.current == 7)
+    }
+
     @Test("a batch caught up by some followers and not others is read")
     func someFollowersBehind() async throws {
         let followers = TicketFollowers()
