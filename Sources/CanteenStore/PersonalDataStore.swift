@@ -77,10 +77,11 @@ public final class PersonalDataStore: PersonalDataRepository {
     }
 
     static func orderIDs(_ db: Database, userID: String, limit: Int?) throws -> [String] {
-        try String.fetchAll(
-            db,
-            sql: """
-                SELECT id FROM customerOrder WHERE userId = ? ORDER BY createdAt DESC, id DESC LIMIT ?
-                """, arguments: [userID, limit ?? -1])
+        try String.fetchAll(db, sql: orderIDsSQL, arguments: [userID, limit ?? -1])
     }
+
+    /// A person's orders, newest first (index `customerOrder_on_userId_createdAt`).
+    static let orderIDsSQL = """
+        SELECT id FROM customerOrder WHERE userId = ? ORDER BY createdAt DESC, id DESC LIMIT ?
+        """
 }

@@ -13,9 +13,9 @@ import Testing
 /// neither), and the lookups by user and by coupon still read them, on both engines.
 @Suite("The orders' user and coupon indexes: only orders that have one, still read")
 struct OrderIndexTests {
-    /// The lookups by user and by coupon the stores make (by user: the latest café, a person's
-    /// orders), each with the index it must read.
-    static let lookups = [
+    /// PostgreSQL's lookups by user (the latest café, a person's orders) and by coupon (its foreign
+    /// key's check), each with the index it must read.
+    static let postgresLookups = [
         (
             "SELECT cafeId FROM customerOrder WHERE userId = 'ana' ORDER BY createdAt DESC, id DESC LIMIT 1",
             "customerOrder_on_userId_createdAt"
@@ -38,8 +38,15 @@ struct OrderIndexTests {
                     db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name])
                 #expect(sql?.hasSuffix("WHERE \(column) IS NOT NULL") == true, "\(name): \(sql ?? "missing")")
             }
-            for (sql, index) in Self.lookups {
-                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)").map { $0["detail"] as String }
+            // The store's own queries, and the coupon's foreign key check.
+            for (sql, arguments, index): (String, StatementArguments, String) in [
+                (OrderStore.latestCafeSQL, ["ana"], "customerOrder_on_userId_createdAt"),
+                (PersonalDataStore.orderIDsSQL, ["ana", 10], "customerOrder_on_userId_createdAt"),
+                ("SELECT id FROM customerOrder WHERE couponId = ?", ["cpn_1"], "customerOrder_on_couponId"),
+            ] {
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)", arguments: arguments).map {
+                    $0["detail"] as String
+                }
                 #expect(plan.contains { $0.contains("INDEX \(index)") }, "\(sql): \(plan)")
             }
         }
@@ -65,7 +72,7 @@ struct OrderIndexTests {
                 }
                 // Whether the planner can read the index at all: sequential scans priced out.
                 try await connection.query("SET enable_seqscan = off", logger: database.logger)
-                for (sql, index) in Self.lookups {
+                for (sql, index) in Self.postgresLookups {
                     var plan: [String] = []
                     for try await row in try await connection.query(
                         PostgresQuery(unsafeSQL: "EXPLAIN \(sql)"), logger: database.logger)
